@@ -1,0 +1,48 @@
+# loggate — make targets. `make test` is what CI runs (see .ci/run).
+GO        ?= go
+PKGS      := ./...
+BIN       := bin/loggate
+BUILD     := $(shell git rev-parse --short=7 HEAD 2>/dev/null || echo dev)
+LDFLAGS   := -X github.com/loggate/loggate/backend/system.Build=$(BUILD)
+STATICCHECK ?= $(shell command -v staticcheck 2>/dev/null || echo $(HOME)/go/bin/staticcheck)
+
+.PHONY: build run test race bench fuzz lint staticcheck clean
+
+build:
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/loggate
+
+## run: build and start loggate on embedded storage under ./data
+run: build
+	./$(BIN) serve --data_dir ./data
+
+## test: every test, including those against a real redis-server (started by the tests)
+test:
+	$(GO) test -count=1 -timeout 9m $(PKGS)
+
+race:
+	$(GO) test -race -count=1 -timeout 9m $(PKGS)
+
+## bench: the hot-path benchmarks (auth, routing, compat chain, stores, caches)
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count 1 -timeout 20m $(PKGS)
+
+## fuzz: each fuzz target for a short while (FUZZTIME=1m for longer)
+FUZZTIME ?= 15s
+fuzz:
+	@for t in $$(grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u); do \
+	  for f in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$t/*_test.go | sed 's/func //'); do \
+	    echo "== $$t $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$t || exit 1; \
+	  done; \
+	done
+
+lint: staticcheck
+	@out=$$(gofmt -l $$(find . -name '*.go' -not -path './.git/*')); \
+	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+	$(STATICCHECK) $(PKGS)
+
+staticcheck:
+	@test -x "$(STATICCHECK)" || $(GO) install honnef.co/go/tools/cmd/staticcheck@latest
+
+clean:
+	rm -rf bin

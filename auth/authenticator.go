@@ -1,0 +1,327 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/loggate/loggate/auth/permission"
+	"github.com/loggate/loggate/backend/api"
+	"github.com/loggate/loggate/backend/store"
+)
+
+// Identity is what authentication needs to know of a user.
+type Identity struct {
+	UserID       string
+	Username     string
+	PasswordHash string // bcrypt, or a root_password_sha2 hash; "" when the user has no local password
+	Enabled      bool
+	// Permissions are the effective permissions: own, from roles, self-edit.
+	Permissions    []string
+	SessionTimeout time.Duration
+}
+
+// Directory finds users. Lookups of unknown users return an error matching
+// store.ErrNotFound.
+type Directory interface {
+	IdentityByName(ctx context.Context, username string) (*Identity, error)
+	IdentityByID(ctx context.Context, id string) (*Identity, error)
+}
+
+// TokenRecord is a stored access token, as authentication sees it.
+type TokenRecord struct {
+	ID, UserID string
+	// Release is the API release pinned on the token, or "".
+	Release string
+}
+
+// Tokens finds access tokens by value and records their use.
+type Tokens interface {
+	// FindToken returns the token with that value, or store.ErrNotFound.
+	FindToken(ctx context.Context, value string) (TokenRecord, error)
+	// Touch records a use; implementations coalesce the writes.
+	Touch(id string, at time.Time)
+}
+
+// SessionRecord is a stored session, as authentication sees it.
+type SessionRecord struct {
+	ID, UserID string
+	LastAccess time.Time
+	Timeout    time.Duration
+}
+
+// Expired reports whether the session has timed out at now.
+func (s SessionRecord) Expired(now time.Time) bool { return now.After(s.LastAccess.Add(s.Timeout)) }
+
+// Sessions finds sessions and records their use.
+type Sessions interface {
+	// FindSession returns the session, or store.ErrNotFound.
+	FindSession(ctx context.Context, id string) (SessionRecord, error)
+	// Touch extends a session; implementations coalesce the writes.
+	Touch(id string, at time.Time)
+	// LastTouch returns a use recorded by Touch that may not be stored yet.
+	LastTouch(id string) (time.Time, bool)
+	// Expire removes a timed-out session.
+	Expire(ctx context.Context, id string) error
+}
+
+// Cache holds verified credentials under keyed hashes. Implementations:
+// auth/cache (in-process and Redis).
+type Cache interface {
+	Get(ctx context.Context, key string) ([]byte, bool, error)
+	Set(ctx context.Context, key string, value []byte, ttl time.Duration, tags ...string) error
+	Delete(ctx context.Context, keys ...string) error
+	InvalidateTag(ctx context.Context, tag string) error
+}
+
+// Counter counts events (cache hits and misses).
+type Counter interface{ Inc(int64) }
+
+// Options configure an Authenticator.
+type Options struct {
+	Cache     *CredentialCache
+	Directory Directory
+	Tokens    Tokens
+	Sessions  Sessions
+	Now       func() time.Time
+}
+
+// Authenticator verifies credentials, trusting the credential cache for
+// those it verified before.
+type Authenticator struct {
+	o         Options
+	keys      *Keys
+	dummyOnce sync.Once
+	dummy     string
+}
+
+// New returns an Authenticator.
+func New(o Options) *Authenticator {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return &Authenticator{o: o, keys: o.Cache.keys}
+}
+
+// dummyHash is compared against when a username is unknown, so that the
+// answer takes as long as for a known user and does not reveal which
+// usernames exist.
+func (a *Authenticator) dummyHash() string {
+	a.dummyOnce.Do(func() {
+		a.dummy, _ = HashPassword("loggate-dummy-password")
+	})
+	return a.dummy
+}
+
+var errInvalidCredentials = &api.Error{
+	Code:    api.Unauthorized,
+	Message: "Invalid credentials",
+	Header:  map[string][]string{"Www-Authenticate": {`Basic realm="Graylog Server"`}},
+}
+
+// ErrInvalidCredentials reports whether err is the 401 of wrong credentials.
+func ErrInvalidCredentials(err error) bool { return errors.Is(err, errInvalidCredentials) }
+
+// Authenticate returns the principal of an Authorization header value: nil
+// and no error when there are no credentials, a 401 when they are wrong, a
+// 400 when the header is malformed and a 503 when the store is down. A
+// session is extended unless extend is false.
+func (a *Authenticator) Authenticate(ctx context.Context, header string, extend bool) (*Principal, error) {
+	c, err := ParseAuthorization(header)
+	if err != nil || c.Kind == None {
+		return nil, err
+	}
+	switch c.Kind {
+	case Token:
+		return a.token(ctx, c.User)
+	case Session:
+		return a.session(ctx, c.User, extend)
+	}
+	return a.VerifyPassword(ctx, c.User, c.Secret)
+}
+
+// VerifyPassword checks a username and password, from the cache when it has
+// verified the same pair before.
+func (a *Authenticator) VerifyPassword(ctx context.Context, username, password string) (*Principal, error) {
+	key := a.keys.CacheKey(Password, username, password)
+	if e := a.o.Cache.lookup(ctx, key); e != nil {
+		return e.p, nil
+	}
+	id, err := a.o.Directory.IdentityByName(ctx, username)
+	if errors.Is(err, store.ErrNotFound) {
+		CheckPassword(a.dummyHash(), password)
+		return nil, errInvalidCredentials
+	}
+	if err != nil {
+		return nil, fmt.Errorf("look up user: %w", err)
+	}
+	if !CheckPassword(id.PasswordHash, password) || !id.Enabled {
+		return nil, errInvalidCredentials
+	}
+	e := &entry{p: newPrincipal(id, "", "", "")}
+	a.o.Cache.remember(ctx, key, e, "user:"+id.UserID)
+	return e.p, nil
+}
+
+func (a *Authenticator) token(ctx context.Context, value string) (*Principal, error) {
+	key := a.keys.CacheKey(Token, value)
+	e := a.o.Cache.lookup(ctx, key)
+	if e == nil {
+		rec, err := a.o.Tokens.FindToken(ctx, value)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, errInvalidCredentials
+		}
+		if err != nil {
+			return nil, fmt.Errorf("look up token: %w", err)
+		}
+		id, err := a.identityByID(ctx, rec.UserID)
+		if err != nil {
+			return nil, err
+		}
+		e = &entry{p: newPrincipal(id, "", rec.ID, rec.Release)}
+		a.o.Cache.remember(ctx, key, e, "user:"+id.UserID, "token:"+rec.ID)
+	}
+	a.o.Tokens.Touch(e.p.TokenID, a.o.Now())
+	return e.p, nil
+}
+
+func (a *Authenticator) session(ctx context.Context, sid string, extend bool) (*Principal, error) {
+	now := a.o.Now()
+	key := a.keys.CacheKey(Session, sid)
+	e := a.o.Cache.lookup(ctx, key)
+	if e != nil {
+		rec := SessionRecord{ID: sid, LastAccess: e.lastAccess, Timeout: e.p.SessionTimeout}
+		if t, ok := a.o.Sessions.LastTouch(sid); ok && t.After(rec.LastAccess) {
+			rec.LastAccess = t
+		}
+		if rec.Expired(now) {
+			// Another node may have extended it: the store decides.
+			e = nil
+		}
+	}
+	if e == nil {
+		rec, err := a.o.Sessions.FindSession(ctx, sid)
+		if errors.Is(err, store.ErrNotFound) {
+			a.o.Cache.forget(ctx, key)
+			return nil, errInvalidCredentials
+		}
+		if err != nil {
+			return nil, fmt.Errorf("look up session: %w", err)
+		}
+		if t, ok := a.o.Sessions.LastTouch(sid); ok && t.After(rec.LastAccess) {
+			rec.LastAccess = t
+		}
+		if rec.Expired(now) {
+			if err := a.o.Sessions.Expire(ctx, sid); err != nil && !errors.Is(err, store.ErrNotFound) {
+				return nil, fmt.Errorf("expire session: %w", err)
+			}
+			a.o.Cache.InvalidateSession(ctx, sid)
+			return nil, errInvalidCredentials
+		}
+		id, err := a.identityByID(ctx, rec.UserID)
+		if err != nil {
+			return nil, err
+		}
+		p := newPrincipal(id, sid, "", "")
+		p.SessionTimeout = rec.Timeout
+		e = &entry{p: p, lastAccess: rec.LastAccess}
+		a.o.Cache.remember(ctx, key, e, "user:"+id.UserID)
+	}
+	if extend {
+		a.o.Sessions.Touch(sid, now)
+	}
+	return e.p, nil
+}
+
+func (a *Authenticator) identityByID(ctx context.Context, userID string) (*Identity, error) {
+	id, err := a.o.Directory.IdentityByID(ctx, userID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errInvalidCredentials
+	}
+	if err != nil {
+		return nil, fmt.Errorf("look up user: %w", err)
+	}
+	if !id.Enabled {
+		return nil, errInvalidCredentials
+	}
+	return id, nil
+}
+
+func newPrincipal(id *Identity, sessionID, tokenID, release string) *Principal {
+	set, _ := permission.NewSet(validOnly(id.Permissions))
+	return &Principal{
+		UserID:         id.UserID,
+		Username:       id.Username,
+		Permissions:    set,
+		SessionID:      sessionID,
+		TokenID:        tokenID,
+		Release:        release,
+		SessionTimeout: id.SessionTimeout,
+	}
+}
+
+// validOnly drops permissions that do not parse, so that one bad stored
+// string cannot lock a user out entirely.
+func validOnly(perms []string) []string {
+	out := perms[:0:0]
+	for _, p := range perms {
+		if permission.Valid(p) == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// The cache value is a flat record: fields separated by \x1f, permissions by
+// \x1e. It is read far more often than written and decoded once per node
+// thanks to the memo, so it favours compactness over speed.
+const entryVersion = "1"
+
+func encodeEntry(e *entry) []byte {
+	p := e.p
+	var la string
+	if !e.lastAccess.IsZero() {
+		la = strconv.FormatInt(e.lastAccess.UnixMilli(), 10)
+	}
+	fields := []string{
+		entryVersion, p.UserID, p.Username, p.SessionID, p.TokenID, p.Release, la,
+		strconv.FormatInt(p.SessionTimeout.Milliseconds(), 10),
+		strings.Join(p.Permissions.Strings(), "\x1e"),
+	}
+	return []byte(strings.Join(fields, "\x1f"))
+}
+
+func decodeEntry(raw []byte) (*entry, error) {
+	f := strings.Split(string(raw), "\x1f")
+	if len(f) != 9 || f[0] != entryVersion {
+		return nil, errors.New("cache entry: unknown format")
+	}
+	timeout, err := strconv.ParseInt(f[7], 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("cache entry: %w", err)
+	}
+	var perms []string
+	if f[8] != "" {
+		perms = strings.Split(f[8], "\x1e")
+	}
+	set, err := permission.NewSet(perms)
+	if err != nil {
+		return nil, fmt.Errorf("cache entry: %w", err)
+	}
+	e := &entry{p: &Principal{
+		UserID: f[1], Username: f[2], SessionID: f[3], TokenID: f[4], Release: f[5],
+		SessionTimeout: time.Duration(timeout) * time.Millisecond, Permissions: set,
+	}}
+	if f[6] != "" {
+		ms, err := strconv.ParseInt(f[6], 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("cache entry: %w", err)
+		}
+		e.lastAccess = time.UnixMilli(ms)
+	}
+	return e, nil
+}

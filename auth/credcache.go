@@ -1,0 +1,214 @@
+package auth
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+)
+
+// CacheOptions tune a CredentialCache.
+type CacheOptions struct {
+	// TTL bounds how long a verified credential is trusted without a store
+	// lookup; invalidation removes entries at once anyway. Default 10 minutes.
+	TTL                    time.Duration
+	Hits, Misses, Failures Counter
+	Logger                 *slog.Logger
+	// MemoSize is how many decoded principals are kept in process; default
+	// 10000.
+	MemoSize int
+}
+
+// CredentialCache keeps verified credentials in a Cache (in-process or
+// Redis) under keyed hashes, and drops them when what they were verified
+// against changes: a password, a status, a role, a deleted token, an ended
+// session.
+type CredentialCache struct {
+	cache                  Cache
+	keys                   *Keys
+	ttl                    time.Duration
+	hits, misses, failures Counter
+	log                    *slog.Logger
+	// memo keeps decoded principals, keyed by cache key and checked against
+	// the cached bytes, so a hit costs no decoding.
+	memo *lru.Cache[string, memoEntry]
+
+	// pending holds invalidations that failed (the cache was down). Until
+	// they are flushed the cache is bypassed, so that an entry that should
+	// be gone is never trusted.
+	mu        sync.Mutex
+	pending   []pendingOp
+	npending  atomic.Int32
+	downUntil atomic.Int64 // unix nanoseconds; 0 when the cache is up
+}
+
+type memoEntry struct {
+	raw string
+	e   *entry
+}
+
+type nopCounter struct{}
+
+func (nopCounter) Inc(int64) {}
+
+// NewCredentialCache returns a credential cache over c.
+func NewCredentialCache(c Cache, keys *Keys, o CacheOptions) *CredentialCache {
+	if o.TTL <= 0 {
+		o.TTL = 10 * time.Minute
+	}
+	for _, c := range []*Counter{&o.Hits, &o.Misses, &o.Failures} {
+		if *c == nil {
+			*c = nopCounter{}
+		}
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.MemoSize <= 0 {
+		o.MemoSize = 10000
+	}
+	memo, _ := lru.New[string, memoEntry](o.MemoSize)
+	return &CredentialCache{
+		cache: c, keys: keys, ttl: o.TTL, hits: o.Hits, misses: o.Misses, failures: o.Failures,
+		log: o.Logger, memo: memo,
+	}
+}
+
+// InvalidateUser forgets every cached credential of a user: after a password
+// change, a status change, a deletion or a change of permissions or roles.
+func (a *CredentialCache) InvalidateUser(ctx context.Context, userID string) {
+	a.drop(ctx, pendingOp{tag: "user:" + userID})
+}
+
+// InvalidateToken forgets a deleted token.
+func (a *CredentialCache) InvalidateToken(ctx context.Context, tokenID string) {
+	a.drop(ctx, pendingOp{tag: "token:" + tokenID})
+}
+
+// InvalidateSession forgets an ended session. Its cache key is derived from
+// the session id, so no tag (which would put the id itself in a Redis key)
+// is needed.
+func (a *CredentialCache) InvalidateSession(ctx context.Context, sessionID string) {
+	a.drop(ctx, pendingOp{key: a.keys.CacheKey(Session, sessionID)})
+}
+
+func (a *CredentialCache) forget(ctx context.Context, key string) {
+	a.drop(ctx, pendingOp{key: key})
+}
+
+// pendingOp is an invalidation that has not reached the cache yet: a key to
+// delete or a tag to invalidate.
+type pendingOp struct{ key, tag string }
+
+func (a *CredentialCache) apply(ctx context.Context, op pendingOp) error {
+	if op.key != "" {
+		return a.cache.Delete(ctx, op.key)
+	}
+	return a.cache.InvalidateTag(ctx, op.tag)
+}
+
+// drop removes entries now, or, when the cache is unreachable, queues the
+// removal; until the queue is flushed the cache is not trusted, so an entry
+// that should be gone is never used.
+func (a *CredentialCache) drop(ctx context.Context, op pendingOp) {
+	if op.key != "" {
+		a.memo.Remove(op.key)
+	}
+	if a.usable(ctx) {
+		if err := a.apply(ctx, op); err == nil {
+			return
+		} else {
+			a.failed(err)
+		}
+	}
+	a.mu.Lock()
+	a.pending = append(a.pending, op)
+	a.npending.Store(int32(len(a.pending)))
+	a.mu.Unlock()
+}
+
+// breakerPause is how long the cache is left alone after a failure, so that
+// requests fall back to the store at once instead of each waiting for a
+// connection timeout.
+const breakerPause = time.Second
+
+func (a *CredentialCache) failed(err error) {
+	a.failures.Inc(1)
+	if a.downUntil.Swap(time.Now().Add(breakerPause).UnixNano()) == 0 {
+		a.log.Warn("credential cache unavailable; authenticating from the store until it is back", "err", err)
+	}
+}
+
+// usable reports whether the cache may be used: it is not paused after a
+// failure and no invalidation is outstanding (outstanding ones are flushed
+// first). The common case costs two atomic loads.
+func (a *CredentialCache) usable(ctx context.Context) bool {
+	if a.npending.Load() == 0 && a.downUntil.Load() == 0 {
+		return true
+	}
+	if until := a.downUntil.Load(); until != 0 && time.Now().UnixNano() < until {
+		return false
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for len(a.pending) > 0 {
+		if err := a.apply(ctx, a.pending[0]); err != nil {
+			a.failed(err)
+			return false
+		}
+		a.pending = a.pending[1:]
+		a.npending.Store(int32(len(a.pending)))
+	}
+	if a.downUntil.Swap(0) != 0 {
+		a.log.Info("credential cache available again")
+	}
+	return true
+}
+
+// entry is a verified credential.
+type entry struct {
+	p          *Principal
+	lastAccess time.Time // sessions only
+}
+
+func (a *CredentialCache) lookup(ctx context.Context, key string) *entry {
+	if !a.usable(ctx) {
+		a.misses.Inc(1)
+		return nil
+	}
+	raw, ok, err := a.cache.Get(ctx, key)
+	if err != nil {
+		a.failed(err)
+	}
+	if !ok {
+		a.misses.Inc(1)
+		return nil
+	}
+	if m, ok := a.memo.Get(key); ok && m.raw == string(raw) {
+		a.hits.Inc(1)
+		return m.e
+	}
+	e, err := decodeEntry(raw)
+	if err != nil {
+		a.misses.Inc(1)
+		return nil
+	}
+	a.memo.Add(key, memoEntry{raw: string(raw), e: e})
+	a.hits.Inc(1)
+	return e
+}
+
+func (a *CredentialCache) remember(ctx context.Context, key string, e *entry, tags ...string) {
+	if !a.usable(ctx) {
+		return
+	}
+	raw := encodeEntry(e)
+	if err := a.cache.Set(ctx, key, raw, a.ttl, tags...); err != nil {
+		a.failed(err)
+		return
+	}
+	a.memo.Add(key, memoEntry{raw: string(raw), e: e})
+}

@@ -1,0 +1,160 @@
+package auth
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"math/big"
+	"strings"
+	"sync"
+
+	"golang.org/x/crypto/bcrypt"
+	"golang.org/x/crypto/hkdf"
+)
+
+// BcryptCost is the cost of stored password hashes: Graylog's default
+// (user_password_bcrypt_salt_size = 10).
+const BcryptCost = 10
+
+// Keys are the secrets derived from password_secret. Each use gets its own
+// key so that one leaking (a cache key, say) reveals nothing of the others.
+type Keys struct {
+	cache       []byte // keyed hashes of credentials in the cache
+	tokenLookup []byte // keyed hash under which a token is found in the store
+	tokenCipher []byte // AES-256-GCM key of stored token values
+	pool        sync.Pool
+}
+
+// DeriveKeys derives the keys from password_secret with HKDF-SHA256.
+func DeriveKeys(passwordSecret string) *Keys {
+	derive := func(info string) []byte {
+		k := make([]byte, 32)
+		r := hkdf.New(sha256.New, []byte(passwordSecret), []byte("loggate"), []byte(info))
+		if _, err := io.ReadFull(r, k); err != nil {
+			panic(err) // HKDF cannot fail for 32 bytes of SHA-256 output
+		}
+		return k
+	}
+	k := &Keys{
+		cache:       derive("credential cache key"),
+		tokenLookup: derive("access token lookup key"),
+		tokenCipher: derive("access token encryption key"),
+	}
+	k.pool.New = func() any { return hmac.New(sha256.New, k.cache) }
+	return k
+}
+
+// CacheKey returns the cache key of a credential: a keyed hash, so that
+// neither Redis nor a memory dump ever holds the secret itself.
+func (k *Keys) CacheKey(kind Kind, parts ...string) string {
+	h := k.pool.Get().(hash.Hash)
+	h.Reset()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	var sum [sha256.Size]byte
+	out := h.Sum(sum[:0])
+	k.pool.Put(h)
+	var buf [2 + 43]byte // 43 = unpadded base64 of 32 bytes; a stack buffer saves an allocation
+	buf[0] = "nptsx"[kind]
+	buf[1] = ':'
+	base64.RawURLEncoding.Encode(buf[2:], out)
+	return string(buf[:])
+}
+
+// TokenLookup returns the keyed hash under which a token value is stored.
+func (k *Keys) TokenLookup(token string) string {
+	m := hmac.New(sha256.New, k.tokenLookup)
+	m.Write([]byte(token))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// SealToken encrypts a token value for storage.
+func (k *Keys) SealToken(token string) (string, error) {
+	gcm, err := k.gcm()
+	if err != nil {
+		return "", err
+	}
+	nonce := make([]byte, gcm.NonceSize())
+	if _, err := rand.Read(nonce); err != nil {
+		return "", fmt.Errorf("token nonce: %w", err)
+	}
+	return base64.StdEncoding.EncodeToString(gcm.Seal(nonce, nonce, []byte(token), nil)), nil
+}
+
+// OpenToken decrypts a stored token value.
+func (k *Keys) OpenToken(sealed string) (string, error) {
+	raw, err := base64.StdEncoding.DecodeString(sealed)
+	if err != nil {
+		return "", fmt.Errorf("stored token: %w", err)
+	}
+	gcm, err := k.gcm()
+	if err != nil {
+		return "", err
+	}
+	if len(raw) < gcm.NonceSize() {
+		return "", errors.New("stored token: too short")
+	}
+	plain, err := gcm.Open(nil, raw[:gcm.NonceSize()], raw[gcm.NonceSize():], nil)
+	if err != nil {
+		return "", fmt.Errorf("stored token (was password_secret changed?): %w", err)
+	}
+	return string(plain), nil
+}
+
+func (k *Keys) gcm() (cipher.AEAD, error) {
+	block, err := aes.NewCipher(k.tokenCipher)
+	if err != nil {
+		return nil, fmt.Errorf("token cipher: %w", err)
+	}
+	return cipher.NewGCM(block)
+}
+
+// NewTokenValue returns a new access token: 256 random bits written in base 32
+// with the digits 0-9a-v, as Graylog writes them (at most 52 characters).
+func NewTokenValue() (string, error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("token: %w", err)
+	}
+	return new(big.Int).SetBytes(b[:]).Text(32), nil
+}
+
+// HashPassword returns the bcrypt hash of a password.
+func HashPassword(password string) (string, error) {
+	h, err := bcrypt.GenerateFromPassword([]byte(password), BcryptCost)
+	if err != nil {
+		return "", fmt.Errorf("hash password: %w", err)
+	}
+	return string(h), nil
+}
+
+// sha256Prefix marks a hash taken from root_password_sha2: an unsalted
+// SHA-256, as Graylog's configuration file holds it.
+const sha256Prefix = "{sha256}"
+
+// RootPasswordHash turns a root_password_sha2 value into a stored hash.
+func RootPasswordHash(sha2hex string) string { return sha256Prefix + strings.ToLower(sha2hex) }
+
+// CheckPassword reports whether password matches a stored hash: bcrypt, or a
+// root_password_sha2 value. Comparisons take constant time.
+func CheckPassword(stored, password string) bool {
+	if hexsum, ok := strings.CutPrefix(stored, sha256Prefix); ok {
+		sum := sha256.Sum256([]byte(password))
+		return subtle.ConstantTimeCompare([]byte(hex.EncodeToString(sum[:])), []byte(hexsum)) == 1
+	}
+	if stored == "" {
+		return false
+	}
+	return bcrypt.CompareHashAndPassword([]byte(stored), []byte(password)) == nil
+}

@@ -1,0 +1,118 @@
+// Package api owns the HTTP contract shared by every native 4.0 resource: the
+// route declaration, the handler signature, Graylog's error body and the one
+// place where errors become HTTP statuses.
+package api
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// Code classifies an error for the client. Each code maps to exactly one HTTP
+// status in Status.
+type Code int
+
+// Error codes. They follow the statuses Graylog 4.0 answers with.
+const (
+	Internal     Code = iota // 500: a bug or an unexpected failure; details are logged, not shown
+	Invalid                  // 400: the request is malformed or fails validation
+	Unauthorized             // 401: credentials are missing or wrong
+	Forbidden                // 403: authenticated, but a permission is missing
+	NotFound                 // 404: the resource does not exist
+	NotAllowed               // 405: the path exists, the method does not
+	Conflict                 // 409: the request conflicts with the stored state
+	Gone                     // 410: the release the client speaks is no longer served
+	TooLarge                 // 413: the request body exceeds the configured limit
+	Unsupported              // 415: the request body has a media type the endpoint does not read
+	Unavailable              // 503: a backing service is down; the client may retry
+	NotModified              // 304: nothing changed (Graylog's user status endpoint)
+)
+
+var statuses = map[Code]int{
+	Internal:     http.StatusInternalServerError,
+	Invalid:      http.StatusBadRequest,
+	Unauthorized: http.StatusUnauthorized,
+	Forbidden:    http.StatusForbidden,
+	NotFound:     http.StatusNotFound,
+	NotAllowed:   http.StatusMethodNotAllowed,
+	Conflict:     http.StatusConflict,
+	Gone:         http.StatusGone,
+	TooLarge:     http.StatusRequestEntityTooLarge,
+	Unsupported:  http.StatusUnsupportedMediaType,
+	Unavailable:  http.StatusServiceUnavailable,
+	NotModified:  http.StatusNotModified,
+}
+
+// Status returns the HTTP status for a code.
+func (c Code) Status() int { return statuses[c] }
+
+// Error is an error meant for the client: its Message is shown as is, in
+// Graylog's {"type":"ApiError","message":…} body. Err, when set, is the cause
+// and is only logged.
+type Error struct {
+	Code    Code
+	Message string
+	Err     error
+
+	// Header carries response headers that belong to the error, such as
+	// WWW-Authenticate on a 401 or Retry-After on a 503.
+	Header http.Header
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return e.Message + ": " + e.Err.Error()
+	}
+	return e.Message
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf returns an *Error with a formatted client message. A %w verb in the
+// format wraps the cause as usual; the cause's text then appears in the message.
+func Errorf(code Code, format string, args ...any) error {
+	err := fmt.Errorf(format, args...)
+	return &Error{Code: code, Message: err.Error(), Err: errors.Unwrap(err)}
+}
+
+// Wrap returns an *Error with a fixed client message and a cause that is only
+// logged.
+func Wrap(code Code, message string, cause error) error {
+	return &Error{Code: code, Message: message, Err: cause}
+}
+
+// ErrorCode returns the code of the first *Error in err's chain, or the code a
+// registered classifier gives it, or Internal.
+func ErrorCode(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	for _, c := range classifiers {
+		if code, ok := c(err); ok {
+			return code
+		}
+	}
+	return Internal
+}
+
+// A Classifier maps errors of another package (a store's ErrNotFound, say) to
+// a code. Packages register theirs at init so that handlers can return those
+// errors unwrapped and still get the right status.
+type Classifier func(error) (Code, bool)
+
+var classifiers []Classifier
+
+// RegisterClassifier adds a classifier. It is meant to be called from init.
+func RegisterClassifier(c Classifier) { classifiers = append(classifiers, c) }
+
+// ClassifyAs is a Classifier for one sentinel error.
+func ClassifyAs(target error, code Code) Classifier {
+	return func(err error) (Code, bool) {
+		if errors.Is(err, target) {
+			return code, true
+		}
+		return 0, false
+	}
+}

@@ -1,0 +1,225 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// WriteJSON writes v as a JSON response with the given status.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	buf, err := json.Marshal(v)
+	if err != nil {
+		// Only a programming error (an unmarshalable type) gets here.
+		WriteError(w, nil, err)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(buf)))
+	w.WriteHeader(status)
+	_, _ = w.Write(buf)
+}
+
+// WriteRawJSON writes an already encoded JSON document.
+func WriteRawJSON(w http.ResponseWriter, status int, buf []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(buf)))
+	w.WriteHeader(status)
+	_, _ = w.Write(buf)
+}
+
+// ErrorBody is Graylog's generic error body.
+type ErrorBody struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
+}
+
+// WriteError is the one place where an error becomes an HTTP response. Client
+// errors are shown with their message; anything else is logged with the
+// request's logger and shown as a generic message, so internals never leak.
+func WriteError(w http.ResponseWriter, r *http.Request, err error) {
+	code := ErrorCode(err)
+	msg := "Internal error, see the server log"
+	var e *Error
+	if errors.As(err, &e) {
+		msg = e.Message
+		for k, v := range e.Header {
+			w.Header()[k] = v
+		}
+	} else if code != Internal {
+		msg = err.Error()
+	}
+	if code == Internal {
+		ctx := context.Background()
+		if r != nil {
+			ctx = r.Context()
+		}
+		Logger(ctx).Error("request failed", "err", err, "request_id", RequestID(ctx))
+		if e != nil && e.Message != "" {
+			msg = e.Message
+		}
+	}
+	if code == NotModified {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	WriteJSON(w, code.Status(), ErrorBody{Type: "ApiError", Message: msg})
+}
+
+type ctxKey int
+
+const (
+	loggerKey ctxKey = iota
+	requestIDKey
+)
+
+// WithLogger returns a context carrying the request's logger.
+func WithLogger(ctx context.Context, l *slog.Logger) context.Context {
+	return context.WithValue(ctx, loggerKey, l)
+}
+
+// Logger returns the request's logger, or slog's default.
+func Logger(ctx context.Context) *slog.Logger {
+	if l, ok := ctx.Value(loggerKey).(*slog.Logger); ok {
+		return l
+	}
+	return slog.Default()
+}
+
+// WithRequestID returns a context carrying the request id.
+func WithRequestID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, requestIDKey, id)
+}
+
+// RequestID returns the request id set by the router, or "".
+func RequestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey).(string)
+	return id
+}
+
+// Decode reads a JSON request body into v. Strict decoding refuses properties
+// v does not know, as Graylog's strict request models do, with Graylog's
+// "Unable to map property" message. An empty body is an error: every endpoint
+// that reads a body needs one.
+func Decode(r *http.Request, v any, strict bool) error {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return Errorf(TooLarge, "Request body is larger than the limit of %d bytes", tooLarge.Limit)
+		}
+		return Wrap(Invalid, "Unable to read the request body", err)
+	}
+	return DecodeBytes(body, v, strict)
+}
+
+// DecodeBytes is Decode on a body already read.
+func DecodeBytes(body []byte, v any, strict bool) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return Errorf(Invalid, "Request body is mandatory")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if strict {
+		dec.DisallowUnknownFields()
+	}
+	if err := dec.Decode(v); err != nil {
+		return jsonError(err, body, v)
+	}
+	if dec.More() {
+		return Errorf(Invalid, "Unable to parse JSON: unexpected data after the JSON value at offset %d", dec.InputOffset())
+	}
+	return nil
+}
+
+func jsonError(err error, body []byte, v any) error {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntax):
+		line, col := position(body, syntax.Offset)
+		return Errorf(Invalid, "Unable to parse JSON: %s at line %d, column %d", syntax.Error(), line, col)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return Errorf(Invalid, "Unable to parse JSON: unexpected end of input")
+	case errors.As(err, &typ):
+		field := typ.Field
+		if field == "" {
+			return Errorf(Invalid, "Unable to parse JSON: expected %s, got a JSON %s", typ.Type, typ.Value)
+		}
+		return Errorf(Invalid, "Unable to parse JSON: property %s must be %s, got a JSON %s", field, jsonType(typ.Type), typ.Value)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		return Errorf(Invalid, "Unable to map property %s.\nKnown properties include: %s", name, strings.Join(knownProperties(v), ", "))
+	}
+	return Errorf(Invalid, "Unable to parse JSON: %s", err.Error())
+}
+
+func jsonType(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Pointer:
+		return jsonType(t.Elem())
+	}
+	return t.String()
+}
+
+func position(body []byte, offset int64) (line, col int) {
+	if offset > int64(len(body)) {
+		offset = int64(len(body))
+	}
+	line, col = 1, 1
+	for _, c := range body[:offset] {
+		if c == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}
+
+func knownProperties(v any) []string {
+	t := reflect.TypeOf(v)
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct {
+		return nil
+	}
+	var names []string
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" || !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}

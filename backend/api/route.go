@@ -1,0 +1,62 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/gorilla/mux"
+)
+
+// HandlerFunc is the shape of every native handler: it writes its own success
+// response and returns errors, which the router turns into Graylog's error
+// body through WriteError.
+type HandlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// Route declares one endpoint of the native API. The router registers it, the
+// API browser documents it; one table serves both so that no route can exist
+// undocumented.
+type Route struct {
+	Method string
+	// Path is a gorilla/mux template relative to /api, such as
+	// "/users/{userId}/tokens".
+	Path    string
+	Summary string
+	// Public routes need no authentication (login, the API root).
+	Public bool
+	// Permission is the permission the route requires. The router checks it
+	// before calling the handler when it has no {placeholder}; a permission
+	// on a path value (users:edit:{username}) is checked by the handler and
+	// is listed here for the documentation.
+	Permission string
+	// Successor names the replacement of a deprecated route; the response then
+	// carries Deprecation and Link headers.
+	Successor string
+	Handler   HandlerFunc
+}
+
+// StaticPermission reports whether the router can check Permission before the
+// handler runs.
+func (r Route) StaticPermission() bool {
+	return r.Permission != "" && !strings.Contains(r.Permission, "{")
+}
+
+// Var returns a path variable of the matched route.
+func Var(r *http.Request, name string) string { return mux.Vars(r)[name] }
+
+// NoContent answers 204.
+func NoContent(w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) }
+
+type baseKey struct{}
+
+// WithBaseURI returns a context carrying the public URI of the API root
+// (http_publish_uri + "api"), for Location headers.
+func WithBaseURI(ctx context.Context, base string) context.Context {
+	return context.WithValue(ctx, baseKey{}, strings.TrimSuffix(base, "/"))
+}
+
+// Location returns the absolute URI of an API path for a Location header.
+func Location(r *http.Request, path string) string {
+	base, _ := r.Context().Value(baseKey{}).(string)
+	return base + path
+}

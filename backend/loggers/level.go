@@ -1,0 +1,125 @@
+package loggers
+
+import (
+	"log/slog"
+	"strconv"
+
+	"github.com/loggate/loggate/backend/api"
+)
+
+// Level is the severity threshold of a logger. Its values are slog levels, so
+// a Level converts to slog.Level without a table; trace sits one slog step
+// below debug, where slog leaves room for finer levels.
+type Level slog.Level
+
+// The five levels Graylog's logger resource shows, from the most verbose.
+const (
+	LevelTrace = Level(slog.LevelDebug - 4)
+	LevelDebug = Level(slog.LevelDebug)
+	LevelInfo  = Level(slog.LevelInfo)
+	LevelWarn  = Level(slog.LevelWarn)
+	LevelError = Level(slog.LevelError)
+)
+
+// levelNames is in the order of the error message for an unknown level.
+var levelNames = [...]struct {
+	name   string
+	level  Level
+	syslog int
+}{
+	{"trace", LevelTrace, 600},
+	{"debug", LevelDebug, 500},
+	{"info", LevelInfo, 400},
+	{"warn", LevelWarn, 300},
+	{"error", LevelError, 200},
+}
+
+const knownLevels = "trace, debug, info, warn, error"
+
+// ParseLevel parses a level name case-insensitively. Unlike Graylog, which
+// quietly falls back to DEBUG, an unknown name is an api.Invalid error: a
+// typo should not flood the log.
+func ParseLevel(s string) (Level, error) {
+	for _, n := range levelNames {
+		if equalFoldASCII(s, n.name) {
+			return n.level, nil
+		}
+	}
+	return 0, api.Errorf(api.Invalid, "Unknown log level %q; use one of %s", s, knownLevels)
+}
+
+// equalFoldASCII is strings.EqualFold without Unicode folding, so that no
+// look-alike such as the Kelvin sign spells a level name.
+func equalFoldASCII(s, lower string) bool {
+	if len(s) != len(lower) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// String returns the lower-case name Graylog shows, or level(n) for a value
+// that is none of the five levels.
+func (l Level) String() string {
+	for _, n := range levelNames {
+		if n.level == l {
+			return n.name
+		}
+	}
+	return "level(" + strconv.Itoa(int(l)) + ")"
+}
+
+// Syslog returns Log4j2's intLevel, which Graylog reports as level_syslog:
+// ERROR 200, WARN 300, INFO 400, DEBUG 500, TRACE 600. It is 0 for a value
+// that is none of the five levels.
+func (l Level) Syslog() int {
+	for _, n := range levelNames {
+		if n.level == l {
+			return n.syslog
+		}
+	}
+	return 0
+}
+
+// Slog returns the level as a slog.Level, for Logger.Log at trace.
+func (l Level) Slog() slog.Level { return slog.Level(l) }
+
+// valid reports whether l is one of the five levels.
+func (l Level) valid() bool { return l.Syslog() != 0 }
+
+// MarshalText writes the level's name, so that configuration files and JSON
+// carry "debug" rather than -4.
+func (l Level) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
+
+// UnmarshalText parses a level name with ParseLevel.
+func (l *Level) UnmarshalText(text []byte) error {
+	v, err := ParseLevel(string(text))
+	if err != nil {
+		return err
+	}
+	*l = v
+	return nil
+}
+
+// ReplaceAttr is a slog.HandlerOptions.ReplaceAttr for the sink that names
+// the trace level TRACE instead of slog's DEBUG-4.
+func ReplaceAttr(groups []string, a slog.Attr) slog.Attr {
+	if len(groups) == 0 && a.Key == slog.LevelKey {
+		if lvl, ok := a.Value.Any().(slog.Level); ok && lvl == LevelTrace.Slog() {
+			a.Value = slog.StringValue("TRACE")
+		}
+	}
+	return a
+}
+
+func invalidLevel(l Level) error {
+	return api.Errorf(api.Invalid, "Unknown log level %s; use one of %s", l, knownLevels)
+}

@@ -1,0 +1,109 @@
+package system
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/loggate/loggate/auth"
+	"github.com/loggate/loggate/backend/api"
+)
+
+// Handler serves /, /cluster and /system.
+type Handler struct {
+	node *Node
+	now  func() time.Time
+}
+
+// NewHandler returns the system resources.
+func NewHandler(node *Node, now func() time.Time) *Handler { return &Handler{node: node, now: now} }
+
+// Routes returns the routes.
+func (h *Handler) Routes() []api.Route {
+	return []api.Route{
+		{Method: "GET", Path: "/", Summary: "A few details about the Graylog node", Public: true, Handler: h.hello},
+		{Method: "GET", Path: "/cluster", Summary: "Get system overview of all Graylog nodes", Handler: h.cluster},
+		{Method: "GET", Path: "/system", Summary: "Get system overview", Permission: "system:read:{nodeId}", Handler: h.system},
+		{Method: "GET", Path: "/system/cluster/nodes", Summary: "List all active nodes in this cluster", Handler: h.nodes},
+		{Method: "GET", Path: "/system/cluster/node", Summary: "Information about this node", Handler: h.thisNode},
+		{Method: "GET", Path: "/system/cluster/nodes/{nodeId}", Summary: "Information about a node", Handler: h.nodeByID},
+		{Method: "GET", Path: "/system/lbstatus", Summary: "Get status of this Graylog node for load balancers", Public: true, Handler: h.lbStatus},
+	}
+}
+
+func (h *Handler) hello(w http.ResponseWriter, r *http.Request) error {
+	api.WriteJSON(w, http.StatusOK, map[string]string{
+		"cluster_id": h.node.ClusterID, "node_id": h.node.ID, "version": Version(), "tagline": Tagline,
+	})
+	return nil
+}
+
+func (h *Handler) cluster(w http.ResponseWriter, r *http.Request) error {
+	api.WriteJSON(w, http.StatusOK, map[string]Record{h.node.ID: h.node.Record()})
+	return nil
+}
+
+func (h *Handler) system(w http.ResponseWriter, r *http.Request) error {
+	if err := auth.Require(r.Context(), "system:read:"+h.node.ID); err != nil {
+		return err
+	}
+	api.WriteJSON(w, http.StatusOK, h.node.Record())
+	return nil
+}
+
+// nodeSummary is Graylog's NodeSummary.
+type nodeSummary struct {
+	ClusterID        string `json:"cluster_id"`
+	NodeID           string `json:"node_id"`
+	Type             string `json:"type"`
+	IsMaster         bool   `json:"is_master"`
+	TransportAddress string `json:"transport_address"`
+	LastSeen         string `json:"last_seen"`
+	ShortNodeID      string `json:"short_node_id"`
+	Hostname         string `json:"hostname"`
+}
+
+func (h *Handler) summary() nodeSummary {
+	short := h.node.ID
+	if len(short) > 8 {
+		short = short[:8]
+	}
+	return nodeSummary{
+		ClusterID: h.node.ClusterID, NodeID: h.node.ID, Type: "server", IsMaster: true,
+		TransportAddress: h.node.PublishURI, LastSeen: h.now().UTC().Format("2006-01-02T15:04:05.000Z"),
+		ShortNodeID: short, Hostname: h.node.Hostname,
+	}
+}
+
+func (h *Handler) nodes(w http.ResponseWriter, r *http.Request) error {
+	api.WriteJSON(w, http.StatusOK, map[string]any{"nodes": []nodeSummary{h.summary()}, "total": 1})
+	return nil
+}
+
+func (h *Handler) thisNode(w http.ResponseWriter, r *http.Request) error {
+	api.WriteJSON(w, http.StatusOK, h.summary())
+	return nil
+}
+
+func (h *Handler) nodeByID(w http.ResponseWriter, r *http.Request) error {
+	id := api.Var(r, "nodeId")
+	if id != h.node.ID {
+		return api.Errorf(api.NotFound, "Node %s not found", id)
+	}
+	api.WriteJSON(w, http.StatusOK, h.summary())
+	return nil
+}
+
+// lbStatus answers load balancers in plain text: ALIVE 200, THROTTLED 429,
+// DEAD 503.
+func (h *Handler) lbStatus(w http.ResponseWriter, r *http.Request) error {
+	status := map[string]int{"alive": http.StatusOK, "throttled": http.StatusTooManyRequests, "dead": http.StatusServiceUnavailable}
+	w.Header().Set("Content-Type", "text/plain")
+	code, ok := status[h.node.LBStatus]
+	if !ok {
+		code = http.StatusOK
+	}
+	w.WriteHeader(code)
+	_, _ = w.Write([]byte(strings.ToUpper(h.node.LBStatus)))
+	return nil
+}

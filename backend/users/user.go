@@ -1,0 +1,108 @@
+// Package users owns user accounts: their storage, the root user from the
+// configuration, the identities authentication checks, and the /users
+// resource.
+package users
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Collection is the store collection of users.
+const Collection = "users"
+
+// DefaultSessionTimeout is Graylog's default session_timeout_ms (8 h).
+const DefaultSessionTimeout = 8 * time.Hour
+
+// Account statuses, as Graylog 4.0 names them.
+const (
+	StatusEnabled  = "enabled"
+	StatusDisabled = "disabled"
+)
+
+// User is a stored user.
+type User struct {
+	ID               string          `json:"id"`
+	Username         string          `json:"username"`
+	Email            string          `json:"email"`
+	FullName         string          `json:"full_name"`
+	PasswordHash     string          `json:"password_hash"`
+	Permissions      []string        `json:"permissions"`
+	Preferences      json.RawMessage `json:"preferences,omitempty"`
+	Timezone         *string         `json:"timezone"`
+	SessionTimeoutMs int64           `json:"session_timeout_ms"`
+	External         bool            `json:"external"`
+	Startpage        *Startpage      `json:"startpage"`
+	RoleIDs          []string        `json:"role_ids"`
+	AccountStatus    string          `json:"account_status"`
+	ReadOnly         bool            `json:"-"` // only the root user, which is never stored
+}
+
+// Startpage is a user's start page.
+type Startpage struct {
+	Type *string `json:"type"`
+	ID   *string `json:"id"`
+}
+
+// Enabled reports whether the account may log in.
+func (u *User) Enabled() bool { return u.AccountStatus != StatusDisabled }
+
+// SessionTimeout returns the user's session timeout.
+func (u *User) SessionTimeout() time.Duration {
+	if u.SessionTimeoutMs <= 0 {
+		return DefaultSessionTimeout
+	}
+	return time.Duration(u.SessionTimeoutMs) * time.Millisecond
+}
+
+// selfPermissions are held implicitly by every user on their own account.
+// Graylog keys them by username, even in 4.0.
+func selfPermissions(username string) []string {
+	return []string{
+		"users:edit:" + username,
+		"users:passwordchange:" + username,
+		"users:tokenlist:" + username,
+		"users:tokencreate:" + username,
+		"users:tokenremove:" + username,
+	}
+}
+
+var defaultPreferences = json.RawMessage(`{"updateUnfocussed":false,"enableSmartSearch":true}`)
+
+// Summary is Graylog 4.0's UserSummary.
+type Summary struct {
+	ID               string          `json:"id"`
+	Username         string          `json:"username"`
+	Email            string          `json:"email"`
+	FullName         string          `json:"full_name"`
+	Permissions      []string        `json:"permissions"`
+	GRNPermissions   []string        `json:"grn_permissions"`
+	Preferences      json.RawMessage `json:"preferences"`
+	Timezone         *string         `json:"timezone"`
+	SessionTimeoutMs int64           `json:"session_timeout_ms"`
+	ReadOnly         bool            `json:"read_only"`
+	External         bool            `json:"external"`
+	Startpage        *Startpage      `json:"startpage"`
+	Roles            []string        `json:"roles"`
+	SessionActive    bool            `json:"session_active"`
+	LastActivity     *string         `json:"last_activity"`
+	ClientAddress    *string         `json:"client_address"`
+	AccountStatus    string          `json:"account_status"`
+}
+
+// Overview is Graylog 4.0's UserOverviewDTO, the item of /users/paginated.
+type Overview struct {
+	ID             string   `json:"id"`
+	AuthServiceID  *string  `json:"auth_service_id"`
+	AuthServiceUID *string  `json:"auth_service_uid"`
+	Username       string   `json:"username"`
+	Email          string   `json:"email"`
+	FullName       string   `json:"full_name"`
+	ExternalUser   bool     `json:"external_user"`
+	Roles          []string `json:"roles"`
+	ReadOnly       bool     `json:"read_only"`
+	SessionActive  bool     `json:"session_active"`
+	LastActivity   *string  `json:"last_activity"`
+	ClientAddress  *string  `json:"client_address"`
+	AccountStatus  string   `json:"account_status"`
+}

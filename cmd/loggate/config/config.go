@@ -1,0 +1,56 @@
+// Package config builds loggate's configuration from defaults, a Graylog
+// server.conf style file (--config FILE), LOGGATE_<KEY> environment variables
+// and --<key> flags, in that order of precedence. Keys are Graylog's where
+// Graylog has them, so an operator can bring a whole Graylog file: keys
+// loggate does not use are reported as warnings, not errors.
+package config
+
+import "fmt"
+
+// Config is loggate's configuration. The zero value is not useful: start
+// from Default or Load.
+type Config struct {
+	HTTPBindAddress      string // http_bind_address: host:port to listen on
+	HTTPPublishURI       string // http_publish_uri: absolute http(s) URI ending in "/"
+	HTTPEnableCORS       bool   // http_enable_cors
+	HTTPMaxBodySize      int64  // http_max_body_size, in bytes
+	RootUsername         string // root_username
+	RootPasswordSHA2     string // root_password_sha2: lower-case hex, or "" to generate one
+	RootTimezone         string // root_timezone: a name time.LoadLocation knows
+	PasswordSecret       string // password_secret: "" to generate one in DataDir
+	DataDir              string // data_dir
+	RedisURI             string // redis_uri: "" for the in-process cache
+	CompatDefaultRelease string // compat_default_release: <major>.<minor>
+	ConfigFile           string // the --config path, if any
+}
+
+// Default returns the configuration with every key at its default.
+func Default() Config {
+	c := defaults()
+	c.HTTPPublishURI, _ = derivePublishURI(c.HTTPBindAddress)
+	return c
+}
+
+// defaults applies each key's default, leaving HTTPPublishURI empty for Load
+// to derive from the final http_bind_address.
+func defaults() Config {
+	var c Config
+	for i := range table {
+		k := &table[i]
+		if err := k.Set(&c, k.Default); err != nil {
+			panic(fmt.Sprintf("config: default of %s: %v", k.Name, err))
+		}
+	}
+	return c
+}
+
+// Redacted returns every key with its value, secrets masked, for logging the
+// effective configuration.
+func (c Config) Redacted() map[string]string {
+	m := make(map[string]string, len(table))
+	for i := range table {
+		k := &table[i]
+		m[k.Name] = k.display(k.Get(&c))
+	}
+	return m
+}

@@ -1,0 +1,132 @@
+package config
+
+import "slices"
+
+// Key describes one configuration key: its name (as in Graylog's server.conf
+// where Graylog has it), its default, and how a value is parsed into Config.
+//
+// Adding a key takes a field in Config and a row in table below, usually
+// built with newKey; Load, Default, Redacted, Keys and Usage then handle it.
+type Key struct {
+	// Name is the key in a file; the flag is --Name and the environment
+	// variable LOGGATE_<NAME>.
+	Name string
+	// Default is the value used when no source sets the key, written as it
+	// would be in a file.
+	Default string
+	// Description is one line for Usage.
+	Description string
+	// Bool keys may be given as a bare flag, meaning true.
+	Bool bool
+	// Secret values are never shown: Redacted masks them and errors leave
+	// them out.
+	Secret bool
+	// Redact, if set, hides the secret part of a value that is otherwise
+	// worth showing, such as the password in a URI.
+	Redact func(value string) string
+	// Set parses and checks value and stores it in c. Its error says what
+	// is expected; Load adds the key, the value and where it came from.
+	Set func(c *Config, value string) error
+	// Get returns the value in c as it would be written in a file.
+	Get func(c *Config) string
+}
+
+// table lists the keys in Config field order.
+var table = []Key{
+	newKey("http_bind_address", "127.0.0.1:9000", "host:port the HTTP API listens on",
+		func(c *Config) *string { return &c.HTTPBindAddress }, parseHostPort, formatString),
+	newKey("http_publish_uri", "", "URI clients and other nodes reach this node at (default http://<http_bind_address>/)",
+		func(c *Config) *string { return &c.HTTPPublishURI }, parsePublishURI, formatString),
+	boolKey("http_enable_cors", false, "answer cross-origin requests from browsers",
+		func(c *Config) *bool { return &c.HTTPEnableCORS }),
+	newKey("http_max_body_size", "8MiB", "largest request body accepted, in bytes or with a unit (KB, MB, GiB…)",
+		func(c *Config) *int64 { return &c.HTTPMaxBodySize }, parseSize, formatInt),
+	newKey("root_username", "admin", "name of the built-in administrator",
+		func(c *Config) *string { return &c.RootUsername }, parseUsername, formatString),
+	secret(newKey("root_password_sha2", "", "SHA-256 (hex) of the administrator's password (default: generated and printed on the first start)",
+		func(c *Config) *string { return &c.RootPasswordSHA2 }, parseSHA256Hex, formatString)),
+	newKey("root_timezone", "UTC", "time zone of the built-in administrator",
+		func(c *Config) *string { return &c.RootTimezone }, parseTimezone, formatString),
+	secret(newKey("password_secret", "", "secret of at least 16 characters used to sign and encrypt (default: generated and kept in data_dir)",
+		func(c *Config) *string { return &c.PasswordSecret }, parsePasswordSecret, formatString)),
+	newKey("data_dir", "./data", "directory for loggate's own data",
+		func(c *Config) *string { return &c.DataDir }, parseNonEmpty("a directory path"), formatString),
+	redacted(newKey("redis_uri", "", "Redis for the session and token cache, e.g. redis://localhost:6379/0 (default: in-process cache)",
+		func(c *Config) *string { return &c.RedisURI }, parseRedisURI, formatString), redactURI),
+	newKey("compat_default_release", "4.0", "Graylog API release served to clients that do not ask for one",
+		func(c *Config) *string { return &c.CompatDefaultRelease }, parseRelease, formatString),
+}
+
+// byName indexes table.
+var byName = func() map[string]*Key {
+	m := make(map[string]*Key, len(table))
+	for i := range table {
+		m[table[i].Name] = &table[i]
+	}
+	return m
+}()
+
+// newKey builds a Key for a Config field from a parse function, which also
+// checks and normalises, and its inverse.
+func newKey[T any](name, def, desc string, field func(*Config) *T, parse func(string) (T, error), format func(T) string) Key {
+	return Key{
+		Name: name, Default: def, Description: desc,
+		Set: func(c *Config, value string) error {
+			v, err := parse(value)
+			if err != nil {
+				return err
+			}
+			*field(c) = v
+			return nil
+		},
+		Get: func(c *Config) string { return format(*field(c)) },
+	}
+}
+
+func boolKey(name string, def bool, desc string, field func(*Config) *bool) Key {
+	k := newKey(name, formatBool(def), desc, field, parseBool, formatBool)
+	k.Bool = true
+	return k
+}
+
+func formatBool(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
+
+func secret(k Key) Key {
+	k.Secret = true
+	return k
+}
+
+func redacted(k Key, redact func(string) string) Key {
+	k.Redact = redact
+	return k
+}
+
+// display returns value as it may be logged: masked if secret, redacted if
+// the key has a redaction.
+func (k *Key) display(value string) string {
+	switch {
+	case k.Secret && value != "":
+		return mask
+	case k.Redact != nil:
+		return k.Redact(value)
+	}
+	return value
+}
+
+// Table returns the keys loggate understands, in Config field order.
+func Table() []Key { return slices.Clone(table) }
+
+// Keys returns the names of the keys loggate understands, sorted.
+func Keys() []string {
+	names := make([]string, len(table))
+	for i, k := range table {
+		names[i] = k.Name
+	}
+	slices.Sort(names)
+	return names
+}

@@ -1,0 +1,83 @@
+// Command loggate is a Graylog-compatible log management server.
+//
+//	loggate [serve] [--config FILE] [--<key> value …]   start the server (default)
+//	loggate version                                      print the version
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/loggate/loggate/backend/system"
+	"github.com/loggate/loggate/cmd/loggate/config"
+	"github.com/loggate/loggate/cmd/loggate/node"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Environ(), os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "loggate:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args, environ []string, stdout, stderr io.Writer) error {
+	cmd := "serve"
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve":
+		return serve(ctx, args, environ, stdout, stderr)
+	case "version":
+		fmt.Fprintf(stdout, "loggate %s (Graylog %s API)\n", system.Build, system.APIVersion)
+		return nil
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage())
+		return nil
+	}
+	return fmt.Errorf("unknown command %q; run 'loggate help'", cmd)
+}
+
+func usage() string {
+	return "usage: loggate [serve|version|help] [--config FILE] [--<key> value …]\n\nconfiguration keys:\n" + config.Usage()
+}
+
+func serve(ctx context.Context, args, environ []string, stdout, stderr io.Writer) error {
+	cfg, warnings, err := config.Load(args, environ)
+	if errors.Is(err, config.ErrHelp) {
+		fmt.Fprint(stdout, usage())
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	sink := slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug - 4})
+	n, err := node.New(ctx, cfg, node.Options{LogSink: sink})
+	if err != nil {
+		return err
+	}
+	defer n.Close()
+	log := n.Levels.Logger("loggate")
+	for _, w := range warnings {
+		log.Warn(w)
+	}
+	log.Info("configuration", "settings", cfg.Redacted())
+	return n.Serve(ctx, func(addr net.Addr) {
+		fmt.Fprintf(stdout, "loggate %s serving the Graylog %s API at http://%s/api/ (data in %s)\n",
+			system.Build, system.APIVersion, addr, cfg.DataDir)
+		if pw := n.GeneratedRootPassword; pw != "" {
+			fmt.Fprintf(stdout, "First start: the password of %q is %s\n"+
+				"It is shown this once; only its hash is kept. Set root_password_sha2 to choose your own.\n",
+				cfg.RootUsername, pw)
+		}
+	})
+}

@@ -1,0 +1,163 @@
+package node_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/loggate/loggate/auth/cache/redistest"
+	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
+)
+
+// credentials returns an Authorization value for each credential form.
+func credentials(b *testing.B, h *nodetest.Harness) map[string]nodetest.ReqOption {
+	id := h.CreateUser("bench", "benchpass")
+	tok, _ := h.CreateToken(id, "bench", nodetest.Basic("bench", "benchpass"))
+	sid := h.Login("bench", "benchpass")
+	return map[string]nodetest.ReqOption{
+		"password": nodetest.Basic("bench", "benchpass"),
+		"token":    nodetest.Token(tok),
+		"session":  nodetest.Session(sid),
+	}
+}
+
+func request(method, url string, opt nodetest.ReqOption) *http.Request {
+	r := httptest.NewRequest(method, url, nil)
+	opt(r)
+	return r
+}
+
+// BenchmarkAuthenticate measures the authenticator alone: a cache hit, and
+// a miss (the credential cache emptied before every call).
+func BenchmarkAuthenticate(b *testing.B) {
+	for _, backend := range []string{"memory", "redis"} {
+		b.Run(backend, func(b *testing.B) {
+			var opts []nodetest.Option
+			if backend == "redis" {
+				opts = append(opts, nodetest.WithRedis(redistest.Start(b).Addr))
+			}
+			h := nodetest.Start(b, opts...)
+			creds := credentials(b, h)
+			ctx := context.Background()
+			for _, kind := range []string{"password", "token", "session"} {
+				header := request("GET", "/", creds[kind]).Header.Get("Authorization")
+				b.Run(kind+"/hit", func(b *testing.B) {
+					if _, err := h.Node.Auth.Authenticate(ctx, header, true); err != nil {
+						b.Fatal(err)
+					}
+					b.ReportAllocs()
+					for b.Loop() {
+						if _, err := h.Node.Auth.Authenticate(ctx, header, true); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+				b.Run(kind+"/miss", func(b *testing.B) {
+					p, err := h.Node.Auth.Authenticate(ctx, header, true)
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.ReportAllocs()
+					for b.Loop() {
+						h.Node.Creds.InvalidateUser(ctx, p.UserID)
+						if _, err := h.Node.Auth.Authenticate(ctx, header, true); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		})
+	}
+}
+
+// BenchmarkClusterGET measures an authenticated GET /api/cluster through the
+// whole router, in process (no network).
+func BenchmarkClusterGET(b *testing.B) {
+	h := nodetest.Start(b)
+	creds := credentials(b, h)
+	for _, kind := range []string{"password", "token", "session"} {
+		b.Run(kind, func(b *testing.B) {
+			r := request("GET", "/api/cluster", creds[kind])
+			b.ReportAllocs()
+			for b.Loop() {
+				w := httptest.NewRecorder()
+				h.Node.Router.ServeHTTP(w, r)
+				if w.Code != http.StatusOK {
+					b.Fatalf("status %d", w.Code)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkCompatOnNode compares a 4.0 token listing with the same call of a
+// 2.4 client (username path, trailing slash, ids removed).
+func BenchmarkCompatOnNode(b *testing.B) {
+	h := nodetest.Start(b)
+	creds := credentials(b, h)
+	id := h.Do("GET", "/users/bench", nil, nodetest.AsRoot()).Get("id").String()
+	for _, c := range []struct{ name, path, release string }{
+		{"4.0 by id", "/api/users/" + id + "/tokens", ""},
+		{"2.4 by username", "/api/users/bench/tokens/", "2.4"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			r := request("GET", c.path, creds["token"])
+			if c.release != "" {
+				r.Header.Set("X-API-Version", c.release)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				w := httptest.NewRecorder()
+				h.Node.Router.ServeHTTP(w, r)
+				if w.Code != http.StatusOK {
+					b.Fatalf("status %d: %s", w.Code, w.Body)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkLoopback is the load harness: authenticated GET /api/cluster over
+// real HTTP on loopback, keep-alive, from parallel clients; it reports
+// requests per second. It runs for the benchmark time only.
+func BenchmarkLoopback(b *testing.B) {
+	for _, backend := range []string{"memory", "redis"} {
+		b.Run(backend, func(b *testing.B) {
+			var opts []nodetest.Option
+			if backend == "redis" {
+				opts = append(opts, nodetest.WithRedis(redistest.Start(b).Addr))
+			}
+			h := nodetest.Start(b, opts...)
+			creds := credentials(b, h)
+			for _, kind := range []string{"password", "token", "session"} {
+				b.Run(kind, func(b *testing.B) {
+					client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+					defer client.CloseIdleConnections()
+					b.SetParallelism(4)
+					start := time.Now()
+					b.RunParallel(func(pb *testing.PB) {
+						for pb.Next() {
+							req, _ := http.NewRequest("GET", h.URL+"/cluster", nil)
+							creds[kind](req)
+							resp, err := client.Do(req)
+							if err != nil {
+								b.Error(err)
+								return
+							}
+							_, _ = io.Copy(io.Discard, resp.Body)
+							resp.Body.Close()
+							if resp.StatusCode != http.StatusOK {
+								b.Errorf("status %d", resp.StatusCode)
+								return
+							}
+						}
+					})
+					b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "req/s")
+				})
+			}
+		})
+	}
+}

@@ -1,0 +1,342 @@
+// Package node assembles one loggate node from its configuration: the
+// stores, the services, the authenticator and the router. The binary runs it;
+// the HTTP tests start it in a temporary data directory.
+package node
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/loggate/loggate/auth"
+	"github.com/loggate/loggate/auth/cache"
+	"github.com/loggate/loggate/backend/api"
+	"github.com/loggate/loggate/backend/loggers"
+	"github.com/loggate/loggate/backend/metrics"
+	"github.com/loggate/loggate/backend/roles"
+	"github.com/loggate/loggate/backend/sessions"
+	"github.com/loggate/loggate/backend/store"
+	"github.com/loggate/loggate/backend/store/bolt"
+	"github.com/loggate/loggate/backend/system"
+	"github.com/loggate/loggate/backend/tokens"
+	"github.com/loggate/loggate/backend/users"
+	"github.com/loggate/loggate/cmd/loggate/config"
+	"github.com/loggate/loggate/compat"
+	"github.com/loggate/loggate/router"
+)
+
+// Node is one running loggate node.
+type Node struct {
+	Config   config.Config
+	Store    store.Store
+	Router   *router.Router
+	Auth     *auth.Authenticator
+	Creds    *auth.CredentialCache
+	Users    *users.Service
+	Roles    *roles.Service
+	Tokens   *tokens.Service
+	Sessions *sessions.Service
+	Metrics  *metrics.Registry
+	Levels   *loggers.Levels
+	Info     *system.Node
+
+	// GeneratedRootPassword is set on the first start without
+	// root_password_sha2: the password to print once. Only its hash is kept.
+	GeneratedRootPassword string
+
+	log    *slog.Logger
+	closer []func() error
+}
+
+// Options are the parts of a node that are not configuration.
+type Options struct {
+	// LogSink receives loggate's own log records; default: text on stderr.
+	LogSink slog.Handler
+	Now     func() time.Time
+}
+
+// New assembles a node. Nothing listens until Serve.
+func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.LogSink == nil {
+		o.LogSink = slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug - 4})
+	}
+	defaultRelease, err := compat.ParseRelease(cfg.CompatDefaultRelease)
+	if err != nil {
+		return nil, fmt.Errorf("compat_default_release: %w", err)
+	}
+	n = &Node{Config: cfg, Metrics: metrics.New(o.Now), Levels: loggers.New(o.LogSink)}
+	n.log = n.Levels.Logger("loggate")
+	defer func() {
+		if err != nil {
+			_ = n.Close()
+		}
+	}()
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("data_dir: %w", err)
+	}
+	secret, err := passwordSecret(cfg)
+	if err != nil {
+		return nil, err
+	}
+	indexes := append(append(append([]store.Index{}, users.Indexes...), roles.Indexes...), tokens.Indexes...)
+	st, err := bolt.Open(filepath.Join(cfg.DataDir, "loggate.db"), indexes)
+	if err != nil {
+		return nil, err
+	}
+	n.Store = st
+	n.closer = append(n.closer, st.Close)
+
+	c, err := n.cache(cfg)
+	if err != nil {
+		return nil, err
+	}
+	keys := auth.DeriveKeys(secret)
+	authLog := n.Levels.Logger("loggate.auth")
+	creds := auth.NewCredentialCache(c, keys, auth.CacheOptions{
+		Hits:     n.Metrics.Counter("loggate.auth.cache.hits"),
+		Misses:   n.Metrics.Counter("loggate.auth.cache.misses"),
+		Failures: n.Metrics.Counter("loggate.auth.cache.failures"),
+		Logger:   authLog,
+	})
+
+	if n.Roles, err = roles.NewService(ctx, st); err != nil {
+		return nil, err
+	}
+	rootHash, err := n.rootPasswordHash(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	n.Users = users.NewService(users.Options{
+		Store: st, Roles: n.Roles, Invalidator: creds,
+		Root: users.Root{Username: cfg.RootUsername, PasswordHash: rootHash, Timezone: cfg.RootTimezone},
+	})
+	n.Tokens = tokens.NewService(st, keys, creds, o.Now, authLog)
+	n.Sessions = sessions.NewService(st, creds, o.Now, authLog)
+	n.Users.SetActivity(n.Sessions)
+	n.Users.AddDependent(n.Tokens)
+	n.Users.AddDependent(n.Sessions)
+	n.Creds = creds
+	n.Auth = auth.New(auth.Options{
+		Cache: creds, Directory: n.Users, Tokens: n.Tokens, Sessions: n.Sessions, Now: o.Now,
+	})
+
+	if n.Info, err = system.NewNode(ctx, cfg.DataDir, st, cfg.RootTimezone, cfg.HTTPPublishURI, o.Now()); err != nil {
+		return nil, err
+	}
+	var routes []api.Route
+	for _, rs := range [][]api.Route{
+		system.NewHandler(n.Info, o.Now).Routes(),
+		sessions.NewHandler(n.Sessions, n.Auth, o.Now).Routes(),
+		users.NewHandler(n.Users, n.Roles).Routes(),
+		tokens.NewHandler(n.Tokens, n.Users).Routes(),
+		roles.NewHandler(n.Roles, n.Users).Routes(),
+		n.Levels.Routes(),
+		n.Metrics.Routes(),
+	} {
+		routes = append(routes, rs...)
+	}
+	chain := compat.NewChain(router.Prefix, compat.UsersByID(userResolver{n.Users}), compat.TokenIDs())
+	n.Router = router.New(router.Options{
+		Routes: routes, Auth: n.Auth, Chain: chain, DefaultRelease: defaultRelease,
+		EnableCORS: cfg.HTTPEnableCORS, MaxBodySize: cfg.HTTPMaxBodySize,
+		BaseURI: strings.TrimSuffix(cfg.HTTPPublishURI, "/") + router.Prefix, NodeID: n.Info.ID,
+		Metrics: n.Metrics, Logger: n.Levels.Logger("loggate.http"),
+	})
+	return n, nil
+}
+
+func (n *Node) cache(cfg config.Config) (auth.Cache, error) {
+	if cfg.RedisURI == "" {
+		return cache.NewMemory(100_000, time.Now), nil
+	}
+	opts, err := redis.ParseURL(cfg.RedisURI)
+	if err != nil {
+		return nil, fmt.Errorf("redis_uri: %w", err)
+	}
+	// Short timeouts and no retries: when Redis is away, authentication
+	// falls back to the store rather than waiting.
+	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = 500*time.Millisecond, 250*time.Millisecond, 250*time.Millisecond
+	opts.MaxRetries = -1
+	redisLogger.once.Do(func() { redis.SetLogger(redisLogger) })
+	redisLogger.set(n.Levels.Logger("loggate.auth.redis"))
+	client := redis.NewClient(opts)
+	n.closer = append(n.closer, client.Close)
+	return cache.NewRedis(client, "loggate:"), nil
+}
+
+// redisLogger routes go-redis' own messages (which it prints through a
+// process-wide logger) to loggate's logging at debug level, instead of
+// stderr.
+var redisLogger = &redisLog{}
+
+type redisLog struct {
+	once sync.Once
+	l    atomic.Pointer[slog.Logger]
+}
+
+func (r *redisLog) set(l *slog.Logger) { r.l.Store(l) }
+
+func (r *redisLog) Printf(ctx context.Context, format string, v ...any) {
+	if l := r.l.Load(); l != nil {
+		l.DebugContext(ctx, fmt.Sprintf(format, v...))
+	}
+}
+
+// passwordSecret returns password_secret, or the one generated on the first
+// start and kept in data_dir.
+func passwordSecret(cfg config.Config) (string, error) {
+	if cfg.PasswordSecret != "" {
+		return cfg.PasswordSecret, nil
+	}
+	path := filepath.Join(cfg.DataDir, "password-secret")
+	b, err := os.ReadFile(path)
+	if err == nil && len(strings.TrimSpace(string(b))) >= 16 {
+		return strings.TrimSpace(string(b)), nil
+	}
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("password secret: %w", err)
+	}
+	secret, err := randomString(64)
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(path, []byte(secret+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("password secret: %w", err)
+	}
+	return secret, nil
+}
+
+const settingsCollection = "settings"
+
+// rootPasswordHash returns the root user's password hash: from
+// root_password_sha2, or the bcrypt hash of a password generated on the first
+// start (the password itself is kept only in GeneratedRootPassword).
+func (n *Node) rootPasswordHash(ctx context.Context, cfg config.Config) (string, error) {
+	if cfg.RootPasswordSHA2 != "" {
+		return auth.RootPasswordHash(cfg.RootPasswordSHA2), nil
+	}
+	doc, err := n.Store.Get(ctx, settingsCollection, "root_password")
+	if err == nil {
+		var s struct {
+			Hash string `json:"hash"`
+		}
+		if err := json.Unmarshal(doc, &s); err != nil || s.Hash == "" {
+			return "", fmt.Errorf("stored root password is unreadable: %w", err)
+		}
+		return s.Hash, nil
+	}
+	if !errors.Is(err, store.ErrNotFound) {
+		return "", err
+	}
+	pw, err := randomString(20)
+	if err != nil {
+		return "", err
+	}
+	hash, err := auth.HashPassword(pw)
+	if err != nil {
+		return "", err
+	}
+	doc, _ = json.Marshal(map[string]string{"hash": hash})
+	if err := n.Store.Insert(ctx, settingsCollection, "root_password", doc); err != nil {
+		return "", err
+	}
+	n.GeneratedRootPassword = pw
+	return hash, nil
+}
+
+const alphabet = "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+
+func randomString(n int) (string, error) {
+	b := make([]byte, n)
+	for i := range b {
+		k, err := rand.Int(rand.Reader, big.NewInt(int64(len(alphabet))))
+		if err != nil {
+			return "", err
+		}
+		b[i] = alphabet[k.Int64()]
+	}
+	return string(b), nil
+}
+
+// Background runs the node's periodic work (writing token and session uses,
+// purging expired sessions) until ctx ends. The returned function waits until
+// that work, including its final flush, is done.
+func (n *Node) Background(ctx context.Context) (wait func()) {
+	var wg sync.WaitGroup
+	wg.Go(func() { n.Tokens.Run(ctx, 500*time.Millisecond) })
+	wg.Go(func() { n.Sessions.Run(ctx, 500*time.Millisecond, 5*time.Minute) })
+	return wg.Wait
+}
+
+// Serve listens on http_bind_address until ctx ends, then shuts down
+// gracefully. ready, when not nil, receives the bound address.
+func (n *Node) Serve(ctx context.Context, ready func(addr net.Addr)) error {
+	ln, err := net.Listen("tcp", n.Config.HTTPBindAddress)
+	if err != nil {
+		return fmt.Errorf("http_bind_address: %w", err)
+	}
+	srv := &http.Server{
+		Handler:           n.Router,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(n.Levels.Logger("loggate.http").Handler(), slog.LevelDebug),
+	}
+	bg, stop := context.WithCancel(ctx)
+	wait := n.Background(bg)
+	// Uses recorded in memory are written (by the background work's final
+	// flush) before Serve returns and the store can be closed.
+	defer wait()
+	defer stop()
+	if ready != nil {
+		ready(ln.Addr())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	return srv.Shutdown(shutdown)
+}
+
+// Close releases the node's stores and connections.
+func (n *Node) Close() error {
+	var errs []error
+	for i := len(n.closer) - 1; i >= 0; i-- {
+		errs = append(errs, n.closer[i]())
+	}
+	n.closer = nil
+	return errors.Join(errs...)
+}
+
+// userResolver adapts the user service to what compat needs.
+type userResolver struct{ users *users.Service }
+
+func (u userResolver) IDByUsername(ctx context.Context, name string) (string, error) {
+	return u.users.IDByUsername(ctx, name)
+}
+
+func (u userResolver) IsUserID(ctx context.Context, s string) bool {
+	_, err := u.users.ByID(ctx, s)
+	return err == nil
+}

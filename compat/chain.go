@@ -1,0 +1,141 @@
+package compat
+
+import (
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/loggate/loggate/backend/api"
+	"github.com/loggate/loggate/rewrite"
+)
+
+// Chain applies version changes around a backend handler.
+type Chain struct {
+	changes []*Change // oldest release first
+	prefix  string
+}
+
+// NewChain returns a chain of changes for an API mounted under prefix
+// ("/api").
+func NewChain(prefix string, changes ...*Change) *Chain {
+	cs := append([]*Change(nil), changes...)
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].Release.Before(cs[j].Release) })
+	return &Chain{changes: cs, prefix: prefix}
+}
+
+// Changes returns the chain's changes, oldest first.
+func (c *Chain) Changes() []*Change { return c.changes }
+
+// Wrap returns a handler that converts requests up to 4.0 before next and
+// responses back down after it. A request to which no change applies goes to
+// next untouched and unbuffered.
+func (c *Chain) Wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		client := ClientFrom(r.Context())
+		var x *Exchange
+		var applied []*Change
+		for _, ch := range c.changes {
+			older := client.Release.Before(ch.Release)
+			if !older && (client.Source != FromDefault || ch.Recognise == nil) {
+				continue
+			}
+			path, ok := strings.CutPrefix(r.URL.EscapedPath(), c.prefix)
+			if !ok {
+				break
+			}
+			var v Vars
+			route, ok := match(ch, r.Method, path, &v)
+			if !ok {
+				continue
+			}
+			if !older && !ch.Recognise(r.Context(), r, v) {
+				continue
+			}
+			if x == nil {
+				x = &Exchange{Req: r, Client: client, State: map[string]string{}}
+			}
+			x.Vars, x.Route, x.prefix = v, route, c.prefix
+			if ch.Request != nil {
+				if err := ch.Request(r.Context(), x); err != nil {
+					api.WriteError(w, r, err)
+					return
+				}
+			}
+			applied = append(applied, ch)
+		}
+		if !needsResponse(applied) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		rec := rewrite.NewRecorder(w)
+		defer rec.Release()
+		next.ServeHTTP(rec, r)
+		if status := rec.Status(); status >= 200 && status < 300 && len(rec.Body()) > 0 {
+			body := rec.Body()
+			for i := len(applied) - 1; i >= 0; i-- {
+				if ch := applied[i]; ch.Response != nil {
+					var err error
+					if body, err = ch.Response(r.Context(), x, body); err != nil {
+						api.WriteError(w, r, err)
+						return
+					}
+				}
+			}
+			rec.SetBody(body)
+		}
+		if err := rec.Flush(); err != nil {
+			api.Logger(r.Context()).Debug("writing converted response failed", "err", err)
+		}
+	})
+}
+
+func match(ch *Change, method, path string, v *Vars) (Route, bool) {
+	for _, rt := range ch.Routes {
+		if rt.Method != method {
+			continue
+		}
+		if vals, ok := rt.Template.Match(path, v.vals[:0]); ok {
+			v.names, v.n = rt.Template.Names(), len(vals)
+			return rt, true
+		}
+	}
+	return Route{}, false
+}
+
+func needsResponse(applied []*Change) bool {
+	for _, ch := range applied {
+		if ch.Response != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// setPath points a request at another escaped path under the same prefix.
+func setPath(r *http.Request, escaped string) error {
+	u, err := url.Parse(escaped)
+	if err != nil {
+		return api.Wrap(api.Invalid, "Invalid request path", err)
+	}
+	r.URL.Path, r.URL.RawPath = u.Path, u.RawPath
+	return nil
+}
+
+// Replace points the request at the matched route with one path value
+// replaced (unescaped value), for changes that swap a path segment.
+func (x *Exchange) Replace(name, value string) error {
+	names := x.Route.Template.Names()
+	vals := make([]string, len(names))
+	for i, n := range names {
+		v, err := url.PathUnescape(x.Vars.Get(n))
+		if err != nil {
+			return api.Wrap(api.Invalid, "Invalid request path", err)
+		}
+		if n == name {
+			v = value
+		}
+		vals[i] = v
+	}
+	return setPath(x.Req, x.prefix+x.Route.Template.Expand(vals...))
+}

@@ -1,0 +1,128 @@
+package compat_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/loggate/loggate/backend/api"
+	"github.com/loggate/loggate/compat"
+)
+
+// directory is a fixed username → id table for the chain's unit tests; the
+// end-to-end tests resolve through the real user service.
+type directory map[string]string
+
+func (d directory) IDByUsername(_ context.Context, name string) (string, error) {
+	if id, ok := d[name]; ok {
+		return id, nil
+	}
+	return "", api.Errorf(api.NotFound, "no user %s", name)
+}
+
+func (d directory) IsUserID(_ context.Context, s string) bool {
+	for _, id := range d {
+		if id == s {
+			return true
+		}
+	}
+	return false
+}
+
+const gmID = "5f1e2d3c4b5a69788796a5b4"
+
+// backend echoes the path it was called with and answers a 4.0 token record.
+var backend = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("X-Backend-Path", r.URL.Path)
+	api.WriteRawJSON(w, http.StatusOK, []byte(`{"id":"t1","name":"n","token":"abc","last_access":"1970-01-01T00:00:00.000Z"}`))
+})
+
+func serve(chain *compat.Chain, method, path string, c *compat.Client) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(method, path, nil)
+	if c != nil {
+		r = r.WithContext(compat.WithClient(r.Context(), *c))
+	}
+	w := httptest.NewRecorder()
+	chain.Wrap(backend).ServeHTTP(w, r)
+	return w
+}
+
+func TestChainConversions(t *testing.T) {
+	chain := compat.NewChain("/api", compat.All(directory{"GM": gmID, "a b": "5f1e2d3c4b5a69788796a5b5"})...)
+	rel := func(s string) *compat.Client {
+		return &compat.Client{Release: compat.MustRelease(s), Source: compat.FromHeader}
+	}
+	cases := []struct {
+		name, method, path string
+		client             *compat.Client
+		wantPath           string
+		wantID             bool
+		status             int
+	}{
+		{"4.0 id path untouched", "POST", "/api/users/" + gmID + "/tokens/x", nil, "/api/users/" + gmID + "/tokens/x", true, 200},
+		{"default release recognises a username", "POST", "/api/users/GM/tokens/x", nil, "/api/users/" + gmID + "/tokens/x", true, 200},
+		{"default release: unknown name passes to 4.0", "POST", "/api/users/ghost/tokens/x", nil, "/api/users/ghost/tokens/x", true, 200},
+		{"trailing slash", "GET", "/api/users/GM/tokens/", nil, "/api/users/" + gmID + "/tokens", true, 200},
+		{"escaped username", "GET", "/api/users/a%20b/tokens", rel("3.3"), "/api/users/5f1e2d3c4b5a69788796a5b5/tokens", true, 200},
+		{"3.3 keeps token ids", "GET", "/api/users/GM/tokens", rel("3.3"), "/api/users/" + gmID + "/tokens", true, 200},
+		{"3.2 loses token ids", "POST", "/api/users/GM/tokens/x", rel("3.2"), "/api/users/" + gmID + "/tokens/x", false, 200},
+		{"2.4 unknown user", "GET", "/api/users/ghost/tokens", rel("2.4"), "", false, 404},
+		{"4.0 header: no recognition", "GET", "/api/users/GM/tokens", rel("4.0"), "/api/users/GM/tokens", true, 200},
+		{"other routes untouched", "GET", "/api/cluster", rel("2.0"), "/api/cluster", true, 200},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := serve(chain, c.method, c.path, c.client)
+			if w.Code != c.status {
+				t.Fatalf("status %d, want %d: %s", w.Code, c.status, w.Body)
+			}
+			if c.status != 200 {
+				return
+			}
+			if got := w.Header().Get("X-Backend-Path"); got != c.wantPath {
+				t.Errorf("backend saw %q, want %q", got, c.wantPath)
+			}
+			if got := strings.Contains(w.Body.String(), `"id"`); got != c.wantID {
+				t.Errorf("id present = %v, want %v: %s", got, c.wantID, w.Body)
+			}
+		})
+	}
+}
+
+// A 4.0 request that no change touches costs no allocation more than the bare
+// backend.
+func TestChainAddsNoAllocationsFor40(t *testing.T) {
+	chain := compat.NewChain("/api", compat.All(directory{"GM": gmID})...).Wrap(backend)
+	for _, path := range []string{"/api/cluster", "/api/system/sessions", "/api/users/paginated"} {
+		r := httptest.NewRequest("GET", path, nil)
+		w := httptest.NewRecorder()
+		bare := testing.AllocsPerRun(200, func() { w.Body.Reset(); backend.ServeHTTP(w, r) })
+		through := testing.AllocsPerRun(200, func() { w.Body.Reset(); chain.ServeHTTP(w, r) })
+		if through != bare {
+			t.Errorf("%s: %v allocations through the chain, %v bare", path, through, bare)
+		}
+	}
+}
+
+func BenchmarkChain(b *testing.B) {
+	chain := compat.NewChain("/api", compat.All(directory{"GM": gmID})...)
+	h := chain.Wrap(backend)
+	run := func(b *testing.B, handler http.Handler, path string, c *compat.Client) {
+		r := httptest.NewRequest("GET", path, nil)
+		if c != nil {
+			r = r.WithContext(compat.WithClient(r.Context(), *c))
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			w := httptest.NewRecorder()
+			handler.ServeHTTP(w, r.Clone(r.Context()))
+		}
+	}
+	old := &compat.Client{Release: compat.MustRelease("2.4"), Source: compat.FromHeader}
+	b.Run("bare backend", func(b *testing.B) { run(b, backend, "/api/cluster", nil) })
+	b.Run("4.0 through chain", func(b *testing.B) { run(b, h, "/api/cluster", nil) })
+	b.Run("bare backend tokens", func(b *testing.B) { run(b, backend, "/api/users/"+gmID+"/tokens", nil) })
+	b.Run("2.4 tokens rewritten", func(b *testing.B) { run(b, h, "/api/users/GM/tokens/", old) })
+}

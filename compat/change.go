@@ -1,0 +1,92 @@
+package compat
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/loggate/loggate/rewrite"
+)
+
+// Change is one version change: what the API release Release changed, and
+// how to convert an older client's request up and the response back down.
+type Change struct {
+	// Release is the release that made the change; clients older than it
+	// get the change applied.
+	Release Release
+	// Description is the one line CHANGELOG.md's API section is made from.
+	Description string
+	// Routes are the requests the change touches.
+	Routes []Route
+	// Recognise, when set, lets the change apply to clients on the default
+	// release whose request is recognisably old (a username where 4.0 wants
+	// a user id). It is called only for a matching route; the values come
+	// by value so that a request it rejects costs no allocation.
+	Recognise func(ctx context.Context, r *http.Request, v Vars) bool
+	// Request converts the request up to Release, in place. Nil: unchanged.
+	Request func(ctx context.Context, x *Exchange) error
+	// Response converts the response body down from Release. Nil: unchanged.
+	Response func(ctx context.Context, x *Exchange, body []byte) ([]byte, error)
+}
+
+// Route is a method and a path template relative to /api.
+type Route struct {
+	Method   string
+	Template rewrite.Template
+}
+
+// R builds a route from "METHOD /path/{var}".
+func R(spec string) Route {
+	method, path, ok := strings.Cut(spec, " ")
+	if !ok {
+		panic(fmt.Sprintf("compat: route %q needs a method", spec))
+	}
+	return Route{Method: method, Template: rewrite.MustTemplate(path)}
+}
+
+// Exchange is one request passing through the changes that apply to it.
+type Exchange struct {
+	Req    *http.Request
+	Client Client
+	// Vars are the values captured by the route template of the change
+	// being applied.
+	Vars Vars
+	// Route is the route of the change being applied.
+	Route Route
+	// State carries values from a change's Request to its Response.
+	State map[string]string
+
+	prefix string
+}
+
+// maxVars bounds the placeholders of one route template.
+const maxVars = 8
+
+// Vars are the path values a route template captured, as escaped in the
+// request path.
+type Vars struct {
+	names []string
+	vals  [maxVars]string
+	n     int
+}
+
+// Get returns a captured value, or "".
+func (v Vars) Get(name string) string {
+	for i, n := range v.names {
+		if n == name && i < v.n {
+			return v.vals[i]
+		}
+	}
+	return ""
+}
+
+// Unescaped returns a captured value, unescaped.
+func (v Vars) Unescaped(name string) string {
+	raw := v.Get(name)
+	if s, err := url.PathUnescape(raw); err == nil {
+		return s
+	}
+	return raw
+}

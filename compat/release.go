@@ -1,0 +1,111 @@
+// Package compat keeps old Graylog API clients working on the 4.0 backend.
+// Every breaking change of the API's past is one small version change (one
+// file each) that converts a request of the release before it up to the
+// release after it, and the response back down. A client that speaks release
+// R gets every change newer than R: requests oldest first, responses newest
+// first. The backend knows only 4.0; compat knows no storage.
+package compat
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/loggate/loggate/backend/api"
+)
+
+// Release is a Graylog API release, major.minor.
+type Release struct{ Major, Minor int }
+
+// Latest is the release the backend speaks.
+var Latest = Release{4, 0}
+
+// supported lists the releases a client may speak, by major version: the
+// highest minor of each.
+var supported = map[int]int{1: 3, 2: 5, 3: 3, 4: 0}
+
+// ParseRelease parses "major.minor" (a patch part, "2.4.6", is accepted and
+// ignored). Releases loggate does not know are a 400 naming those it does.
+func ParseRelease(s string) (Release, error) {
+	parts := strings.Split(strings.TrimSpace(s), ".")
+	if len(parts) < 2 || len(parts) > 3 {
+		return Release{}, unsupported(s)
+	}
+	var nums [2]int
+	for i := range nums {
+		n, err := strconv.Atoi(parts[i])
+		if err != nil || n < 0 {
+			return Release{}, unsupported(s)
+		}
+		nums[i] = n
+	}
+	r := Release{nums[0], nums[1]}
+	if maxMinor, ok := supported[r.Major]; !ok || r.Minor > maxMinor {
+		return Release{}, unsupported(s)
+	}
+	return r, nil
+}
+
+func unsupported(s string) error {
+	return api.Errorf(api.Invalid, "Unsupported API release %q; supported releases are 1.0 to 1.3, 2.0 to 2.5, 3.0 to 3.3 and 4.0", s)
+}
+
+// MustRelease parses a release known to be valid.
+func MustRelease(s string) Release {
+	r, err := ParseRelease(s)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+// Before reports whether r is older than o.
+func (r Release) Before(o Release) bool {
+	return r.Major < o.Major || r.Major == o.Major && r.Minor < o.Minor
+}
+
+func (r Release) String() string { return strconv.Itoa(r.Major) + "." + strconv.Itoa(r.Minor) }
+
+// Source says where a client's release came from. It matters for changes that
+// relax a rule (the CSRF header) and must not be claimed by a header a
+// browser page could forge.
+type Source int
+
+// Release sources, first match wins.
+const (
+	FromDefault  Source = iota // compat_default_release
+	FromListener               // compat_listeners
+	FromToken                  // pinned on the access token
+	FromHeader                 // X-API-Version
+)
+
+// Client is the release a request speaks and where that came from.
+type Client struct {
+	Release Release
+	Source  Source
+}
+
+type clientKey struct{}
+
+// WithClient returns a context carrying the client's release.
+func WithClient(ctx context.Context, c Client) context.Context {
+	return context.WithValue(ctx, clientKey{}, c)
+}
+
+// ClientFrom returns the client's release; Latest from the default when the
+// router set none.
+func ClientFrom(ctx context.Context) Client {
+	if c, ok := ctx.Value(clientKey{}).(Client); ok {
+		return c
+	}
+	return Client{Release: Latest}
+}
+
+// Validate checks a configured release (compat_default_release).
+func Validate(s string) error {
+	if _, err := ParseRelease(s); err != nil {
+		return fmt.Errorf("%w", err)
+	}
+	return nil
+}

@@ -1,0 +1,56 @@
+package compat
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/loggate/loggate/backend/api"
+)
+
+// Users resolves usernames for the changes that moved user endpoints from
+// usernames to ids. Native mode answers from the user service; upstream mode
+// through the upstream's API.
+type Users interface {
+	// IDByUsername returns a user's id; an unknown user is an error whose
+	// api.ErrorCode is api.NotFound.
+	IDByUsername(ctx context.Context, username string) (string, error)
+	// IsUserID reports whether s is an existing user's id.
+	IsUserID(ctx context.Context, s string) bool
+}
+
+// UsersByID is the 4.0 change of the user endpoints that took a username to
+// take a user id (Graylog2/graylog2-server#9217). Clients older than 4.0 send
+// usernames; on the default release a segment that is not a user id but is a
+// username is recognised, so the spec's pre-4.0 token calls work unchanged.
+func UsersByID(users Users) *Change {
+	return &Change{
+		Release:     MustRelease("4.0"),
+		Description: "User endpoints take a user id instead of a username: `PUT /users/{userId}`, `PUT /users/{userId}/password`, `GET /users/{userId}/tokens`, `POST /users/{userId}/tokens/{name}`, `DELETE /users/{userId}/tokens/{idOrToken}`; older clients' usernames are resolved to ids (also the trailing slash of `GET /users/{username}/tokens/`).",
+		Routes: []Route{
+			R("GET /users/{user}/tokens"),
+			R("POST /users/{user}/tokens/{name}"),
+			R("DELETE /users/{user}/tokens/{token}"),
+			R("PUT /users/{user}"),
+			R("PUT /users/{user}/password"),
+		},
+		Recognise: func(ctx context.Context, _ *http.Request, v Vars) bool {
+			seg := v.Unescaped("user")
+			if users.IsUserID(ctx, seg) {
+				return false
+			}
+			_, err := users.IDByUsername(ctx, seg)
+			return err == nil
+		},
+		Request: func(ctx context.Context, x *Exchange) error {
+			name := x.Vars.Unescaped("user")
+			id, err := users.IDByUsername(ctx, name)
+			if api.ErrorCode(err) == api.NotFound {
+				return api.Errorf(api.NotFound, "Couldn't find user %s", name)
+			}
+			if err != nil {
+				return err
+			}
+			return x.Replace("user", id)
+		},
+	}
+}

@@ -1,0 +1,82 @@
+package router
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/loggate/loggate/auth"
+	"github.com/loggate/loggate/backend/api"
+	"github.com/loggate/loggate/compat"
+)
+
+type authErrKey struct{}
+
+// authError returns the credential error of a request that presented wrong
+// credentials; the route decides whether that matters (public routes such as
+// login ignore it).
+func authError(ctx context.Context) error {
+	err, _ := ctx.Value(authErrKey{}).(error)
+	return err
+}
+
+// authenticate identifies the caller. Malformed credentials are a 400 and a
+// store outage a 503 at once; wrong credentials are remembered for the route.
+func (rt *Router) authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		header := r.Header.Get("Authorization")
+		if header == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		extend := !strings.EqualFold(r.Header.Get("X-Graylog-No-Session-Extension"), "true")
+		p, err := rt.o.Auth.Authenticate(r.Context(), header, extend)
+		switch {
+		case err == nil && p != nil:
+			r = r.WithContext(auth.WithPrincipal(r.Context(), p))
+		case err != nil && api.ErrorCode(err) == api.Unauthorized:
+			r = r.WithContext(context.WithValue(r.Context(), authErrKey{}, err))
+		case err != nil:
+			rt.fail(w, r, err)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// release resolves the API release the client speaks: the X-API-Version
+// header, else the release pinned on the token, else the listener's, else
+// compat_default_release. The response says which one it was served as.
+func (rt *Router) release(next http.Handler) http.Handler {
+	def := compat.Client{Release: rt.o.DefaultRelease, Source: compat.FromDefault}
+	if rt.o.ListenerRelease != nil {
+		def = compat.Client{Release: *rt.o.ListenerRelease, Source: compat.FromListener}
+	}
+	served := map[compat.Release][]string{}
+	for major, minors := range map[int]int{1: 3, 2: 5, 3: 3, 4: 0} {
+		for minor := 0; minor <= minors; minor++ {
+			rel := compat.Release{Major: major, Minor: minor}
+			served[rel] = []string{rel.String()}
+		}
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c := def
+		if v := r.Header.Get("X-API-Version"); v != "" {
+			rel, err := compat.ParseRelease(v)
+			if err != nil {
+				rt.fail(w, r, err)
+				return
+			}
+			c = compat.Client{Release: rel, Source: compat.FromHeader}
+		} else if p := auth.FromContext(r.Context()); p != nil && p.Release != "" {
+			if rel, err := compat.ParseRelease(p.Release); err == nil {
+				c = compat.Client{Release: rel, Source: compat.FromToken}
+			}
+		}
+		w.Header()["X-Api-Version"] = served[c.Release]
+		if c != (compat.Client{Release: compat.Latest, Source: compat.FromDefault}) {
+			r = r.WithContext(compat.WithClient(r.Context(), c))
+		}
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,106 @@
+package router
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/loggate/loggate/backend/api"
+	"github.com/loggate/loggate/rewrite"
+)
+
+// prepare is the outermost layer: it recovers panics, stamps every response
+// with the node id, bounds the request body and pretty-prints on request.
+func (rt *Router) prepare(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rt.requests.Mark(1)
+		h := w.Header()
+		h["X-Graylog-Node-Id"] = rt.nodeID
+		if xhr(r) {
+			h["Cache-Control"] = noCache
+		}
+		ctx := api.WithRequestID(r.Context(), rt.nextRequestID())
+		ctx = api.WithLogger(ctx, rt.o.Logger)
+		ctx = api.WithBaseURI(ctx, rt.o.BaseURI)
+		r = r.WithContext(ctx)
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				rt.o.Logger.Error("handler panicked", "panic", v, "method", r.Method, "path", r.URL.Path)
+				rt.fail(w, r, api.Errorf(api.Internal, "Internal error, see the server log"))
+			}
+		}()
+		if rt.o.MaxBodySize > 0 {
+			if r.ContentLength > rt.o.MaxBodySize {
+				rt.fail(w, r, api.Errorf(api.TooLarge, "Request body of %d bytes is larger than the limit of %d bytes (http_max_body_size)", r.ContentLength, rt.o.MaxBodySize))
+				return
+			}
+			r.Body = http.MaxBytesReader(w, r.Body, rt.o.MaxBodySize)
+		}
+		if pretty(r) {
+			rec := rewrite.NewRecorder(w)
+			defer rec.Release()
+			next.ServeHTTP(rec, r)
+			if strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") {
+				rec.SetBody(rewrite.Pretty(nil, rec.Body()))
+			}
+			_ = rec.Flush()
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+var noCache = []string{"no-cache"}
+
+func pretty(r *http.Request) bool {
+	if !strings.Contains(r.URL.RawQuery, "pretty") {
+		return false
+	}
+	v, err := strconv.ParseBool(r.URL.Query().Get("pretty"))
+	return err == nil && v
+}
+
+// csrfMessage is Graylog's text for a missing X-Requested-By header.
+const csrfMessage = `CSRF protection header is missing. Please add a "X-Requested-By" header to your request.`
+
+// csrf refuses state-changing requests without X-Requested-By, as Graylog
+// does since 2.5. Old Sidecars announce themselves with
+// X-Graylog-Collector-Version and are exempt, as in Graylog.
+func (rt *Router) csrf(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.Method {
+		case http.MethodGet, http.MethodHead, http.MethodOptions:
+		default:
+			if r.Header.Get("X-Requested-By") == "" && r.Header.Get("X-Graylog-Collector-Version") == "" {
+				rt.fail(w, r, api.Errorf(api.Invalid, "%s", csrfMessage))
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// cors adds Graylog 4.0's CORS headers to requests that carry an Origin and
+// answers preflights at once (only registered with http_enable_cors = true).
+func cors(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Origin") == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		h := w.Header()
+		h.Set("Access-Control-Allow-Origin", "*")
+		h.Set("Access-Control-Allow-Credentials", "true")
+		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, X-Graylog-No-Session-Extension, X-Requested-With, X-Requested-By")
+		h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE, OPTIONS")
+		h.Set("Access-Control-Max-Age", "600")
+		if r.Method == http.MethodOptions {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,223 @@
+// Package router owns the route table of the API and the order of the
+// middleware every request passes through:
+//
+//	recover · node id · request id · body limit · pretty printing
+//	→ CORS (only with http_enable_cors) → authentication → release resolution
+//	→ X-Requested-By check → compat chain → route (permission check) → handler
+package router
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/loggate/loggate/auth"
+	"github.com/loggate/loggate/backend/api"
+	"github.com/loggate/loggate/backend/metrics"
+	"github.com/loggate/loggate/compat"
+)
+
+// Prefix is where the API is mounted.
+const Prefix = "/api"
+
+// Authenticator turns an Authorization header into a principal.
+type Authenticator interface {
+	Authenticate(ctx context.Context, header string, extend bool) (*auth.Principal, error)
+}
+
+// Options configure the router.
+type Options struct {
+	Routes []api.Route
+	Auth   Authenticator
+	Chain  *compat.Chain
+	// DefaultRelease is compat_default_release; ListenerRelease, when set,
+	// is the release pinned on the listener this handler serves.
+	DefaultRelease  compat.Release
+	ListenerRelease *compat.Release
+	EnableCORS      bool
+	MaxBodySize     int64
+	// BaseURI is the public URI of the API root, for Location headers.
+	BaseURI string
+	NodeID  string
+	Metrics *metrics.Registry
+	Logger  *slog.Logger
+}
+
+// Router is the API's http.Handler.
+type Router struct {
+	o       Options
+	handler http.Handler
+	routes  []api.Route
+	nodeID  []string
+	reqSeq  atomic.Uint64
+
+	requests             *metrics.Meter
+	errors4xx, errors5xx *metrics.Counter
+}
+
+// New builds the router.
+func New(o Options) *Router {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Metrics == nil {
+		o.Metrics = metrics.New(time.Now)
+	}
+	if o.DefaultRelease == (compat.Release{}) {
+		o.DefaultRelease = compat.Latest
+	}
+	rt := &Router{
+		o: o, routes: o.Routes, nodeID: []string{o.NodeID},
+		requests:  o.Metrics.Meter("loggate.http.requests"),
+		errors4xx: o.Metrics.Counter("loggate.http.responses.4xx"),
+		errors5xx: o.Metrics.Counter("loggate.http.responses.5xx"),
+	}
+	m := mux.NewRouter()
+	var registered []*mux.Route
+	// The API root without its slash, /api, is registered before the
+	// subrouter, whose prefix would otherwise claim it.
+	for _, route := range o.Routes {
+		if route.Path == "/" {
+			registered = append(registered, m.Methods(route.Method).Path(Prefix).Handler(rt.endpoint(route)))
+		}
+	}
+	sub := m.PathPrefix(Prefix).Subrouter()
+	for _, route := range o.Routes {
+		registered = append(registered, sub.Methods(route.Method).Path(route.Path).Handler(rt.endpoint(route)))
+	}
+	unmatched := unmatchedHandler(registered)
+	m.NotFoundHandler, m.MethodNotAllowedHandler = unmatched, unmatched
+	sub.NotFoundHandler, sub.MethodNotAllowedHandler = unmatched, unmatched
+	var h http.Handler = m
+	if o.Chain != nil {
+		h = o.Chain.Wrap(h)
+	}
+	h = rt.csrf(h)
+	h = rt.release(h)
+	h = rt.authenticate(h)
+	if o.EnableCORS {
+		h = cors(h)
+	}
+	h = rt.prepare(h)
+	rt.handler = h
+	return rt
+}
+
+// unmatchedHandler answers requests no route took with Jersey's texts: 405
+// when the path exists for another method, else 404. gorilla/mux's own 405
+// detection is lost when later routes do not match the path, so the check is
+// made here, on the miss path only.
+func unmatchedHandler(routes []*mux.Route) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for _, route := range routes {
+			methods, _ := route.GetMethods()
+			for _, m := range methods {
+				if m == r.Method {
+					continue
+				}
+				probe := r.Clone(r.Context())
+				probe.Method = m
+				if route.Match(probe, &mux.RouteMatch{}) {
+					api.WriteError(w, r, &api.Error{Code: api.NotAllowed, Message: "HTTP 405 Method Not Allowed"})
+					return
+				}
+			}
+		}
+		api.WriteError(w, r, &api.Error{Code: api.NotFound, Message: "HTTP 404 Not Found"})
+	})
+}
+
+// Routes returns the route table.
+func (rt *Router) Routes() []api.Route { return rt.routes }
+
+// ServeHTTP implements http.Handler.
+func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) { rt.handler.ServeHTTP(w, r) }
+
+// endpoint wraps one route: authentication and static permission checks,
+// deprecation headers, metrics, and turning a returned error into a response.
+func (rt *Router) endpoint(route api.Route) http.Handler {
+	timer := rt.o.Metrics.Timer(metricName(route))
+	var successor []string
+	if route.Successor != "" {
+		successor = []string{"<" + strings.TrimSuffix(rt.o.BaseURI, "/") + route.Successor + `>; rel="successor-version"`}
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		defer timer.UpdateSince(start)
+		if successor != nil {
+			w.Header()["Deprecation"] = trueValue
+			w.Header()["Link"] = successor
+		}
+		if err := rt.check(r, route); err != nil {
+			rt.fail(w, r, err)
+			return
+		}
+		if err := route.Handler(w, r); err != nil {
+			rt.fail(w, r, err)
+		}
+	})
+}
+
+var trueValue = []string{"true"}
+
+func (rt *Router) check(r *http.Request, route api.Route) error {
+	if route.Public {
+		return nil
+	}
+	ctx := r.Context()
+	if auth.FromContext(ctx) == nil {
+		if err := authError(ctx); err != nil {
+			return err
+		}
+		return auth.Unauthenticated()
+	}
+	if route.StaticPermission() {
+		return auth.Require(ctx, route.Permission)
+	}
+	return nil
+}
+
+// fail writes an error response. A browser asking with
+// X-Requested-With: XMLHttpRequest gets no WWW-Authenticate, so that it shows
+// no login dialog (as Graylog's NotAuthorizedResponseFilter does).
+func (rt *Router) fail(w http.ResponseWriter, r *http.Request, err error) {
+	code := api.ErrorCode(err)
+	switch {
+	case code == api.Internal || code == api.Unavailable:
+		rt.errors5xx.Inc(1)
+	case code != api.NotModified:
+		rt.errors4xx.Inc(1)
+	}
+	if xhr(r) {
+		if e, ok := err.(*api.Error); ok && e.Header != nil {
+			c := *e
+			c.Header = c.Header.Clone()
+			c.Header.Del("Www-Authenticate")
+			err = &c
+		}
+	}
+	api.WriteError(w, r, err)
+}
+
+func xhr(r *http.Request) bool {
+	return strings.EqualFold(r.Header.Get("X-Requested-With"), "XMLHttpRequest")
+}
+
+func metricName(route api.Route) string {
+	p := strings.NewReplacer("/", ".", "{", "", "}", "").Replace(strings.Trim(route.Path, "/"))
+	if p == "" {
+		p = "root"
+	}
+	return "loggate.http.routes." + p + "." + route.Method
+}
+
+// nextRequestID returns a short request id for log correlation.
+func (rt *Router) nextRequestID() string {
+	return strconv.FormatUint(rt.reqSeq.Add(1), 36)
+}

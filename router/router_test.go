@@ -1,0 +1,168 @@
+package router_test
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/loggate/loggate/cmd/loggate/config"
+	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
+)
+
+func TestNotFoundAndMethodNotAllowed(t *testing.T) {
+	h := nodetest.Start(t)
+	h.Do("GET", "/no/such/thing", nil, nodetest.AsRoot()).WantError(t, http.StatusNotFound, "HTTP 404 Not Found")
+	h.Do("PATCH", "/cluster", nil, nodetest.AsRoot()).WantError(t, http.StatusMethodNotAllowed, "HTTP 405 Method Not Allowed")
+}
+
+func TestCSRFHeader(t *testing.T) {
+	h := nodetest.Start(t)
+	login := map[string]string{"username": nodetest.RootUser, "password": nodetest.RootPassword}
+	for _, method := range []string{"POST", "PUT", "DELETE"} {
+		r := h.Do(method, "/system/sessions", login, nodetest.Header("X-Requested-By", ""))
+		r.WantError(t, http.StatusBadRequest, `CSRF protection header is missing. Please add a "X-Requested-By" header to your request.`)
+	}
+	// X-Requested-With does not count.
+	h.Do("POST", "/system/sessions", login, nodetest.Header("X-Requested-By", ""), nodetest.Header("X-Requested-With", "XMLHttpRequest")).
+		WantError(t, http.StatusBadRequest, "CSRF")
+	// Old Sidecars are exempt, as in Graylog.
+	h.Do("POST", "/system/sessions", login, nodetest.Header("X-Requested-By", ""), nodetest.Header("X-Graylog-Collector-Version", "0.1.6")).
+		Want(t, http.StatusOK)
+	// GET needs none.
+	h.Do("GET", "/cluster", nil, nodetest.AsRoot()).Want(t, http.StatusOK)
+}
+
+func TestUnauthorized(t *testing.T) {
+	h := nodetest.Start(t)
+	r := h.Do("GET", "/cluster", nil)
+	r.Want(t, http.StatusUnauthorized)
+	if got := r.Header.Get("WWW-Authenticate"); got != `Basic realm="Graylog Server"` {
+		t.Errorf("WWW-Authenticate %q", got)
+	}
+	r = h.Do("GET", "/cluster", nil, nodetest.Header("X-Requested-With", "XMLHttpRequest"))
+	r.Want(t, http.StatusUnauthorized)
+	if got := r.Header.Get("WWW-Authenticate"); got != "" {
+		t.Errorf("XHR request got WWW-Authenticate %q", got)
+	}
+	if r.Header.Get("Cache-Control") != "no-cache" {
+		t.Errorf("XHR response without Cache-Control: no-cache")
+	}
+	h.Do("GET", "/cluster", nil, nodetest.Basic(nodetest.RootUser, "wrong")).Want(t, http.StatusUnauthorized)
+	h.Do("GET", "/cluster", nil, nodetest.Basic("nobody", "x")).Want(t, http.StatusUnauthorized)
+}
+
+func TestCredentialForms(t *testing.T) {
+	h := nodetest.Start(t)
+	cases := []struct {
+		name   string
+		opt    nodetest.ReqOption
+		status int
+	}{
+		{"undecodable base64", nodetest.RawAuthorization("Basic ****"), http.StatusBadRequest},
+		{"no colon", nodetest.BasicRaw("adminadminpass"), http.StatusBadRequest},
+		{"not basic", nodetest.RawAuthorization("Bearer abc"), http.StatusUnauthorized},
+		{"undefined session is anonymous", nodetest.Basic("undefined", "session"), http.StatusUnauthorized},
+		{"password with colon is split at the first", nodetest.BasicRaw("admin:adminpass:x"), http.StatusUnauthorized},
+		{"password", nodetest.AsRoot(), http.StatusOK},
+		{"unknown session", nodetest.Basic("0b7c3f52-1f3a-4c43-9d1e-2f0f1d7c9a11", "SESSION"), http.StatusUnauthorized},
+		{"unknown token", nodetest.Basic("abc", "Token"), http.StatusUnauthorized},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := h.Do("GET", "/cluster", nil, c.opt)
+			r.Want(t, c.status)
+			if c.status == http.StatusBadRequest && r.Get("message").String() != "Invalid credentials in Authorization header" {
+				t.Errorf("message %q", r.Get("message").String())
+			}
+		})
+	}
+}
+
+func TestCORS(t *testing.T) {
+	off := nodetest.Start(t)
+	r := off.Do("GET", "/cluster", nil, nodetest.AsRoot(), nodetest.Header("Origin", "http://ui.example.org"))
+	r.Want(t, http.StatusOK)
+	if v := r.Header.Get("Access-Control-Allow-Origin"); v != "" {
+		t.Errorf("CORS header %q sent with http_enable_cors = false", v)
+	}
+
+	on := nodetest.Start(t, nodetest.WithConfig(func(c *config.Config) { c.HTTPEnableCORS = true }))
+	r = on.Do("GET", "/cluster", nil, nodetest.AsRoot(), nodetest.Header("Origin", "http://ui.example.org"))
+	r.Want(t, http.StatusOK)
+	want := map[string]string{
+		"Access-Control-Allow-Origin":      "*",
+		"Access-Control-Allow-Credentials": "true",
+		"Access-Control-Allow-Headers":     "Authorization, Content-Type, X-Graylog-No-Session-Extension, X-Requested-With, X-Requested-By",
+		"Access-Control-Allow-Methods":     "GET, POST, PUT, DELETE, OPTIONS",
+		"Access-Control-Max-Age":           "600",
+	}
+	for k, v := range want {
+		if got := r.Header.Get(k); got != v {
+			t.Errorf("%s = %q, want %q", k, got, v)
+		}
+	}
+	pre := on.Do("OPTIONS", "/system/sessions", nil, nodetest.Header("Origin", "http://ui.example.org"))
+	pre.Want(t, http.StatusNoContent)
+	if pre.Header.Get("Access-Control-Allow-Origin") != "*" {
+		t.Error("preflight without CORS headers")
+	}
+	// Without Origin, no CORS headers even when enabled.
+	r = on.Do("GET", "/cluster", nil, nodetest.AsRoot())
+	if r.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Error("CORS headers without Origin")
+	}
+}
+
+func TestBodyLimit(t *testing.T) {
+	h := nodetest.Start(t, nodetest.WithConfig(func(c *config.Config) { c.HTTPMaxBodySize = 1024 }))
+	big := `{"name":"r","description":"` + strings.Repeat("x", 2048) + `","permissions":[]}`
+	h.Do("POST", "/roles", big, nodetest.AsRoot()).WantError(t, http.StatusRequestEntityTooLarge, "1024")
+
+	// Without Content-Length (chunked), the limit still holds while reading.
+	req, _ := http.NewRequest("POST", h.URL+"/roles", io.NopCloser(strings.NewReader(big)))
+	req.ContentLength = -1
+	req.SetBasicAuth(nodetest.RootUser, nodetest.RootPassword)
+	req.Header.Set("X-Requested-By", "test")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("chunked oversize body: status %d, want 413", resp.StatusCode)
+	}
+	// Nothing was stored.
+	h.Do("GET", "/roles/r", nil, nodetest.AsRoot()).Want(t, http.StatusNotFound)
+}
+
+func TestMalformedJSON(t *testing.T) {
+	h := nodetest.Start(t)
+	cases := []struct{ body, msg string }{
+		{`{"name": "r", "permissions": [}`, "Unable to parse JSON"},
+		{`{"name": "r", "permissions": "all"}`, "permissions must be an array"},
+		{`{"name": "r", "permissions": [], "colour": "red"}`, "Unable to map property colour"},
+		{``, "Request body is mandatory"},
+		{`{"name":"r","permissions":[]} trailing`, "unexpected data after the JSON value"},
+	}
+	for _, c := range cases {
+		h.Do("POST", "/roles", c.body, nodetest.AsRoot()).WantError(t, http.StatusBadRequest, c.msg)
+	}
+	h.Do("GET", "/roles/r", nil, nodetest.AsRoot()).Want(t, http.StatusNotFound)
+}
+
+func TestReleaseHeader(t *testing.T) {
+	h := nodetest.Start(t)
+	r := h.Do("GET", "/cluster", nil, nodetest.AsRoot())
+	if got := r.Header.Get("X-API-Version"); got != "4.0" {
+		t.Errorf("served as %q, want 4.0", got)
+	}
+	r = h.Do("GET", "/cluster", nil, nodetest.AsRoot(), nodetest.Header("X-API-Version", "2.4"))
+	if got := r.Header.Get("X-API-Version"); got != "2.4" {
+		t.Errorf("served as %q, want 2.4", got)
+	}
+	for _, bad := range []string{"5.0", "2.9", "two", "4"} {
+		h.Do("GET", "/cluster", nil, nodetest.AsRoot(), nodetest.Header("X-API-Version", bad)).
+			WantError(t, http.StatusBadRequest, "supported releases are 1.0 to 1.3, 2.0 to 2.5, 3.0 to 3.3 and 4.0")
+	}
+}

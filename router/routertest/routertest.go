@@ -1,0 +1,35 @@
+// Package routertest serves a resource's routes through the real router for
+// its unit tests, with a principal of chosen permissions.
+package routertest
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/loggate/loggate/auth"
+	"github.com/loggate/loggate/auth/permission"
+	"github.com/loggate/loggate/backend/api"
+	"github.com/loggate/loggate/router"
+)
+
+// Handler serves routes through the real router: authentication, static
+// permission checks, errors in Graylog's shape. Test paths omit /api and
+// requests carry X-Requested-By.
+func Handler(routes []api.Route) http.Handler {
+	rt := router.New(router.Options{Routes: routes})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.URL.Path = router.Prefix + r.URL.Path
+		r.Header.Set("X-Requested-By", "test")
+		rt.ServeHTTP(w, r)
+	})
+}
+
+// Principal returns a principal holding perms.
+func Principal(t testing.TB, perms ...string) *auth.Principal {
+	t.Helper()
+	set, err := permission.NewSet(perms)
+	if err != nil {
+		t.Fatalf("NewSet(%q): %v", perms, err)
+	}
+	return &auth.Principal{UserID: "id", Username: "user", Permissions: set}
+}
