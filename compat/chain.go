@@ -53,6 +53,8 @@ func (c *Chain) Wrap(next http.Handler) http.Handler {
 				continue
 			}
 			if x == nil {
+				// Converters edit the request; the caller's stays as it was.
+				r = r.Clone(r.Context())
 				x = &Exchange{Req: r, Client: client, State: map[string]string{}}
 			}
 			x.Vars, x.Route, x.prefix = v, route, c.prefix

@@ -91,7 +91,7 @@ func New(o Options) *Router {
 	for _, route := range o.Routes {
 		registered = append(registered, sub.Methods(route.Method).Path(route.Path).Handler(rt.endpoint(route)))
 	}
-	unmatched := unmatchedHandler(registered)
+	unmatched := rt.unmatchedHandler(registered)
 	m.NotFoundHandler, m.MethodNotAllowedHandler = unmatched, unmatched
 	sub.NotFoundHandler, sub.MethodNotAllowedHandler = unmatched, unmatched
 	var h http.Handler = m
@@ -113,7 +113,7 @@ func New(o Options) *Router {
 // when the path exists for another method, else 404. gorilla/mux's own 405
 // detection is lost when later routes do not match the path, so the check is
 // made here, on the miss path only.
-func unmatchedHandler(routes []*mux.Route) http.Handler {
+func (rt *Router) unmatchedHandler(routes []*mux.Route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		for _, route := range routes {
 			methods, _ := route.GetMethods()
@@ -124,12 +124,12 @@ func unmatchedHandler(routes []*mux.Route) http.Handler {
 				probe := r.Clone(r.Context())
 				probe.Method = m
 				if route.Match(probe, &mux.RouteMatch{}) {
-					api.WriteError(w, r, &api.Error{Code: api.NotAllowed, Message: "HTTP 405 Method Not Allowed"})
+					rt.fail(w, r, &api.Error{Code: api.NotAllowed, Message: "HTTP 405 Method Not Allowed"})
 					return
 				}
 			}
 		}
-		api.WriteError(w, r, &api.Error{Code: api.NotFound, Message: "HTTP 404 Not Found"})
+		rt.fail(w, r, &api.Error{Code: api.NotFound, Message: "HTTP 404 Not Found"})
 	})
 }
 
@@ -148,8 +148,10 @@ func (rt *Router) endpoint(route api.Route) http.Handler {
 		successor = []string{"<" + strings.TrimSuffix(rt.o.BaseURI, "/") + route.Successor + `>; rel="successor-version"`}
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Latency is real elapsed time, whatever clock the registry's
+		// rates run on.
 		start := time.Now()
-		defer timer.UpdateSince(start)
+		defer func() { timer.Update(time.Since(start)) }()
 		if successor != nil {
 			w.Header()["Deprecation"] = trueValue
 			w.Header()["Link"] = successor

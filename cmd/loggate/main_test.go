@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// lines is a writer whose lines a test can wait for.
+type lines struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+	ch  chan string
+}
+
+func newLines() *lines { return &lines{ch: make(chan string, 100)} }
+
+func (l *lines) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf.Write(p)
+	sc := bufio.NewScanner(bytes.NewReader(p))
+	for sc.Scan() {
+		l.ch <- sc.Text()
+	}
+	return len(p), nil
+}
+
+func (l *lines) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+var (
+	servingLine  = regexp.MustCompile(`at (http://127\.0\.0\.1:\d+/api/)`)
+	passwordLine = regexp.MustCompile(`the password of "admin" is (\S+)`)
+)
+
+// start runs the binary's serve until the test ends; it returns the API URL
+// and the generated password, if one was printed.
+func start(t *testing.T, dataDir string, extra ...string) (url, password string, stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	out, errOut := newLines(), newLines()
+	done := make(chan error, 1)
+	args := append([]string{"serve", "--data_dir", dataDir, "--http_bind_address", "127.0.0.1:0"}, extra...)
+	go func() { done <- run(ctx, args, nil, out, errOut) }()
+	timeout := time.After(30 * time.Second)
+	for url == "" {
+		select {
+		case line := <-out.ch:
+			if m := servingLine.FindStringSubmatch(line); m != nil {
+				url = m[1]
+			}
+		case err := <-done:
+			cancel()
+			t.Fatalf("serve ended: %v\n%s", err, errOut.String())
+		case <-timeout:
+			cancel()
+			t.Fatal("serve did not start")
+		}
+	}
+	// The password line follows the serving line in the same write.
+	for _, line := range strings.Split(out.String(), "\n") {
+		if m := passwordLine.FindStringSubmatch(line); m != nil {
+			password = m[1]
+		}
+	}
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("serve: %v", err)
+			}
+			if strings.Contains(errOut.String(), password) && password != "" {
+				t.Error("the generated password was logged")
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return url, password, stop
+}
+
+func TestFirstStartPrintsPasswordOnce(t *testing.T) {
+	dir := t.TempDir()
+	url, pw, stop := start(t, dir)
+	if len(pw) < 16 {
+		t.Fatalf("no strong generated password printed (%q)", pw)
+	}
+	get := func(url, pw string) int {
+		req, _ := http.NewRequest("GET", url+"cluster", nil)
+		req.SetBasicAuth("admin", pw)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := get(url, pw); code != http.StatusOK {
+		t.Fatalf("the printed password does not work: %d", code)
+	}
+	stop()
+	url, again, _ := start(t, dir)
+	if again != "" {
+		t.Error("the password was printed again on the second start")
+	}
+	if code := get(url, pw); code != http.StatusOK {
+		t.Errorf("the first password no longer works after a restart: %d", code)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--http_bind_address", "nowhere"}, "http_bind_address"},
+		{[]string{"serve", "--compat_default_release", "9.9"}, "compat_default_release"},
+		{[]string{"serve", "--config", "/does/not/exist.conf"}, "exist.conf"},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+	} {
+		var out, errOut bytes.Buffer
+		err := run(context.Background(), append(c.args, "--data_dir", t.TempDir()), nil, &out, &errOut)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want an error naming %q", c.args, err, c.want)
+		}
+	}
+}
+
+func TestUnknownKeyWarns(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	out, errOut := newLines(), newLines()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"--data_dir", t.TempDir(), "--http_bind_address", "127.0.0.1:0"},
+			[]string{"LOGGATE_IS_MASTER=true"}, out, errOut)
+	}()
+	for line := range out.ch {
+		if strings.Contains(line, "serving") {
+			break
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(errOut.String(), "is_master") {
+		t.Errorf("no warning about the unknown key:\n%s", errOut.String())
+	}
+}
+
+func TestVersion(t *testing.T) {
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"version"}, nil, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "Graylog 4.0.17 API") {
+		t.Errorf("version: %q", out.String())
+	}
+}
