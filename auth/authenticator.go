@@ -2,8 +2,10 @@ package auth
 
 import (
 	"context"
+	"crypto/hmac"
 	"errors"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -88,6 +90,11 @@ type Options struct {
 	Tokens    Tokens
 	Sessions  Sessions
 	Now       func() time.Time
+	// PasswordChecks bounds concurrent bcrypt comparisons (each ~50-80 ms
+	// of CPU), so that a flood of password guesses cannot starve the
+	// requests that authenticate by token or session. Default: half the
+	// CPUs, at least one.
+	PasswordChecks int
 }
 
 // Authenticator verifies credentials, trusting the credential cache for
@@ -97,6 +104,7 @@ type Authenticator struct {
 	keys      *Keys
 	dummyOnce sync.Once
 	dummy     string
+	bcrypt    chan struct{}
 }
 
 // New returns an Authenticator.
@@ -104,7 +112,22 @@ func New(o Options) *Authenticator {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Authenticator{o: o, keys: o.Cache.keys}
+	if o.PasswordChecks <= 0 {
+		o.PasswordChecks = max(1, runtime.GOMAXPROCS(0)/2)
+	}
+	return &Authenticator{o: o, keys: o.Cache.keys, bcrypt: make(chan struct{}, o.PasswordChecks)}
+}
+
+// checkPassword compares a password with a stored hash, at most
+// PasswordChecks at a time.
+func (a *Authenticator) checkPassword(ctx context.Context, stored, password string) (bool, error) {
+	select {
+	case a.bcrypt <- struct{}{}:
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+	defer func() { <-a.bcrypt }()
+	return CheckPassword(stored, password), nil
 }
 
 // dummyHash is compared against when a username is unknown, so that the
@@ -148,28 +171,36 @@ func (a *Authenticator) Authenticate(ctx context.Context, header string, extend 
 // verified the same pair before.
 func (a *Authenticator) VerifyPassword(ctx context.Context, username, password string) (*Principal, error) {
 	key := a.keys.CacheKey(Password, username, password)
-	if e := a.o.Cache.lookup(ctx, key); e != nil {
+	epoch := a.o.Cache.Epoch()
+	if e := a.o.Cache.lookup(ctx, key, ""); e != nil {
 		return e.p, nil
 	}
 	id, err := a.o.Directory.IdentityByName(ctx, username)
 	if errors.Is(err, store.ErrNotFound) {
-		CheckPassword(a.dummyHash(), password)
+		if _, err := a.checkPassword(ctx, a.dummyHash(), password); err != nil {
+			return nil, err
+		}
 		return nil, errInvalidCredentials
 	}
 	if err != nil {
 		return nil, fmt.Errorf("look up user: %w", err)
 	}
-	if !CheckPassword(id.PasswordHash, password) || !id.Enabled {
+	ok, err := a.checkPassword(ctx, id.PasswordHash, password)
+	if err != nil {
+		return nil, err
+	}
+	if !ok || !id.Enabled {
 		return nil, errInvalidCredentials
 	}
 	e := &entry{p: newPrincipal(id, "", "", "")}
-	a.o.Cache.remember(ctx, key, e, "user:"+id.UserID)
+	a.o.Cache.remember(ctx, key, epoch, e, "user:"+id.UserID)
 	return e.p, nil
 }
 
 func (a *Authenticator) token(ctx context.Context, value string) (*Principal, error) {
 	key := a.keys.CacheKey(Token, value)
-	e := a.o.Cache.lookup(ctx, key)
+	epoch := a.o.Cache.Epoch()
+	e := a.o.Cache.lookup(ctx, key, "")
 	if e == nil {
 		rec, err := a.o.Tokens.FindToken(ctx, value)
 		if errors.Is(err, store.ErrNotFound) {
@@ -183,7 +214,7 @@ func (a *Authenticator) token(ctx context.Context, value string) (*Principal, er
 			return nil, err
 		}
 		e = &entry{p: newPrincipal(id, "", rec.ID, rec.Release)}
-		a.o.Cache.remember(ctx, key, e, "user:"+id.UserID, "token:"+rec.ID)
+		a.o.Cache.remember(ctx, key, epoch, e, "user:"+id.UserID, "token:"+rec.ID)
 	}
 	a.o.Tokens.Touch(e.p.TokenID, a.o.Now())
 	return e.p, nil
@@ -192,7 +223,8 @@ func (a *Authenticator) token(ctx context.Context, value string) (*Principal, er
 func (a *Authenticator) session(ctx context.Context, sid string, extend bool) (*Principal, error) {
 	now := a.o.Now()
 	key := a.keys.CacheKey(Session, sid)
-	e := a.o.Cache.lookup(ctx, key)
+	epoch := a.o.Cache.Epoch()
+	e := a.o.Cache.lookup(ctx, key, sid)
 	if e != nil {
 		rec := SessionRecord{ID: sid, LastAccess: e.lastAccess, Timeout: e.p.SessionTimeout}
 		if t, ok := a.o.Sessions.LastTouch(sid); ok && t.After(rec.LastAccess) {
@@ -229,7 +261,7 @@ func (a *Authenticator) session(ctx context.Context, sid string, extend bool) (*
 		p := newPrincipal(id, sid, "", "")
 		p.SessionTimeout = rec.Timeout
 		e = &entry{p: p, lastAccess: rec.LastAccess}
-		a.o.Cache.remember(ctx, key, e, "user:"+id.UserID)
+		a.o.Cache.remember(ctx, key, epoch, e, "user:"+id.UserID)
 	}
 	if extend {
 		a.o.Sessions.Touch(sid, now)
@@ -276,48 +308,54 @@ func validOnly(perms []string) []string {
 	return out
 }
 
-// The cache value is a flat record: fields separated by \x1f, permissions by
-// \x1e. It is read far more often than written and decoded once per node
-// thanks to the memo, so it favours compactness over speed.
-const entryVersion = "1"
+// The cache value is a flat record: a MAC, then fields separated by \x1f,
+// permissions by \x1e. It is read far more often than written and decoded
+// once per node thanks to the memo. The session id is not in it (the key is
+// a keyed hash of it), and the MAC over key and value keeps an attacker who
+// can write to Redis from minting principals.
+const entryVersion = "2"
 
-func encodeEntry(e *entry) []byte {
+func (a *CredentialCache) encodeEntry(key string, e *entry) []byte {
 	p := e.p
 	var la string
 	if !e.lastAccess.IsZero() {
 		la = strconv.FormatInt(e.lastAccess.UnixMilli(), 10)
 	}
-	fields := []string{
-		entryVersion, p.UserID, p.Username, p.SessionID, p.TokenID, p.Release, la,
+	fields := strings.Join([]string{
+		entryVersion, p.UserID, p.Username, p.TokenID, p.Release, la,
 		strconv.FormatInt(p.SessionTimeout.Milliseconds(), 10),
 		strings.Join(p.Permissions.Strings(), "\x1e"),
-	}
-	return []byte(strings.Join(fields, "\x1f"))
+	}, "\x1f")
+	return []byte(a.keys.valueMAC(key, fields) + "\x1f" + fields)
 }
 
-func decodeEntry(raw []byte) (*entry, error) {
-	f := strings.Split(string(raw), "\x1f")
-	if len(f) != 9 || f[0] != entryVersion {
+func (a *CredentialCache) decodeEntry(key string, raw []byte, sessionID string) (*entry, error) {
+	mac, fields, ok := strings.Cut(string(raw), "\x1f")
+	if !ok || !hmac.Equal([]byte(mac), []byte(a.keys.valueMAC(key, fields))) {
+		return nil, errors.New("cache entry: bad MAC")
+	}
+	f := strings.Split(fields, "\x1f")
+	if len(f) != 8 || f[0] != entryVersion {
 		return nil, errors.New("cache entry: unknown format")
 	}
-	timeout, err := strconv.ParseInt(f[7], 10, 64)
+	timeout, err := strconv.ParseInt(f[6], 10, 64)
 	if err != nil {
 		return nil, fmt.Errorf("cache entry: %w", err)
 	}
 	var perms []string
-	if f[8] != "" {
-		perms = strings.Split(f[8], "\x1e")
+	if f[7] != "" {
+		perms = strings.Split(f[7], "\x1e")
 	}
 	set, err := permission.NewSet(perms)
 	if err != nil {
 		return nil, fmt.Errorf("cache entry: %w", err)
 	}
 	e := &entry{p: &Principal{
-		UserID: f[1], Username: f[2], SessionID: f[3], TokenID: f[4], Release: f[5],
+		UserID: f[1], Username: f[2], SessionID: sessionID, TokenID: f[3], Release: f[4],
 		SessionTimeout: time.Duration(timeout) * time.Millisecond, Permissions: set,
 	}}
-	if f[6] != "" {
-		ms, err := strconv.ParseInt(f[6], 10, 64)
+	if f[5] != "" {
+		ms, err := strconv.ParseInt(f[5], 10, 64)
 		if err != nil {
 			return nil, fmt.Errorf("cache entry: %w", err)
 		}

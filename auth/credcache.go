@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -39,6 +40,13 @@ type CredentialCache struct {
 	// pending holds invalidations that failed (the cache was down). Until
 	// they are flushed the cache is bypassed, so that an entry that should
 	// be gone is never trusted.
+	// epoch counts invalidations. A fill that began (missed) before an
+	// invalidation may carry what the invalidation meant to remove, so it
+	// is not stored; fill makes the check and the write atomic with respect
+	// to invalidations.
+	epoch atomic.Uint64
+	fill  sync.RWMutex
+
 	mu        sync.Mutex
 	pending   []pendingOp
 	npending  atomic.Int32
@@ -114,6 +122,13 @@ func (a *CredentialCache) apply(ctx context.Context, op pendingOp) error {
 // removal; until the queue is flushed the cache is not trusted, so an entry
 // that should be gone is never used.
 func (a *CredentialCache) drop(ctx context.Context, op pendingOp) {
+	// The change that asks for this is done; a client that hung up must
+	// not keep its invalidation from reaching the cache.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), invalidationTimeout)
+	defer cancel()
+	a.fill.Lock()
+	defer a.fill.Unlock()
+	a.epoch.Add(1)
 	if op.key != "" {
 		a.memo.Remove(op.key)
 	}
@@ -130,12 +145,20 @@ func (a *CredentialCache) drop(ctx context.Context, op pendingOp) {
 	a.mu.Unlock()
 }
 
+// invalidationTimeout bounds one invalidation; past it, the invalidation is
+// queued and the cache bypassed until it goes through.
+const invalidationTimeout = 2 * time.Second
+
 // breakerPause is how long the cache is left alone after a failure, so that
 // requests fall back to the store at once instead of each waiting for a
 // connection timeout.
 const breakerPause = time.Second
 
 func (a *CredentialCache) failed(err error) {
+	// A request the client abandoned says nothing about the cache.
+	if errors.Is(err, context.Canceled) {
+		return
+	}
 	a.failures.Inc(1)
 	if a.downUntil.Swap(time.Now().Add(breakerPause).UnixNano()) == 0 {
 		a.log.Warn("credential cache unavailable; authenticating from the store until it is back", "err", err)
@@ -174,7 +197,14 @@ type entry struct {
 	lastAccess time.Time // sessions only
 }
 
-func (a *CredentialCache) lookup(ctx context.Context, key string) *entry {
+// Epoch returns the invalidation epoch; a caller about to verify a
+// credential against the store takes it first and passes it to remember.
+func (a *CredentialCache) Epoch() uint64 { return a.epoch.Load() }
+
+// lookup returns the cached entry under key. sessionID, for session
+// entries, is put back into the principal: the cached value does not hold
+// it, so that a reader of Redis cannot take over sessions.
+func (a *CredentialCache) lookup(ctx context.Context, key, sessionID string) *entry {
 	if !a.usable(ctx) {
 		a.misses.Inc(1)
 		return nil
@@ -191,7 +221,7 @@ func (a *CredentialCache) lookup(ctx context.Context, key string) *entry {
 		a.hits.Inc(1)
 		return m.e
 	}
-	e, err := decodeEntry(raw)
+	e, err := a.decodeEntry(key, raw, sessionID)
 	if err != nil {
 		a.misses.Inc(1)
 		return nil
@@ -201,11 +231,13 @@ func (a *CredentialCache) lookup(ctx context.Context, key string) *entry {
 	return e
 }
 
-func (a *CredentialCache) remember(ctx context.Context, key string, e *entry, tags ...string) {
-	if !a.usable(ctx) {
+func (a *CredentialCache) remember(ctx context.Context, key string, epoch uint64, e *entry, tags ...string) {
+	a.fill.RLock()
+	defer a.fill.RUnlock()
+	if a.epoch.Load() != epoch || !a.usable(ctx) {
 		return
 	}
-	raw := encodeEntry(e)
+	raw := a.encodeEntry(key, e)
 	if err := a.cache.Set(ctx, key, raw, a.ttl, tags...); err != nil {
 		a.failed(err)
 		return

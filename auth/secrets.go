@@ -72,6 +72,20 @@ func (k *Keys) CacheKey(kind Kind, parts ...string) string {
 	return string(buf[:])
 }
 
+// valueMAC authenticates a cache value under its key.
+func (k *Keys) valueMAC(key, value string) string {
+	h := k.pool.Get().(hash.Hash)
+	h.Reset()
+	h.Write([]byte("value\x00"))
+	h.Write([]byte(key))
+	h.Write([]byte{0})
+	h.Write([]byte(value))
+	var sum [sha256.Size]byte
+	out := h.Sum(sum[:0])
+	k.pool.Put(h)
+	return base64.RawURLEncoding.EncodeToString(out)
+}
+
 // TokenLookup returns the keyed hash under which a token value is stored.
 func (k *Keys) TokenLookup(token string) string {
 	m := hmac.New(sha256.New, k.tokenLookup)

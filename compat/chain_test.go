@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loggate/loggate/auth"
 	"github.com/loggate/loggate/backend/api"
 	"github.com/loggate/loggate/compat"
 )
@@ -41,11 +42,12 @@ var backend = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 
 func serve(chain *compat.Chain, method, path string, c *compat.Client) *httptest.ResponseRecorder {
 	r := httptest.NewRequest(method, path, nil)
+	ctx := auth.WithPrincipal(r.Context(), &auth.Principal{UserID: gmID, Username: "GM"})
 	if c != nil {
-		r = r.WithContext(compat.WithClient(r.Context(), *c))
+		ctx = compat.WithClient(ctx, *c)
 	}
 	w := httptest.NewRecorder()
-	chain.Wrap(backend).ServeHTTP(w, r)
+	chain.Wrap(backend).ServeHTTP(w, r.WithContext(ctx))
 	return w
 }
 
@@ -111,9 +113,11 @@ func BenchmarkChain(b *testing.B) {
 	h := chain.Wrap(backend)
 	run := func(b *testing.B, handler http.Handler, path string, c *compat.Client) {
 		r := httptest.NewRequest("GET", path, nil)
+		ctx := auth.WithPrincipal(r.Context(), &auth.Principal{UserID: gmID, Username: "GM"})
 		if c != nil {
-			r = r.WithContext(compat.WithClient(r.Context(), *c))
+			ctx = compat.WithClient(ctx, *c)
 		}
+		r = r.WithContext(ctx)
 		b.ReportAllocs()
 		for b.Loop() {
 			w := httptest.NewRecorder()

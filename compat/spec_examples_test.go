@@ -53,3 +53,16 @@ func TestSpecExamples(t *testing.T) {
 	h.Do("POST", "/roles", `{"name":"metrics","description":"Metrics only","permissions":["metrics:*"],"read_only":false}`,
 		nodetest.AsRoot(), cli, nodetest.Header("Content-Type", "application/json")).Want(t, http.StatusCreated)
 }
+
+// Usernames are not resolved for anonymous callers, so old paths do not tell
+// who exists.
+func TestNoResolutionForAnonymousCallers(t *testing.T) {
+	h := nodetest.Start(t)
+	h.CreateUser("alice", "pw")
+	for _, release := range []string{"3.0", ""} {
+		for _, name := range []string{"alice", "nosuch"} {
+			r := h.Do("GET", "/users/"+name+"/tokens", nil, nodetest.Header("X-API-Version", release))
+			r.Want(t, http.StatusUnauthorized)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/loggate/loggate/auth"
 	"github.com/loggate/loggate/backend/api"
 )
 
@@ -34,6 +35,9 @@ func UsersByID(users Users) *Change {
 			R("PUT /users/{user}/password"),
 		},
 		Recognise: func(ctx context.Context, _ *http.Request, v Vars) bool {
+			if auth.FromContext(ctx) == nil {
+				return false // nothing is resolved for anonymous callers
+			}
 			seg := v.Unescaped("user")
 			if users.IsUserID(ctx, seg) {
 				return false
@@ -42,6 +46,11 @@ func UsersByID(users Users) *Change {
 			return err == nil
 		},
 		Request: func(ctx context.Context, x *Exchange) error {
+			// Resolving a username for an anonymous caller would tell
+			// who exists; the route answers 401 anyway.
+			if auth.FromContext(ctx) == nil {
+				return auth.Unauthenticated()
+			}
 			name := x.Vars.Unescaped("user")
 			id, err := users.IDByUsername(ctx, name)
 			if api.ErrorCode(err) == api.NotFound {

@@ -28,7 +28,7 @@ func (rt *Router) prepare(next http.Handler) http.Handler {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				rt.o.Logger.Error("handler panicked", "panic", v, "method", r.Method, "path", r.URL.Path)
+				rt.o.Logger.Error("handler panicked", "panic", v, "method", r.Method, "path", redactPath(r.URL.Path))
 				rt.fail(w, r, api.Errorf(api.Internal, "Internal error, see the server log"))
 			}
 		}()
@@ -103,4 +103,13 @@ func cors(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// redactPath keeps secrets that may stand in a path (a token value after
+// /tokens/) out of logs.
+func redactPath(p string) string {
+	if i := strings.Index(p, "/tokens/"); i >= 0 {
+		return p[:i] + "/tokens/<redacted>"
+	}
+	return p
 }

@@ -84,12 +84,12 @@ func New(o Options) *Router {
 	// subrouter, whose prefix would otherwise claim it.
 	for _, route := range o.Routes {
 		if route.Path == "/" {
-			registered = append(registered, m.Methods(route.Method).Path(Prefix).Handler(rt.endpoint(route)))
+			registered = append(registered, m.Methods(methods(route)...).Path(Prefix).Handler(rt.endpoint(route)))
 		}
 	}
 	sub := m.PathPrefix(Prefix).Subrouter()
 	for _, route := range o.Routes {
-		registered = append(registered, sub.Methods(route.Method).Path(route.Path).Handler(rt.endpoint(route)))
+		registered = append(registered, sub.Methods(methods(route)...).Path(route.Path).Handler(rt.endpoint(route)))
 	}
 	unmatched := rt.unmatchedHandler(registered)
 	m.NotFoundHandler, m.MethodNotAllowedHandler = unmatched, unmatched
@@ -107,6 +107,15 @@ func New(o Options) *Router {
 	h = rt.prepare(h)
 	rt.handler = h
 	return rt
+}
+
+// methods returns the methods a route answers: HEAD too for GET, as Jersey
+// does (net/http drops the body).
+func methods(route api.Route) []string {
+	if route.Method == http.MethodGet {
+		return []string{http.MethodGet, http.MethodHead}
+	}
+	return []string{route.Method}
 }
 
 // unmatchedHandler answers requests no route took with Jersey's texts: 405

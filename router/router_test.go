@@ -14,6 +14,11 @@ func TestNotFoundAndMethodNotAllowed(t *testing.T) {
 	h := nodetest.Start(t)
 	h.Do("GET", "/no/such/thing", nil, nodetest.AsRoot()).WantError(t, http.StatusNotFound, "HTTP 404 Not Found")
 	h.Do("PATCH", "/cluster", nil, nodetest.AsRoot()).WantError(t, http.StatusMethodNotAllowed, "HTTP 405 Method Not Allowed")
+	h.Do("DELETE", "/system/metrics/names", nil, nodetest.AsRoot()).WantError(t, http.StatusMethodNotAllowed, "")
+	head := h.Do("HEAD", "/cluster", nil, nodetest.AsRoot()).Want(t, http.StatusOK)
+	if len(head.Body) != 0 {
+		t.Errorf("HEAD answered a body: %s", head.Body)
+	}
 }
 
 func TestCSRFHeader(t *testing.T) {

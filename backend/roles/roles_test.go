@@ -29,6 +29,9 @@ func TestCRUD(t *testing.T) {
 	h.Do("POST", "/roles", body, nodetest.AsRoot()).WantError(t, http.StatusBadRequest, "Role Monitoring already exists.")
 	h.Do("POST", "/roles", map[string]any{"name": "", "permissions": []string{}}, nodetest.AsRoot()).WantError(t, http.StatusBadRequest, "name")
 	h.Do("POST", "/roles", map[string]any{"name": "x", "permissions": []string{"a:,"}}, nodetest.AsRoot()).WantError(t, http.StatusBadRequest, "")
+	for _, bad := range []string{"*", "a,b", "a:b", " pad"} {
+		h.Do("POST", "/roles", map[string]any{"name": bad, "permissions": []string{}}, nodetest.AsRoot()).WantError(t, http.StatusBadRequest, "Invalid role name")
+	}
 	h.Do("PUT", "/roles/monitoring", map[string]any{"name": "Monitor", "description": "renamed", "permissions": []string{"metrics:read"}}, nodetest.AsRoot()).Want(t, http.StatusOK)
 	h.Do("GET", "/roles/Monitoring", nil, nodetest.AsRoot()).WantError(t, http.StatusNotFound, "Couldn't find role Monitoring")
 	got := h.Do("GET", "/roles/Monitor", nil, nodetest.AsRoot()).Want(t, http.StatusOK)

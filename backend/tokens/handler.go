@@ -41,6 +41,10 @@ func (h *Handler) Routes() []api.Route {
 func (h *Handler) owner(r *http.Request, perm, deny string) (userID, username string, err error) {
 	ctx := r.Context()
 	userID = api.Var(r, "userId")
+	// Ownership first: the answer then reveals nothing of other users.
+	if p := auth.FromContext(ctx); p == nil || p.UserID != userID {
+		return "", "", api.Errorf(api.Forbidden, "Cannot access other people's tokens.")
+	}
 	username, err = h.users.UsernameByID(ctx, userID)
 	if errors.Is(err, store.ErrNotFound) {
 		return "", "", api.Errorf(api.NotFound, "Couldn't find user with ID %s", userID)
@@ -50,9 +54,6 @@ func (h *Handler) owner(r *http.Request, perm, deny string) (userID, username st
 	}
 	if err := auth.RequireMsg(ctx, perm+":"+username, deny+" "+username); err != nil {
 		return "", "", err
-	}
-	if auth.FromContext(ctx).UserID != userID {
-		return "", "", api.Errorf(api.Forbidden, "Cannot access other people's tokens.")
 	}
 	return userID, username, nil
 }

@@ -226,8 +226,8 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
 	if m := req.missing(); len(m) > 0 {
 		return api.Errorf(api.Invalid, "Missing required properties: %s.", strings.Join(m, ", "))
 	}
-	if strings.ContainsAny(*req.Username, ":/") || strings.TrimSpace(*req.Username) != *req.Username {
-		return api.Errorf(api.Invalid, "Invalid username %q: it must not contain ':' or '/' or start or end with spaces", *req.Username)
+	if err := ValidName("username", *req.Username); err != nil {
+		return api.Errorf(api.Invalid, "%s", err.Error())
 	}
 	if err := validPermissions(req.Permissions); err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/bson/primitive"
@@ -18,7 +19,7 @@ import (
 )
 
 // Indexes are the unique indexes users need.
-var Indexes = []store.Index{{Collection: Collection, Field: "username"}}
+var Indexes = []store.Index{{Collection: Collection, Field: "username"}, {Collection: Collection, Field: "username_lower"}}
 
 // Root is the root user of the configuration (root_username and its password
 // hash). It is never stored: like Graylog, loggate builds it from the
@@ -142,10 +143,11 @@ func (s *Service) All(ctx context.Context) ([]*User, error) {
 
 // Create stores a new user.
 func (s *Service) Create(ctx context.Context, u *User) error {
-	if u.Username == s.root.Username {
+	if strings.EqualFold(u.Username, s.root.Username) {
 		return api.Errorf(api.Invalid, "Cannot create user %s. Username is already taken.", u.Username)
 	}
 	u.ID = primitive.NewObjectID().Hex()
+	u.UsernameLower = strings.ToLower(u.Username)
 	if u.AccountStatus == "" {
 		u.AccountStatus = StatusEnabled
 	}

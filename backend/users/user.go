@@ -5,7 +5,10 @@ package users
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"time"
+	"unicode"
 )
 
 // Collection is the store collection of users.
@@ -22,8 +25,11 @@ const (
 
 // User is a stored user.
 type User struct {
-	ID               string          `json:"id"`
-	Username         string          `json:"username"`
+	ID       string `json:"id"`
+	Username string `json:"username"`
+	// UsernameLower makes usernames unique regardless of case: permissions
+	// compare case-insensitively, so alice and ALICE must not both exist.
+	UsernameLower    string          `json:"username_lower"`
 	Email            string          `json:"email"`
 	FullName         string          `json:"full_name"`
 	PasswordHash     string          `json:"password_hash"`
@@ -105,4 +111,20 @@ type Overview struct {
 	LastActivity   *string  `json:"last_activity"`
 	ClientAddress  *string  `json:"client_address"`
 	AccountStatus  string   `json:"account_status"`
+}
+
+// ValidName checks a username or role name. Names become parts of
+// permission strings (users:edit:<username>), so the characters that carry
+// meaning there are refused: a user named "*" would otherwise hold
+// users:edit:* over everyone.
+func ValidName(kind, name string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("%s must not be empty", kind)
+	case strings.TrimSpace(name) != name:
+		return fmt.Errorf("invalid %s %q: it must not start or end with spaces", kind, name)
+	case strings.ContainsAny(name, ":,*/\\") || strings.ContainsFunc(name, unicode.IsControl):
+		return fmt.Errorf("invalid %s %q: it must not contain ':', ',', '*', '/', '\\' or control characters", kind, name)
+	}
+	return nil
 }

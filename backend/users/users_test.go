@@ -3,6 +3,7 @@ package users_test
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -33,10 +34,17 @@ func TestCreateAndGet(t *testing.T) {
 			t.Errorf("%s = %s, want %s", f, got, v)
 		}
 	}
-	for _, f := range []string{"id", "permissions", "grn_permissions", "preferences", "startpage", "session_active", "last_activity", "client_address"} {
-		if !u.Get(f).Exists() {
-			t.Errorf("field %s missing: %s", f, u.Body)
-		}
+	// Exactly Graylog 4.0's UserSummary fields, nothing of the stored record.
+	var fields []string
+	for k := range u.Get("@this").Map() {
+		fields = append(fields, k)
+	}
+	slices.Sort(fields)
+	want4 := []string{"account_status", "client_address", "email", "external", "full_name", "grn_permissions", "id",
+		"last_activity", "permissions", "preferences", "read_only", "roles", "session_active", "session_timeout_ms",
+		"startpage", "timezone", "username"}
+	if !slices.Equal(fields, want4) {
+		t.Errorf("UserSummary fields %v, want %v", fields, want4)
 	}
 	perms := u.Get("permissions").Raw
 	for _, p := range []string{"streams:read", "users:edit:jdoe", "metrics:read"} {
@@ -78,6 +86,10 @@ func TestCreateErrors(t *testing.T) {
 		{"bad timezone", base(func(m map[string]any) { m["timezone"] = "Mars/Olympus" }), "Invalid timezone"},
 		{"bad timeout", base(func(m map[string]any) { m["session_timeout_ms"] = 0 }), "session_timeout_ms"},
 		{"colon in name", base(func(m map[string]any) { m["username"] = "a:b" }), "must not contain ':'"},
+		{"star as name", base(func(m map[string]any) { m["username"] = "*" }), "must not contain"},
+		{"comma in name", base(func(m map[string]any) { m["username"] = "a,b" }), "must not contain"},
+		{"other case of a taken name", base(func(m map[string]any) { m["username"] = "TAKEN" }), "Username is already taken"},
+		{"other case of root", base(func(m map[string]any) { m["username"] = "Admin" }), "Username is already taken"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,0 +1,67 @@
+package auth
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loggate/loggate/auth/cache"
+)
+
+// A fill that began before an invalidation is not stored: it may carry what
+// the invalidation removed (a password hash read just before it changed).
+func TestFillAfterInvalidationIsDropped(t *testing.T) {
+	ctx := context.Background()
+	cc := NewCredentialCache(cache.NewMemory(100, time.Now), DeriveKeys("a secret of enough length"), CacheOptions{})
+	e := &entry{p: &Principal{UserID: "u1", Username: "alice"}}
+
+	stale := cc.Epoch()
+	cc.InvalidateUser(ctx, "u1") // e.g. the password changed meanwhile
+	cc.remember(ctx, "k", stale, e, "user:u1")
+	if cc.lookup(ctx, "k", "") != nil {
+		t.Fatal("a fill older than an invalidation was stored")
+	}
+
+	fresh := cc.Epoch()
+	cc.remember(ctx, "k", fresh, e, "user:u1")
+	got := cc.lookup(ctx, "k", "")
+	if got == nil || got.p.Username != "alice" {
+		t.Fatalf("a current fill was not stored: %+v", got)
+	}
+	cc.InvalidateUser(ctx, "u1")
+	if cc.lookup(ctx, "k", "") != nil {
+		t.Fatal("invalidation left the entry")
+	}
+}
+
+// Cached values do not hold session ids and cannot be forged or moved to
+// another key.
+func TestCachedValuesAreAuthenticated(t *testing.T) {
+	ctx := context.Background()
+	mem := cache.NewMemory(100, time.Now)
+	cc := NewCredentialCache(mem, DeriveKeys("a secret of enough length"), CacheOptions{})
+	sid := "0b7c3f52-1f3a-4c43-9d1e-2f0f1d7c9a11"
+	e := &entry{p: &Principal{UserID: "u1", Username: "alice", SessionID: sid}, lastAccess: time.UnixMilli(1000)}
+	cc.remember(ctx, "k", cc.Epoch(), e, "user:u1")
+	raw, ok, _ := mem.Get(ctx, "k")
+	if !ok || strings.Contains(string(raw), sid) {
+		t.Fatalf("cached value holds the session id: %q", raw)
+	}
+	cc.memo.Purge()
+	if got := cc.lookup(ctx, "k", sid); got == nil || got.p.SessionID != sid || got.p.Username != "alice" {
+		t.Fatalf("lookup: %+v", got)
+	}
+	// Tampered: the permissions swapped for "*".
+	forged := []byte(strings.Replace(string(raw), "\x1f\x1f", "\x1f*\x1f", 1) + "*")
+	_ = mem.Set(ctx, "k", forged, time.Minute)
+	cc.memo.Purge()
+	if cc.lookup(ctx, "k", sid) != nil {
+		t.Error("a tampered value was accepted")
+	}
+	// Moved to another key.
+	_ = mem.Set(ctx, "k2", raw, time.Minute)
+	if cc.lookup(ctx, "k2", sid) != nil {
+		t.Error("a value moved to another key was accepted")
+	}
+}
