@@ -21,8 +21,9 @@ func (rt *Router) prepare(next http.Handler) http.Handler {
 		}
 		ctx := api.WithRequestID(r.Context(), rt.nextRequestID())
 		ctx = api.WithLogger(ctx, rt.o.Logger)
-		ctx = api.WithBaseURI(ctx, rt.o.BaseURI)
+		ctx = api.WithBaseURI(ctx, rt.BaseURI())
 		r = r.WithContext(ctx)
+		trimSlash(r)
 		defer func() {
 			if v := recover(); v != nil {
 				if v == http.ErrAbortHandler {
@@ -63,25 +64,37 @@ func pretty(r *http.Request) bool {
 	return err == nil && v
 }
 
+// trimSlash drops one trailing slash (but not the API root's), as Jersey
+// matches resource paths with or without it: old scripts call
+// /api/users/GM/tokens/.
+func trimSlash(r *http.Request) {
+	p := r.URL.Path
+	if len(p) > len(Prefix)+1 && strings.HasSuffix(p, "/") {
+		r.URL.Path = p[:len(p)-1]
+		if r.URL.RawPath != "" {
+			r.URL.RawPath = strings.TrimSuffix(r.URL.RawPath, "/")
+		}
+	}
+}
+
 // csrfMessage is Graylog's text for a missing X-Requested-By header.
 const csrfMessage = `CSRF protection header is missing. Please add a "X-Requested-By" header to your request.`
 
 // csrf refuses state-changing requests without X-Requested-By, as Graylog
 // does since 2.5. Old Sidecars announce themselves with
 // X-Graylog-Collector-Version and are exempt, as in Graylog.
-func (rt *Router) csrf(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.Method {
-		case http.MethodGet, http.MethodHead, http.MethodOptions:
-		default:
-			if r.Header.Get("X-Requested-By") == "" && r.Header.Get("X-Graylog-Collector-Version") == "" {
-				rt.fail(w, r, api.Errorf(api.Invalid, "%s", csrfMessage))
-				return
-			}
-		}
-		next.ServeHTTP(w, r)
-	})
+func csrf(r *http.Request) error {
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return nil
+	}
+	if r.Header.Get("X-Requested-By") == "" && r.Header.Get("X-Graylog-Collector-Version") == "" {
+		return errCSRF
+	}
+	return nil
 }
+
+var errCSRF = &api.Error{Code: api.Invalid, Message: csrfMessage}
 
 // cors adds Graylog 4.0's CORS headers to requests that carry an Origin and
 // answers preflights at once (only registered with http_enable_cors = true).

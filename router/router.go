@@ -52,6 +52,7 @@ type Options struct {
 // Router is the API's http.Handler.
 type Router struct {
 	o       Options
+	base    atomic.Pointer[string]
 	handler http.Handler
 	routes  []api.Route
 	nodeID  []string
@@ -78,6 +79,7 @@ func New(o Options) *Router {
 		errors4xx: o.Metrics.Counter("loggate.http.responses.4xx"),
 		errors5xx: o.Metrics.Counter("loggate.http.responses.5xx"),
 	}
+	rt.SetBaseURI(o.BaseURI)
 	m := mux.NewRouter()
 	var registered []*mux.Route
 	// The API root without its slash, /api, is registered before the
@@ -98,7 +100,6 @@ func New(o Options) *Router {
 	if o.Chain != nil {
 		h = o.Chain.Wrap(h)
 	}
-	h = rt.csrf(h)
 	h = rt.release(h)
 	h = rt.authenticate(h)
 	if o.EnableCORS {
@@ -142,6 +143,16 @@ func (rt *Router) unmatchedHandler(routes []*mux.Route) http.Handler {
 	})
 }
 
+// SetBaseURI sets the public URI of the API root, once the listener's
+// address is known.
+func (rt *Router) SetBaseURI(uri string) {
+	uri = strings.TrimSuffix(uri, "/")
+	rt.base.Store(&uri)
+}
+
+// BaseURI returns the public URI of the API root, without a trailing slash.
+func (rt *Router) BaseURI() string { return *rt.base.Load() }
+
 // Routes returns the route table.
 func (rt *Router) Routes() []api.Route { return rt.routes }
 
@@ -152,18 +163,20 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) { rt.handler
 // deprecation headers, metrics, and turning a returned error into a response.
 func (rt *Router) endpoint(route api.Route) http.Handler {
 	timer := rt.o.Metrics.Timer(metricName(route))
-	var successor []string
-	if route.Successor != "" {
-		successor = []string{"<" + strings.TrimSuffix(rt.o.BaseURI, "/") + route.Successor + `>; rel="successor-version"`}
-	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Latency is real elapsed time, whatever clock the registry's
 		// rates run on.
 		start := time.Now()
 		defer func() { timer.Update(time.Since(start)) }()
-		if successor != nil {
+		if route.Successor != "" {
 			w.Header()["Deprecation"] = trueValue
-			w.Header()["Link"] = successor
+			w.Header().Set("Link", "<"+rt.BaseURI()+route.Successor+`>; rel="successor-version"`)
+		}
+		// After matching, as in Graylog: an unknown path is a 404 and a
+		// wrong method a 405 before the header is asked for.
+		if err := csrf(r); err != nil {
+			rt.fail(w, r, err)
+			return
 		}
 		if err := rt.check(r, route); err != nil {
 			rt.fail(w, r, err)

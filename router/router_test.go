@@ -24,8 +24,8 @@ func TestNotFoundAndMethodNotAllowed(t *testing.T) {
 func TestCSRFHeader(t *testing.T) {
 	h := nodetest.Start(t)
 	login := map[string]string{"username": nodetest.RootUser, "password": nodetest.RootPassword}
-	for _, method := range []string{"POST", "PUT", "DELETE"} {
-		r := h.Do(method, "/system/sessions", login, nodetest.Header("X-Requested-By", ""))
+	for _, c := range []struct{ method, path string }{{"POST", "/system/sessions"}, {"PUT", "/users/local:admin"}, {"DELETE", "/roles/Reader"}} {
+		r := h.Do(c.method, c.path, login, nodetest.AsRoot(), nodetest.Header("X-Requested-By", ""))
 		r.WantError(t, http.StatusBadRequest, `CSRF protection header is missing. Please add a "X-Requested-By" header to your request.`)
 	}
 	// X-Requested-With does not count.
@@ -36,6 +36,16 @@ func TestCSRFHeader(t *testing.T) {
 		Want(t, http.StatusOK)
 	// GET needs none.
 	h.Do("GET", "/cluster", nil, nodetest.AsRoot()).Want(t, http.StatusOK)
+	// Unknown paths and wrong methods are answered first, as in Graylog.
+	h.Do("POST", "/nonexistent", nil, nodetest.Header("X-Requested-By", "")).Want(t, http.StatusNotFound)
+	h.Do("DELETE", "/system/cluster/nodes", nil, nodetest.Header("X-Requested-By", "")).Want(t, http.StatusMethodNotAllowed)
+}
+
+func TestTrailingSlash(t *testing.T) {
+	h := nodetest.Start(t)
+	for _, p := range []string{"/system/", "/roles/", "/users/local:admin/tokens/", "/"} {
+		h.Do("GET", p, nil, nodetest.AsRoot()).Want(t, http.StatusOK)
+	}
 }
 
 func TestUnauthorized(t *testing.T) {

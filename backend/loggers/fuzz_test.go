@@ -26,7 +26,7 @@ func FuzzParseLevel(f *testing.F) {
 			t.Fatalf("ParseLevel(%q) = %v", s, lvl)
 		}
 		if lvl.Syslog() == 0 {
-			t.Fatalf("ParseLevel(%q) = %d, none of the five levels", s, lvl)
+			t.Fatalf("ParseLevel(%q) = %d, none of the named levels", s, lvl)
 		}
 		back, err := loggers.ParseLevel(lvl.String())
 		if err != nil || back != lvl {

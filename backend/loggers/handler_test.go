@@ -185,7 +185,7 @@ func TestSetSubsystemLevel(t *testing.T) {
 		{"own permission", []string{"loggers:editsubsystem:sockets"}, "sockets/level/trace", http.StatusNoContent, "", loggers.LevelTrace},
 		{"unknown subsystem", []string{"*"}, "nope/level/debug", http.StatusNotFound, "No such logging subsystem: [nope]", loggers.LevelInfo},
 		{"unknown subsystem before permission", nil, "nope/level/debug", http.StatusNotFound, "No such logging subsystem: [nope]", loggers.LevelInfo},
-		{"unknown level", []string{"*"}, "sockets/level/loud", http.StatusBadRequest, `Unknown log level "loud"; use one of trace, debug, info, warn, error`, loggers.LevelInfo},
+		{"unknown level", []string{"*"}, "sockets/level/loud", http.StatusBadRequest, `Unknown log level "loud"; use one of trace, debug, info, warn, error, fatal, off, all`, loggers.LevelInfo},
 		{"no permission", []string{"loggers:editsubsystem:indexer"}, "sockets/level/debug", http.StatusForbidden, "Not authorized", loggers.LevelInfo},
 		{"permission before level", nil, "sockets/level/loud", http.StatusForbidden, "Not authorized", loggers.LevelInfo},
 	}
@@ -225,7 +225,7 @@ func TestSetLoggerLevel(t *testing.T) {
 		{"own permission", []string{"loggers:edit:loggate.auth"}, "loggate.auth/level/warn", http.StatusNoContent, "", "loggate.auth", loggers.LevelWarn},
 		{"other logger's permission", []string{"loggers:edit:loggate.auth"}, "loggate.indexer/level/warn", http.StatusForbidden, "Not authorized", "loggate.indexer", loggers.LevelInfo},
 		{"read is not edit", []string{"loggers:read"}, "loggate.auth/level/warn", http.StatusForbidden, "Not authorized", "loggate.auth", loggers.LevelInfo},
-		{"unknown level", []string{"*"}, "loggate.auth/level/verbose", http.StatusBadRequest, `Unknown log level "verbose"; use one of trace, debug, info, warn, error`, "loggate.auth", loggers.LevelInfo},
+		{"unknown level", []string{"*"}, "loggate.auth/level/verbose", http.StatusBadRequest, `Unknown log level "verbose"; use one of trace, debug, info, warn, error, fatal, off, all`, "loggate.auth", loggers.LevelInfo},
 		{"space in name", []string{"*"}, "bad%20name/level/debug", http.StatusBadRequest, `Invalid logger name "bad name": use letters, digits, '_', '-' and dots`, "bad name", loggers.LevelInfo},
 		{"empty segment", []string{"*"}, "a..b/level/debug", http.StatusBadRequest, "", "a..b", loggers.LevelInfo},
 		{"wildcard name", []string{"*"}, "*/level/debug", http.StatusBadRequest, "", "*", loggers.LevelInfo},

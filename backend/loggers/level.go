@@ -2,6 +2,7 @@ package loggers
 
 import (
 	"log/slog"
+	"math"
 	"strconv"
 
 	"github.com/loggate/loggate/backend/api"
@@ -12,13 +13,18 @@ import (
 // below debug, where slog leaves room for finer levels.
 type Level slog.Level
 
-// The five levels Graylog's logger resource shows, from the most verbose.
+// Log4j's levels, as Graylog's logger resource and web interface offer them,
+// from the most verbose. all and off are thresholds only: nothing is logged
+// at them.
 const (
+	LevelAll   = Level(slog.LevelDebug - 8)
 	LevelTrace = Level(slog.LevelDebug - 4)
 	LevelDebug = Level(slog.LevelDebug)
 	LevelInfo  = Level(slog.LevelInfo)
 	LevelWarn  = Level(slog.LevelWarn)
 	LevelError = Level(slog.LevelError)
+	LevelFatal = Level(slog.LevelError + 4)
+	LevelOff   = Level(1 << 30)
 )
 
 // levelNames is in the order of the error message for an unknown level.
@@ -32,9 +38,12 @@ var levelNames = [...]struct {
 	{"info", LevelInfo, 400},
 	{"warn", LevelWarn, 300},
 	{"error", LevelError, 200},
+	{"fatal", LevelFatal, 100},
+	{"off", LevelOff, 0},
+	{"all", LevelAll, math.MaxInt32},
 }
 
-const knownLevels = "trace, debug, info, warn, error"
+const knownLevels = "trace, debug, info, warn, error, fatal, off, all"
 
 // ParseLevel parses a level name case-insensitively. Unlike Graylog, which
 // quietly falls back to DEBUG, an unknown name is an api.Invalid error: a
@@ -67,7 +76,7 @@ func equalFoldASCII(s, lower string) bool {
 }
 
 // String returns the lower-case name Graylog shows, or level(n) for a value
-// that is none of the five levels.
+// that is none of the named levels.
 func (l Level) String() string {
 	for _, n := range levelNames {
 		if n.level == l {
@@ -78,8 +87,8 @@ func (l Level) String() string {
 }
 
 // Syslog returns Log4j2's intLevel, which Graylog reports as level_syslog:
-// ERROR 200, WARN 300, INFO 400, DEBUG 500, TRACE 600. It is 0 for a value
-// that is none of the five levels.
+// OFF 0, FATAL 100, ERROR 200, WARN 300, INFO 400, DEBUG 500, TRACE 600,
+// ALL MaxInt32. It is 0 for a value that is none of the levels.
 func (l Level) Syslog() int {
 	for _, n := range levelNames {
 		if n.level == l {
@@ -92,8 +101,15 @@ func (l Level) Syslog() int {
 // Slog returns the level as a slog.Level, for Logger.Log at trace.
 func (l Level) Slog() slog.Level { return slog.Level(l) }
 
-// valid reports whether l is one of the five levels.
-func (l Level) valid() bool { return l.Syslog() != 0 }
+// valid reports whether l is one of the named levels.
+func (l Level) valid() bool {
+	for _, n := range levelNames {
+		if n.level == l {
+			return true
+		}
+	}
+	return false
+}
 
 // MarshalText writes the level's name, so that configuration files and JSON
 // carry "debug" rather than -4.

@@ -49,9 +49,21 @@ func TestParseLevel(t *testing.T) {
 	}
 }
 
+func TestLog4jLevels(t *testing.T) {
+	for name, syslog := range map[string]int{"fatal": 100, "off": 0, "all": 2147483647, "ERROR": 200} {
+		l, err := loggers.ParseLevel(name)
+		if err != nil || l.Syslog() != syslog {
+			t.Errorf("%s: %v syslog %d, want %d", name, err, l.Syslog(), syslog)
+		}
+	}
+	if !(loggers.LevelAll < loggers.LevelTrace && loggers.LevelFatal > loggers.LevelError && loggers.LevelOff > loggers.LevelFatal) {
+		t.Error("levels out of order")
+	}
+}
+
 func TestParseLevelUnknown(t *testing.T) {
 	// Graylog would fall back to DEBUG for all of these; loggate refuses.
-	for _, in := range []string{"", "verbose", "warning", "fatal", "off", "all", "info ", " info", "inf", "infoo", "\u212Aelvin", "İNFO"} {
+	for _, in := range []string{"", "verbose", "warning", "info ", " info", "inf", "infoo", "\u212Aelvin", "İNFO"} {
 		t.Run(in, func(t *testing.T) {
 			_, err := loggers.ParseLevel(in)
 			if err == nil {
@@ -64,7 +76,7 @@ func TestParseLevelUnknown(t *testing.T) {
 			if !errors.As(err, &ae) {
 				t.Fatalf("error %T is not an *api.Error", err)
 			}
-			want := `Unknown log level ` + strconv.Quote(in) + `; use one of trace, debug, info, warn, error`
+			want := `Unknown log level ` + strconv.Quote(in) + `; use one of trace, debug, info, warn, error, fatal, off, all`
 			if ae.Message != want {
 				t.Errorf("message = %q, want %q", ae.Message, want)
 			}

@@ -244,7 +244,7 @@ func TestSetLevelRejects(t *testing.T) {
 		{"a..b", loggers.LevelDebug},
 		{"loggers:edit:*", loggers.LevelDebug},
 		{"loggate", loggers.Level(3)},
-		{"loggate", loggers.LevelTrace - 4},
+		{"loggate", loggers.LevelTrace - 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+"/"+tt.level.String(), func(t *testing.T) {

@@ -11,12 +11,19 @@ import (
 func TestBuiltins(t *testing.T) {
 	h := nodetest.Start(t)
 	r := h.Do("GET", "/roles", nil, nodetest.AsRoot()).Want(t, http.StatusOK)
-	if r.Get("total").Int() != 2 || r.Get(`roles.#(name=="Admin").permissions`).Raw != `["*"]` || !r.Get(`roles.#(name=="Reader").read_only`).Bool() {
+	if r.Get("total").Int() != 9 || r.Get(`roles.#(name=="Admin").permissions`).Raw != `["*"]` || !r.Get(`roles.#(name=="Reader").read_only`).Bool() ||
+		!r.Get(`roles.#(name=="Views Manager").read_only`).Bool() {
 		t.Errorf("built-in roles: %s", r.Body)
 	}
 	h.Do("GET", "/roles/reader", nil, nodetest.AsRoot()).Want(t, http.StatusOK) // case-insensitive
 	h.Do("PUT", "/roles/Admin", map[string]any{"name": "Admin", "permissions": []string{}}, nodetest.AsRoot()).WantError(t, http.StatusBadRequest, "Cannot update read only role Admin")
 	h.Do("DELETE", "/roles/Reader", nil, nodetest.AsRoot()).WantError(t, http.StatusBadRequest, "Cannot delete read only system role Reader")
+	// Clients assign them by name.
+	h.CreateUser("dash", "pw", "Reader", "Dashboard Creator")
+	h.Restart() // rewritten at start, not duplicated
+	if n := h.Do("GET", "/roles", nil, nodetest.AsRoot()).Get("total").Int(); n != 9 {
+		t.Errorf("%d roles after a restart", n)
+	}
 }
 
 func TestCRUD(t *testing.T) {

@@ -34,13 +34,28 @@ type Role struct {
 }
 
 // Built-in roles, rewritten to these permission sets at every start as
-// Graylog 4.0 does.
+// Graylog 4.0 does. The permission sets of the migration-added roles follow
+// their descriptions; Graylog's migrations were not available to compare.
 var builtins = []Role{
 	{Name: "Admin", Description: ptr("Grants all permissions for Graylog administrators (built-in)"), Permissions: []string{"*"}, ReadOnly: true},
 	{Name: "Reader", Description: ptr("Grants basic permissions for every Graylog user (built-in)"), Permissions: []string{
 		"buffers:read", "clusterconfigentry:read", "decorators:read", "fieldnames:read", "indexercluster:read",
 		"inputs:read", "journal:read", "jvmstats:read", "messagecount:read", "messages:analyze", "messages:read",
 		"metrics:read", "system:read", "throughput:read",
+	}, ReadOnly: true},
+	// The roles Graylog's migrations add; clients and Terraform
+	// configurations assign them by name.
+	{Name: "Dashboard Creator", Description: ptr("Allows creation of Dashboards (built-in)"), Permissions: []string{"dashboards:create"}, ReadOnly: true},
+	{Name: "Event Definition Creator", Description: ptr("Allows creation of Event Definitions (built-in)"), Permissions: []string{"eventdefinitions:create"}, ReadOnly: true},
+	{Name: "Event Notification Creator", Description: ptr("Allows creation of Event Notifications (built-in)"), Permissions: []string{"eventnotifications:create"}, ReadOnly: true},
+	{Name: "User Inspector", Description: ptr("Allows listing all user accounts (built-in)"), Permissions: []string{"users:read"}, ReadOnly: true},
+	{Name: "Views Manager", Description: ptr("Allows reading and writing all views and extended searches (built-in)"), Permissions: []string{"view:use", "view:create", "view:read", "view:edit"}, ReadOnly: true},
+	{Name: "Alerts Manager", Description: ptr("Allows reading and writing all event definitions and event notifications (built-in)"), Permissions: []string{
+		"eventdefinitions:create", "eventdefinitions:delete", "eventdefinitions:edit", "eventdefinitions:execute", "eventdefinitions:read",
+		"eventnotifications:create", "eventnotifications:delete", "eventnotifications:edit", "eventnotifications:read",
+	}, ReadOnly: true},
+	{Name: "Sidecar System (Internal)", Description: ptr("Internal technical role. Grants access to register and pull configurations for a Sidecar node (built-in)"), Permissions: []string{
+		"sidecar_collectors:read", "sidecar_configurations:read", "sidecars:update",
 	}, ReadOnly: true},
 }
 

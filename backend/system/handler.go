@@ -28,6 +28,8 @@ func (h *Handler) Routes() []api.Route {
 		{Method: "GET", Path: "/system/cluster/node", Summary: "Information about this node", Handler: h.thisNode},
 		{Method: "GET", Path: "/system/cluster/nodes/{nodeId}", Summary: "Information about a node", Handler: h.nodeByID},
 		{Method: "GET", Path: "/system/lbstatus", Summary: "Get status of this Graylog node for load balancers", Public: true, Handler: h.lbStatus},
+		{Method: "PUT", Path: "/system/lbstatus/override/{status}", Summary: "Override load balancer status of this Graylog node", Permission: "lbstatus:change", Handler: h.lbOverride},
+		{Method: "GET", Path: "/system/plugins", Summary: "List all installed plugins on this node", Handler: h.plugins},
 	}
 }
 
@@ -97,13 +99,29 @@ func (h *Handler) nodeByID(w http.ResponseWriter, r *http.Request) error {
 // lbStatus answers load balancers in plain text: ALIVE 200, THROTTLED 429,
 // DEAD 503.
 func (h *Handler) lbStatus(w http.ResponseWriter, r *http.Request) error {
-	status := map[string]int{"alive": http.StatusOK, "throttled": http.StatusTooManyRequests, "dead": http.StatusServiceUnavailable}
 	w.Header().Set("Content-Type", "text/plain")
-	code, ok := status[h.node.LBStatus]
-	if !ok {
-		code = http.StatusOK
+	lb := h.node.LBStatus()
+	w.WriteHeader(lbCodes[lb])
+	_, _ = w.Write([]byte(strings.ToUpper(lb)))
+	return nil
+}
+
+var lbCodes = map[string]int{"alive": http.StatusOK, "throttled": http.StatusTooManyRequests, "dead": http.StatusServiceUnavailable}
+
+// lbOverride lets an operator drain a node before maintenance.
+func (h *Handler) lbOverride(w http.ResponseWriter, r *http.Request) error {
+	s := strings.ToLower(api.Var(r, "status"))
+	if _, ok := lbCodes[s]; !ok {
+		return api.Errorf(api.Invalid, "Invalid load balancer status %q; use alive, dead or throttled", api.Var(r, "status"))
 	}
-	w.WriteHeader(code)
-	_, _ = w.Write([]byte(strings.ToUpper(h.node.LBStatus)))
+	h.node.SetLBStatus(s)
+	api.NoContent(w)
+	return nil
+}
+
+// plugins lists installed plugins: loggate has none; Graylog's own backend
+// tests read the list.
+func (h *Handler) plugins(w http.ResponseWriter, r *http.Request) error {
+	api.WriteJSON(w, http.StatusOK, map[string]any{"plugins": []any{}, "total": 0})
 	return nil
 }

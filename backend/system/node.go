@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -44,9 +45,16 @@ type Node struct {
 	PublishURI   string
 	OS           string
 	Lifecycle    string
-	LBStatus     string
 	IsProcessing bool
+
+	lb atomic.Pointer[string] // alive, dead or throttled
 }
+
+// LBStatus returns the status load balancers see.
+func (n *Node) LBStatus() string { return *n.lb.Load() }
+
+// SetLBStatus sets it (PUT /system/lbstatus/override/{status}).
+func (n *Node) SetLBStatus(s string) { n.lb.Store(&s) }
 
 // Version is the node version in Graylog's <major>.<minor>.<patch>+<build> form.
 func Version() string { return APIVersion + "+" + Build }
@@ -72,7 +80,7 @@ func (n *Node) Record() Record {
 	return Record{
 		Facility: "graylog-server", Codename: Codename, NodeID: n.ID, ClusterID: n.ClusterID,
 		Version: Version(), StartedAt: n.StartedAt.UTC().Format("2006-01-02T15:04:05.000Z"),
-		Hostname: n.Hostname, Lifecycle: n.Lifecycle, LBStatus: n.LBStatus, Timezone: n.Timezone,
+		Hostname: n.Hostname, Lifecycle: n.Lifecycle, LBStatus: n.LBStatus(), Timezone: n.Timezone,
 		OperatingSystem: n.OS, IsProcessing: n.IsProcessing,
 	}
 }
@@ -90,10 +98,12 @@ func NewNode(ctx context.Context, dataDir string, st store.Store, timezone, publ
 		return nil, err
 	}
 	host, _ := os.Hostname()
-	return &Node{
+	n := &Node{
 		ID: id, ClusterID: cluster, Hostname: host, Timezone: timezone, StartedAt: now,
-		PublishURI: publishURI, OS: operatingSystem(), Lifecycle: "running", LBStatus: "alive", IsProcessing: true,
-	}, nil
+		PublishURI: publishURI, OS: operatingSystem(), Lifecycle: "running", IsProcessing: true,
+	}
+	n.SetLBStatus("alive")
+	return n, nil
 }
 
 func nodeID(path string) (string, error) {

@@ -111,3 +111,25 @@ func TestClusterNodes(t *testing.T) {
 		t.Errorf("lbstatus body %q, want ALIVE", lb.Body)
 	}
 }
+
+func TestLBStatusOverride(t *testing.T) {
+	h := nodetest.Start(t)
+	h.Do("PUT", "/system/lbstatus/override/dead", nil).Want(t, http.StatusUnauthorized)
+	h.CreateUser("viewer", "pw")
+	h.Do("PUT", "/system/lbstatus/override/dead", nil, nodetest.Basic("viewer", "pw")).WantError(t, http.StatusForbidden, "")
+	h.Do("PUT", "/system/lbstatus/override/DEAD", nil, nodetest.AsRoot()).Want(t, http.StatusNoContent)
+	r := h.Do("GET", "/system/lbstatus", nil).Want(t, http.StatusServiceUnavailable)
+	if string(r.Body) != "DEAD" {
+		t.Errorf("body %q", r.Body)
+	}
+	if lb := h.Do("GET", "/system", nil, nodetest.AsRoot()).Get("lb_status").String(); lb != "dead" {
+		t.Errorf("lb_status %q", lb)
+	}
+	h.Do("PUT", "/system/lbstatus/override/throttled", nil, nodetest.AsRoot()).Want(t, http.StatusNoContent)
+	h.Do("HEAD", "/system/lbstatus", nil).Want(t, http.StatusTooManyRequests)
+	h.Do("PUT", "/system/lbstatus/override/sleepy", nil, nodetest.AsRoot()).WantError(t, http.StatusBadRequest, "alive, dead or throttled")
+	p := h.Do("GET", "/system/plugins", nil, nodetest.AsRoot()).Want(t, http.StatusOK)
+	if p.Get("total").Int() != 0 || !p.Get("plugins").IsArray() {
+		t.Errorf("plugins: %s", p.Body)
+	}
+}

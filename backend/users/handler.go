@@ -460,8 +460,8 @@ func (h *Handler) setStatus(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	status := strings.ToLower(api.Var(r, "newStatus"))
-	if status != StatusEnabled && status != StatusDisabled {
-		return api.Errorf(api.Invalid, "Invalid account status %q; use enabled or disabled", api.Var(r, "newStatus"))
+	if status != StatusEnabled && status != StatusDisabled && status != StatusDeleted {
+		return api.Errorf(api.Invalid, "Invalid account status %q; use enabled, disabled or deleted", api.Var(r, "newStatus"))
 	}
 	if u.ReadOnly {
 		return errReadOnly(u.Username)

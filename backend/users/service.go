@@ -216,7 +216,11 @@ func (s *Service) EffectivePermissions(ctx context.Context, u *User) ([]string, 
 	if err != nil {
 		return nil, err
 	}
+	// Lower-cased, as Graylog shows them: they match case-insensitively.
 	perms := slices.Concat(u.Permissions, rolePerms, selfPermissions(u.Username))
+	for i, p := range perms {
+		perms[i] = strings.ToLower(p)
+	}
 	slices.Sort(perms)
 	return slices.Compact(perms), nil
 }

@@ -21,6 +21,7 @@ const DefaultSessionTimeout = 8 * time.Hour
 const (
 	StatusEnabled  = "enabled"
 	StatusDisabled = "disabled"
+	StatusDeleted  = "deleted" // kept, but like disabled it cannot log in
 )
 
 // User is a stored user.
@@ -51,7 +52,7 @@ type Startpage struct {
 }
 
 // Enabled reports whether the account may log in.
-func (u *User) Enabled() bool { return u.AccountStatus != StatusDisabled }
+func (u *User) Enabled() bool { return u.AccountStatus == StatusEnabled || u.AccountStatus == "" }
 
 // SessionTimeout returns the user's session timeout.
 func (u *User) SessionTimeout() time.Duration {

@@ -17,7 +17,7 @@ func TestCreateAndGet(t *testing.T) {
 		"permissions": []string{"streams:read"}, "timezone": "Europe/Berlin", "session_timeout_ms": 3600000,
 	}, nodetest.AsRoot())
 	r.Want(t, http.StatusCreated)
-	if loc := r.Header.Get("Location"); !strings.HasSuffix(loc, "/api/users/jdoe") {
+	if loc := r.Header.Get("Location"); loc != h.URL+"/users/jdoe" {
 		t.Errorf("Location %q", loc)
 	}
 	if len(r.Body) != 0 {
@@ -237,6 +237,9 @@ func TestStatus(t *testing.T) {
 	h.Do("PUT", "/users/"+id+"/status/enabled", nil, nodetest.AsRoot()).Want(t, http.StatusOK)
 	h.Do("GET", "/users/gina", nil, as).Want(t, http.StatusOK)
 	h.Do("PUT", "/users/"+id+"/status/sleeping", nil, nodetest.AsRoot()).WantError(t, http.StatusBadRequest, "Invalid account status")
+	h.Do("PUT", "/users/"+id+"/status/deleted", nil, nodetest.AsRoot()).Want(t, http.StatusOK)
+	h.Do("GET", "/users/gina", nil, as).Want(t, http.StatusUnauthorized)
+	h.Do("PUT", "/users/"+id+"/status/enabled", nil, nodetest.AsRoot()).Want(t, http.StatusOK)
 	h.Do("PUT", "/users/"+id+"/status/disabled", nil, as).WantError(t, http.StatusBadRequest, "Users are not allowed to set their own status")
 }
 
@@ -261,7 +264,7 @@ func TestDelete(t *testing.T) {
 func TestPermissionsAndPreferences(t *testing.T) {
 	h := nodetest.Start(t)
 	h.CreateUser("jack", "pw")
-	h.Do("PUT", "/users/jack/permissions", map[string]any{"permissions": []string{"streams:read:abc", "metrics:read"}}, nodetest.AsRoot()).Want(t, http.StatusNoContent)
+	h.Do("PUT", "/users/jack/permissions", map[string]any{"permissions": []string{"Streams:Read:abc", "metrics:read"}}, nodetest.AsRoot()).Want(t, http.StatusNoContent)
 	perms := h.Do("GET", "/users/jack", nil, nodetest.AsRoot()).Get("permissions").Raw
 	if !strings.Contains(perms, "streams:read:abc") {
 		t.Errorf("permissions %s", perms)

@@ -13,8 +13,11 @@ import (
 	"math/big"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,6 +28,7 @@ import (
 	"github.com/loggate/loggate/auth"
 	"github.com/loggate/loggate/auth/cache"
 	"github.com/loggate/loggate/backend/api"
+	"github.com/loggate/loggate/backend/cluster"
 	"github.com/loggate/loggate/backend/loggers"
 	"github.com/loggate/loggate/backend/metrics"
 	"github.com/loggate/loggate/backend/roles"
@@ -76,6 +80,9 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 	}
 	if o.LogSink == nil {
 		o.LogSink = slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug - 4})
+	}
+	if cfg.HTTPPublishURI == "" {
+		cfg.HTTPPublishURI = "http://" + cfg.HTTPBindAddress + "/"
 	}
 	defaultRelease, err := compat.ParseRelease(cfg.CompatDefaultRelease)
 	if err != nil {
@@ -140,15 +147,16 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 	if n.Info, err = system.NewNode(ctx, cfg.DataDir, st, cfg.RootTimezone, cfg.HTTPPublishURI, o.Now()); err != nil {
 		return nil, err
 	}
+	local := slices.Concat(n.Levels.Routes(), n.Metrics.Routes())
 	var routes []api.Route
 	for _, rs := range [][]api.Route{
 		system.NewHandler(n.Info, o.Now).Routes(),
+		cluster.NewHandler(n.Info.ID, local).Routes(),
 		sessions.NewHandler(n.Sessions, n.Auth, o.Now).Routes(),
 		users.NewHandler(n.Users, n.Roles).Routes(),
 		tokens.NewHandler(n.Tokens, n.Users).Routes(),
 		roles.NewHandler(n.Roles, n.Users).Routes(),
-		n.Levels.Routes(),
-		n.Metrics.Routes(),
+		local,
 	} {
 		routes = append(routes, rs...)
 	}
@@ -292,6 +300,7 @@ func (n *Node) Serve(ctx context.Context, ready func(addr net.Addr)) error {
 	if err != nil {
 		return fmt.Errorf("http_bind_address: %w", err)
 	}
+	n.publishBound(ln.Addr())
 	srv := &http.Server{
 		Handler:           n.Router,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -317,6 +326,21 @@ func (n *Node) Serve(ctx context.Context, ready func(addr net.Addr)) error {
 	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	return srv.Shutdown(shutdown)
+}
+
+// publishBound replaces a port 0 in the publish URI (derived from a bind
+// address of port 0) with the port the listener got, so that Location and
+// Link headers and transport_address point somewhere real.
+func (n *Node) publishBound(addr net.Addr) {
+	u, err := url.Parse(n.Config.HTTPPublishURI)
+	tcp, ok := addr.(*net.TCPAddr)
+	if err != nil || !ok || u.Port() != "0" {
+		return
+	}
+	u.Host = net.JoinHostPort(u.Hostname(), strconv.Itoa(tcp.Port))
+	n.Config.HTTPPublishURI = u.String()
+	n.Info.PublishURI = u.String()
+	n.Router.SetBaseURI(strings.TrimSuffix(u.String(), "/") + router.Prefix)
 }
 
 // Close releases the node's stores and connections.

@@ -83,6 +83,7 @@ func Start(t testing.TB, opts ...Option) *Harness {
 	cfg := config.Default()
 	cfg.DataDir = t.TempDir()
 	cfg.HTTPBindAddress = "127.0.0.1:0"
+	cfg.HTTPPublishURI = "http://127.0.0.1:0/" // the bound port replaces 0
 	sum := sha256.Sum256([]byte(RootPassword))
 	cfg.RootPasswordSHA2 = hex.EncodeToString(sum[:])
 	cfg.PasswordSecret = Secret
