@@ -23,6 +23,9 @@ type Members interface {
 	// RoleChanged is called after a role's permissions changed or the role
 	// was deleted, so that its members' cached permissions are dropped.
 	RoleChanged(ctx context.Context, roleID string, deleted bool) error
+	// RoleIDsOf returns a user's role ids; an unknown username is
+	// store.ErrNotFound.
+	RoleIDsOf(ctx context.Context, username string) ([]string, error)
 }
 
 // Handler serves /roles.

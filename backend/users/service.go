@@ -358,6 +358,15 @@ func (s *Service) MembersOf(ctx context.Context, roleID string) ([]any, error) {
 	return out, nil
 }
 
+// RoleIDsOf implements roles.Members.
+func (s *Service) RoleIDsOf(ctx context.Context, username string) ([]string, error) {
+	u, err := s.ByName(ctx, username)
+	if err != nil {
+		return nil, err
+	}
+	return u.RoleIDs, nil
+}
+
 // AddRole implements roles.Members.
 func (s *Service) AddRole(ctx context.Context, username, roleID string) error {
 	return s.changeRoles(ctx, username, func(ids []string) []string {

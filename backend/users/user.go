@@ -97,6 +97,10 @@ type Summary struct {
 	AccountStatus    string          `json:"account_status"`
 }
 
+// Ref returns the user's id and username, for references to the user in
+// other resources' answers.
+func (s Summary) Ref() (id, username string) { return s.ID, s.Username }
+
 // Overview is Graylog 4.0's UserOverviewDTO, the item of /users/paginated.
 type Overview struct {
 	ID             string   `json:"id"`

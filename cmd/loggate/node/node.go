@@ -148,6 +148,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 		return nil, err
 	}
 	local := slices.Concat(n.Levels.Routes(), n.Metrics.Routes())
+	roleHandler := roles.NewHandler(n.Roles, n.Users)
 	var routes []api.Route
 	for _, rs := range [][]api.Route{
 		system.NewHandler(n.Info, o.Now).Routes(),
@@ -155,7 +156,8 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 		sessions.NewHandler(n.Sessions, n.Auth, o.Now).Routes(),
 		users.NewHandler(n.Users, n.Roles).Routes(),
 		tokens.NewHandler(n.Tokens, n.Users).Routes(),
-		roles.NewHandler(n.Roles, n.Users).Routes(),
+		roleHandler.Routes(),
+		roleHandler.AuthzRoutes(),
 		local,
 	} {
 		routes = append(routes, rs...)
