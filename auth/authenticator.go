@@ -25,6 +25,9 @@ type Identity struct {
 	// Permissions are the effective permissions: own, from roles, self-edit.
 	Permissions    []string
 	SessionTimeout time.Duration
+	// ServiceAccount users authenticate with tokens only; they cannot
+	// start sessions.
+	ServiceAccount bool
 }
 
 // Directory finds users. Lookups of unknown users return an error matching
@@ -197,6 +200,19 @@ func (a *Authenticator) VerifyPassword(ctx context.Context, username, password s
 	return e.p, nil
 }
 
+// Login checks a username and password for a new session: as
+// VerifyPassword, but a service account is refused (400, as in Graylog).
+func (a *Authenticator) Login(ctx context.Context, username, password string) (*Principal, error) {
+	p, err := a.VerifyPassword(ctx, username, password)
+	if err != nil {
+		return nil, err
+	}
+	if p.ServiceAccount {
+		return nil, api.Errorf(api.Invalid, "Cannot login with service account %s", p.Username)
+	}
+	return p, nil
+}
+
 func (a *Authenticator) token(ctx context.Context, value string) (*Principal, error) {
 	key := a.keys.CacheKey(Token, value)
 	epoch := a.o.Cache.Epoch()
@@ -293,6 +309,7 @@ func newPrincipal(id *Identity, sessionID, tokenID, release string) *Principal {
 		TokenID:        tokenID,
 		Release:        release,
 		SessionTimeout: id.SessionTimeout,
+		ServiceAccount: id.ServiceAccount,
 	}
 }
 
@@ -313,7 +330,7 @@ func validOnly(perms []string) []string {
 // once per node thanks to the memo. The session id is not in it (the key is
 // a keyed hash of it), and the MAC over key and value keeps an attacker who
 // can write to Redis from minting principals.
-const entryVersion = "2"
+const entryVersion = "3"
 
 func (a *CredentialCache) encodeEntry(key string, e *entry) []byte {
 	p := e.p
@@ -325,6 +342,7 @@ func (a *CredentialCache) encodeEntry(key string, e *entry) []byte {
 		entryVersion, p.UserID, p.Username, p.TokenID, p.Release, la,
 		strconv.FormatInt(p.SessionTimeout.Milliseconds(), 10),
 		strings.Join(p.Permissions.Strings(), "\x1e"),
+		strconv.FormatBool(p.ServiceAccount),
 	}, "\x1f")
 	return []byte(a.keys.valueMAC(key, fields) + "\x1f" + fields)
 }
@@ -335,7 +353,7 @@ func (a *CredentialCache) decodeEntry(key string, raw []byte, sessionID string) 
 		return nil, errors.New("cache entry: bad MAC")
 	}
 	f := strings.Split(fields, "\x1f")
-	if len(f) != 8 || f[0] != entryVersion {
+	if len(f) != 9 || f[0] != entryVersion {
 		return nil, errors.New("cache entry: unknown format")
 	}
 	timeout, err := strconv.ParseInt(f[6], 10, 64)
@@ -353,6 +371,7 @@ func (a *CredentialCache) decodeEntry(key string, raw []byte, sessionID string) 
 	e := &entry{p: &Principal{
 		UserID: f[1], Username: f[2], SessionID: sessionID, TokenID: f[3], Release: f[4],
 		SessionTimeout: time.Duration(timeout) * time.Millisecond, Permissions: set,
+		ServiceAccount: f[8] == "true",
 	}}
 	if f[5] != "" {
 		ms, err := strconv.ParseInt(f[5], 10, 64)

@@ -29,6 +29,8 @@ type Principal struct {
 	Release string
 	// SessionTimeout is the user's session timeout (session_timeout_ms).
 	SessionTimeout time.Duration
+	// ServiceAccount users may not start sessions.
+	ServiceAccount bool
 }
 
 // Permits reports whether the principal holds a permission implying perm.

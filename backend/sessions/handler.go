@@ -14,9 +14,9 @@ import (
 	"github.com/loggate/loggate/backend/store"
 )
 
-// Verifier checks a username and password.
+// Verifier checks a username and password for a new session.
 type Verifier interface {
-	VerifyPassword(ctx context.Context, username, password string) (*auth.Principal, error)
+	Login(ctx context.Context, username, password string) (*auth.Principal, error)
 }
 
 // Handler serves /system/sessions.
@@ -68,7 +68,7 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
 	if len(missing) > 0 {
 		return api.Errorf(api.Invalid, "Missing required properties: %s.", strings.Join(missing, ", "))
 	}
-	p, err := h.verify.VerifyPassword(ctx, username, password)
+	p, err := h.verify.Login(ctx, username, password)
 	if auth.ErrInvalidCredentials(err) {
 		return &api.Error{Code: api.Unauthorized, Message: "Invalid credentials.",
 			Header: http.Header{"Www-Authenticate": {`Basic realm="Graylog Server session"`}}}

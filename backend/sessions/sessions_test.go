@@ -131,3 +131,23 @@ func TestDisabledUserCannotLogIn(t *testing.T) {
 	h.Do("POST", "/system/sessions", map[string]string{"username": "bob", "password": "bobpass"}).Want(t, http.StatusUnauthorized)
 	h.Do("GET", "/users/bob", nil, nodetest.Session(sid)).Want(t, http.StatusUnauthorized)
 }
+
+// Service accounts authenticate with tokens only.
+func TestServiceAccountCannotLogIn(t *testing.T) {
+	h := nodetest.Start(t)
+	h.Do("POST", "/users", map[string]any{"username": "sidecar", "password": "pw", "email": "s@example.org",
+		"full_name": "Sidecar", "permissions": []string{}, "service_account": true}, nodetest.AsRoot()).Want(t, http.StatusCreated)
+	u := h.Do("GET", "/users/sidecar", nil, nodetest.AsRoot()).Want(t, http.StatusOK)
+	if !u.Get("service_account").Bool() {
+		t.Fatalf("service_account not stored: %s", u.Body)
+	}
+	login := map[string]string{"username": "sidecar", "password": "pw"}
+	for range 2 { // the second answer comes from the credential cache
+		h.Do("POST", "/system/sessions", login).WantError(t, http.StatusBadRequest, "Cannot login with service account sidecar")
+	}
+	tok, _ := h.CreateToken(u.Get("id").String(), "t", nodetest.Basic("sidecar", "pw"))
+	h.Do("GET", "/cluster", nil, nodetest.Token(tok)).Want(t, http.StatusOK)
+	// Turned into a normal account, it can.
+	h.Do("PUT", "/users/"+u.Get("id").String(), map[string]any{"service_account": false}, nodetest.AsRoot()).Want(t, http.StatusNoContent)
+	h.Do("POST", "/system/sessions", login).Want(t, http.StatusOK)
+}

@@ -196,6 +196,7 @@ type createRequest struct {
 	SessionTimeoutMs *int64     `json:"session_timeout_ms"`
 	Startpage        *Startpage `json:"startpage"`
 	Roles            []string   `json:"roles"`
+	ServiceAccount   bool       `json:"service_account"`
 }
 
 func (c createRequest) missing() []string {
@@ -234,7 +235,7 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
 	}
 	u := &User{
 		Username: *req.Username, Email: *req.Email, FullName: *req.FullName, Permissions: req.Permissions,
-		Startpage: req.Startpage, SessionTimeoutMs: DefaultSessionTimeout.Milliseconds(),
+		Startpage: req.Startpage, SessionTimeoutMs: DefaultSessionTimeout.Milliseconds(), ServiceAccount: req.ServiceAccount,
 	}
 	if err := setTimezone(u, req.Timezone); err != nil {
 		return err
@@ -298,6 +299,7 @@ type changeRequest struct {
 	Startpage        *Startpage      `json:"startpage"`
 	SessionTimeoutMs *int64          `json:"session_timeout_ms"`
 	Roles            []string        `json:"roles"`
+	ServiceAccount   *bool           `json:"service_account"`
 }
 
 func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
@@ -361,6 +363,9 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
 		}
 		if req.Startpage != nil {
 			u.Startpage = req.Startpage
+		}
+		if req.ServiceAccount != nil {
+			u.ServiceAccount = *req.ServiceAccount
 		}
 		if req.SessionTimeoutMs != nil && *req.SessionTimeoutMs > 0 && p.Permits("*") {
 			u.SessionTimeoutMs = *req.SessionTimeoutMs

@@ -248,7 +248,7 @@ func (s *Service) Summary(ctx context.Context, u *User, withPermissions bool) (S
 		Permissions: perms, GRNPermissions: []string{}, Preferences: prefs,
 		Timezone: u.Timezone, SessionTimeoutMs: u.SessionTimeout().Milliseconds(),
 		ReadOnly: u.ReadOnly, External: u.External, Startpage: u.Startpage,
-		Roles: nonNil(names), AccountStatus: u.AccountStatus,
+		Roles: nonNil(names), AccountStatus: u.AccountStatus, ServiceAccount: u.ServiceAccount,
 	}
 	sum.SessionActive, sum.LastActivity, sum.ClientAddress = s.activityOf(ctx, u.ID)
 	return sum, nil
@@ -263,6 +263,7 @@ func (s *Service) Overview(ctx context.Context, u *User) (Overview, error) {
 	o := Overview{
 		ID: u.ID, Username: u.Username, Email: u.Email, FullName: u.FullName,
 		ExternalUser: u.External, Roles: nonNil(names), ReadOnly: u.ReadOnly, AccountStatus: u.AccountStatus,
+		ServiceAccount: u.ServiceAccount,
 	}
 	o.SessionActive, o.LastActivity, o.ClientAddress = s.activityOf(ctx, u.ID)
 	return o, nil
@@ -316,7 +317,7 @@ func (s *Service) identity(ctx context.Context, u *User) (*auth.Identity, error)
 	}
 	return &auth.Identity{
 		UserID: u.ID, Username: u.Username, PasswordHash: u.PasswordHash, Enabled: u.Enabled(),
-		Permissions: perms, SessionTimeout: u.SessionTimeout(),
+		Permissions: perms, SessionTimeout: u.SessionTimeout(), ServiceAccount: u.ServiceAccount,
 	}, nil
 }
 

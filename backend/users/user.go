@@ -42,7 +42,8 @@ type User struct {
 	Startpage        *Startpage      `json:"startpage"`
 	RoleIDs          []string        `json:"role_ids"`
 	AccountStatus    string          `json:"account_status"`
-	ReadOnly         bool            `json:"-"` // only the root user, which is never stored
+	ServiceAccount   bool            `json:"service_account"` // token use only; cannot log in
+	ReadOnly         bool            `json:"-"`               // only the root user, which is never stored
 }
 
 // Startpage is a user's start page.
@@ -95,6 +96,7 @@ type Summary struct {
 	LastActivity     *string         `json:"last_activity"`
 	ClientAddress    *string         `json:"client_address"`
 	AccountStatus    string          `json:"account_status"`
+	ServiceAccount   bool            `json:"service_account"`
 }
 
 // Ref returns the user's id and username, for references to the user in
@@ -116,6 +118,7 @@ type Overview struct {
 	LastActivity   *string  `json:"last_activity"`
 	ClientAddress  *string  `json:"client_address"`
 	AccountStatus  string   `json:"account_status"`
+	ServiceAccount bool     `json:"service_account"`
 }
 
 // ValidName checks a username or role name. Names become parts of

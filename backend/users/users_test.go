@@ -34,15 +34,16 @@ func TestCreateAndGet(t *testing.T) {
 			t.Errorf("%s = %s, want %s", f, got, v)
 		}
 	}
-	// Exactly Graylog 4.0's UserSummary fields, nothing of the stored record.
+	// Exactly Graylog 4.0.17's UserSummary fields (4.0.0's plus
+	// service_account), nothing of the stored record.
 	var fields []string
 	for k := range u.Get("@this").Map() {
 		fields = append(fields, k)
 	}
 	slices.Sort(fields)
 	want4 := []string{"account_status", "client_address", "email", "external", "full_name", "grn_permissions", "id",
-		"last_activity", "permissions", "preferences", "read_only", "roles", "session_active", "session_timeout_ms",
-		"startpage", "timezone", "username"}
+		"last_activity", "permissions", "preferences", "read_only", "roles", "service_account", "session_active",
+		"session_timeout_ms", "startpage", "timezone", "username"}
 	if !slices.Equal(fields, want4) {
 		t.Errorf("UserSummary fields %v, want %v", fields, want4)
 	}
