@@ -174,10 +174,12 @@ func (a *Authenticator) Authenticate(ctx context.Context, header string, extend 
 // verified the same pair before.
 func (a *Authenticator) VerifyPassword(ctx context.Context, username, password string) (*Principal, error) {
 	key := a.keys.CacheKey(Password, username, password)
-	epoch := a.o.Cache.Epoch()
 	if e := a.o.Cache.lookup(ctx, key, ""); e != nil {
 		return e.p, nil
 	}
+	// Taken after the miss and before the store is read: an invalidation
+	// after this point keeps what is read from being cached.
+	epoch := a.o.Cache.Epoch(ctx)
 	id, err := a.o.Directory.IdentityByName(ctx, username)
 	if errors.Is(err, store.ErrNotFound) {
 		if _, err := a.checkPassword(ctx, a.dummyHash(), password); err != nil {
@@ -215,9 +217,9 @@ func (a *Authenticator) Login(ctx context.Context, username, password string) (*
 
 func (a *Authenticator) token(ctx context.Context, value string) (*Principal, error) {
 	key := a.keys.CacheKey(Token, value)
-	epoch := a.o.Cache.Epoch()
 	e := a.o.Cache.lookup(ctx, key, "")
 	if e == nil {
+		epoch := a.o.Cache.Epoch(ctx)
 		rec, err := a.o.Tokens.FindToken(ctx, value)
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, errInvalidCredentials
@@ -239,7 +241,6 @@ func (a *Authenticator) token(ctx context.Context, value string) (*Principal, er
 func (a *Authenticator) session(ctx context.Context, sid string, extend bool) (*Principal, error) {
 	now := a.o.Now()
 	key := a.keys.CacheKey(Session, sid)
-	epoch := a.o.Cache.Epoch()
 	e := a.o.Cache.lookup(ctx, key, sid)
 	if e != nil {
 		rec := SessionRecord{ID: sid, LastAccess: e.lastAccess, Timeout: e.p.SessionTimeout}
@@ -252,6 +253,7 @@ func (a *Authenticator) session(ctx context.Context, sid string, extend bool) (*
 		}
 	}
 	if e == nil {
+		epoch := a.o.Cache.Epoch(ctx)
 		rec, err := a.o.Sessions.FindSession(ctx, sid)
 		if errors.Is(err, store.ErrNotFound) {
 			a.o.Cache.forget(ctx, key)

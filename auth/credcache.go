@@ -197,9 +197,37 @@ type entry struct {
 	lastAccess time.Time // sessions only
 }
 
-// Epoch returns the invalidation epoch; a caller about to verify a
-// credential against the store takes it first and passes it to remember.
-func (a *CredentialCache) Epoch() uint64 { return a.epoch.Load() }
+// generational is a Cache whose invalidations, from any node, advance a
+// shared generation (Redis); a fill is stored only if no invalidation came
+// between reading the store and storing.
+type generational interface {
+	Generation(ctx context.Context) (uint64, error)
+	SetAtGeneration(ctx context.Context, key string, value []byte, ttl time.Duration, gen uint64, tags ...string) (bool, error)
+}
+
+// Epoch is the invalidation state a fill started from: this process's
+// invalidations, and those of every node sharing the cache.
+type Epoch struct {
+	local    uint64
+	remote   uint64
+	remoteOK bool
+}
+
+// Epoch returns the invalidation epoch. A caller about to verify a
+// credential against the store, after a miss, takes it first and passes it
+// to remember.
+func (a *CredentialCache) Epoch(ctx context.Context) Epoch {
+	ep := Epoch{local: a.epoch.Load()}
+	if g, ok := a.cache.(generational); ok && a.usable(ctx) {
+		gen, err := g.Generation(ctx)
+		if err != nil {
+			a.failed(err)
+			return ep
+		}
+		ep.remote, ep.remoteOK = gen, true
+	}
+	return ep
+}
 
 // lookup returns the cached entry under key. sessionID, for session
 // entries, is put back into the principal: the cached value does not hold
@@ -231,14 +259,25 @@ func (a *CredentialCache) lookup(ctx context.Context, key, sessionID string) *en
 	return e
 }
 
-func (a *CredentialCache) remember(ctx context.Context, key string, epoch uint64, e *entry, tags ...string) {
+func (a *CredentialCache) remember(ctx context.Context, key string, ep Epoch, e *entry, tags ...string) {
 	a.fill.RLock()
 	defer a.fill.RUnlock()
-	if a.epoch.Load() != epoch || !a.usable(ctx) {
+	if a.epoch.Load() != ep.local || !a.usable(ctx) {
 		return
 	}
 	raw := a.encodeEntry(key, e)
-	if err := a.cache.Set(ctx, key, raw, a.ttl, tags...); err != nil {
+	if g, ok := a.cache.(generational); ok {
+		if !ep.remoteOK {
+			return // the shared generation is unknown: do not risk it
+		}
+		stored, err := g.SetAtGeneration(ctx, key, raw, a.ttl, ep.remote, tags...)
+		if err != nil {
+			a.failed(err)
+		}
+		if !stored {
+			return
+		}
+	} else if err := a.cache.Set(ctx, key, raw, a.ttl, tags...); err != nil {
 		a.failed(err)
 		return
 	}

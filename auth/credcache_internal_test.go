@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loggate/loggate/auth/cache"
+	"github.com/loggate/loggate/auth/cache/redistest"
 )
 
 // A fill that began before an invalidation is not stored: it may carry what
@@ -16,14 +17,14 @@ func TestFillAfterInvalidationIsDropped(t *testing.T) {
 	cc := NewCredentialCache(cache.NewMemory(100, time.Now), DeriveKeys("a secret of enough length"), CacheOptions{})
 	e := &entry{p: &Principal{UserID: "u1", Username: "alice"}}
 
-	stale := cc.Epoch()
+	stale := cc.Epoch(ctx)
 	cc.InvalidateUser(ctx, "u1") // e.g. the password changed meanwhile
 	cc.remember(ctx, "k", stale, e, "user:u1")
 	if cc.lookup(ctx, "k", "") != nil {
 		t.Fatal("a fill older than an invalidation was stored")
 	}
 
-	fresh := cc.Epoch()
+	fresh := cc.Epoch(ctx)
 	cc.remember(ctx, "k", fresh, e, "user:u1")
 	got := cc.lookup(ctx, "k", "")
 	if got == nil || got.p.Username != "alice" {
@@ -43,7 +44,7 @@ func TestCachedValuesAreAuthenticated(t *testing.T) {
 	cc := NewCredentialCache(mem, DeriveKeys("a secret of enough length"), CacheOptions{})
 	sid := "0b7c3f52-1f3a-4c43-9d1e-2f0f1d7c9a11"
 	e := &entry{p: &Principal{UserID: "u1", Username: "alice", SessionID: sid}, lastAccess: time.UnixMilli(1000)}
-	cc.remember(ctx, "k", cc.Epoch(), e, "user:u1")
+	cc.remember(ctx, "k", cc.Epoch(ctx), e, "user:u1")
 	raw, ok, _ := mem.Get(ctx, "k")
 	if !ok || strings.Contains(string(raw), sid) {
 		t.Fatalf("cached value holds the session id: %q", raw)
@@ -63,5 +64,27 @@ func TestCachedValuesAreAuthenticated(t *testing.T) {
 	_ = mem.Set(ctx, "k2", raw, time.Minute)
 	if cc.lookup(ctx, "k2", sid) != nil {
 		t.Error("a value moved to another key was accepted")
+	}
+}
+
+// Two nodes sharing Redis: a fill on node A that read the store before node
+// B invalidated is not stored, though A's own epoch did not move.
+func TestFillRaceAcrossNodes(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx := context.Background()
+	keys := DeriveKeys("a secret of enough length")
+	nodeA := NewCredentialCache(cache.NewRedis(srv.Client(), "loggate:"), keys, CacheOptions{})
+	nodeB := NewCredentialCache(cache.NewRedis(srv.Client(), "loggate:"), keys, CacheOptions{})
+	e := &entry{p: &Principal{UserID: "u1", Username: "alice"}}
+
+	ep := nodeA.Epoch(ctx)          // A missed and is about to read the store
+	nodeB.InvalidateUser(ctx, "u1") // B changed the password meanwhile
+	nodeA.remember(ctx, "k", ep, e, "user:u1")
+	if nodeA.lookup(ctx, "k", "") != nil || nodeB.lookup(ctx, "k", "") != nil {
+		t.Fatal("a fill older than another node's invalidation was stored")
+	}
+	nodeA.remember(ctx, "k", nodeA.Epoch(ctx), e, "user:u1")
+	if nodeB.lookup(ctx, "k", "") == nil {
+		t.Fatal("a current fill was not shared")
 	}
 }

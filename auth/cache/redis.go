@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -32,15 +33,21 @@ var _ Cache = (*Redis)(nil)
 
 // setScript stores an entry and records it under its tags in one round trip.
 // A tag set's TTL is raised to the entry's, never lowered, so the set lives
-// as long as its longest-lived member.
+// as long as its longest-lived member. With a generation in ARGV[3], nothing
+// is stored (0 is returned) unless the generation is still that one: an
+// invalidation since, on any node, means the value may be stale.
 //
-// KEYS[1] is the entry, KEYS[2..] its tag sets; ARGV[1] the value, ARGV[2]
-// the TTL in milliseconds.
+// KEYS[1] is the generation, KEYS[2] the entry, KEYS[3..] its tag sets;
+// ARGV[1] the value, ARGV[2] the TTL in milliseconds, ARGV[3] the expected
+// generation or "".
 var setScript = redis.NewScript(`
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+if ARGV[3] ~= '' and (redis.call('GET', KEYS[1]) or '0') ~= ARGV[3] then
+	return 0
+end
+redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
 local ttl = tonumber(ARGV[2])
-for i = 2, #KEYS do
-	redis.call('SADD', KEYS[i], KEYS[1])
+for i = 3, #KEYS do
+	redis.call('SADD', KEYS[i], KEYS[2])
 	-- PTTL is -1 for a set SADD has just created.
 	if redis.call('PTTL', KEYS[i]) < ttl then
 		redis.call('PEXPIRE', KEYS[i], ARGV[2])
@@ -49,18 +56,27 @@ end
 return 1
 `)
 
-// invalidateScript deletes the members of a tag set and the set itself,
-// atomically, so no Set can slip a key in between. DEL is called in batches
-// because unpack is limited by the Lua stack.
+// invalidateScript bumps the generation, then deletes the members of a tag
+// set and the set itself, atomically, so no Set can slip a key in between.
+// DEL is called in batches because unpack is limited by the Lua stack.
 //
-// KEYS[1] is the tag set.
+// KEYS[1] is the generation, KEYS[2] the tag set.
 var invalidateScript = redis.NewScript(`
-local members = redis.call('SMEMBERS', KEYS[1])
+redis.call('INCR', KEYS[1])
+local members = redis.call('SMEMBERS', KEYS[2])
 for i = 1, #members, 1000 do
 	redis.call('DEL', unpack(members, i, math.min(i + 999, #members)))
 end
-redis.call('DEL', KEYS[1])
+redis.call('DEL', KEYS[2])
 return #members
+`)
+
+// deleteScript bumps the generation and deletes keys.
+//
+// KEYS[1] is the generation, KEYS[2..] the keys.
+var deleteScript = redis.NewScript(`
+redis.call('INCR', KEYS[1])
+return redis.call('DEL', unpack(KEYS, 2))
 `)
 
 // NewRedis returns a Cache that keeps its data in client under prefix.
@@ -84,19 +100,45 @@ func (r *Redis) Get(ctx context.Context, key string) ([]byte, bool, error) {
 // Set stores value under key for ttl, which must be positive and is rounded
 // up to whole milliseconds, and records key under tags.
 func (r *Redis) Set(ctx context.Context, key string, value []byte, ttl time.Duration, tags ...string) error {
+	_, err := r.set(ctx, key, value, ttl, "", tags)
+	return err
+}
+
+// Generation returns the invalidation generation: every Delete and
+// InvalidateTag, from any node, increments it.
+func (r *Redis) Generation(ctx context.Context) (uint64, error) {
+	g, err := r.client.Get(ctx, r.genKey()).Uint64()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return 0, nil
+	case err != nil:
+		return 0, unavailable("generation", err)
+	}
+	return g, nil
+}
+
+// SetAtGeneration is Set, done only if the generation is still gen; it
+// reports whether the value was stored. A node that read the store after
+// taking gen thus never caches what another node invalidated meanwhile.
+func (r *Redis) SetAtGeneration(ctx context.Context, key string, value []byte, ttl time.Duration, gen uint64, tags ...string) (bool, error) {
+	return r.set(ctx, key, value, ttl, strconv.FormatUint(gen, 10), tags)
+}
+
+func (r *Redis) set(ctx context.Context, key string, value []byte, ttl time.Duration, gen string, tags []string) (bool, error) {
 	if err := checkTTL(ttl); err != nil {
-		return err
+		return false, err
 	}
 	ms := (ttl + time.Millisecond - 1) / time.Millisecond
-	keys := make([]string, 1, 1+len(tags))
-	keys[0] = r.prefix + key
+	keys := make([]string, 2, 2+len(tags))
+	keys[0], keys[1] = r.genKey(), r.prefix+key
 	for _, tag := range tags {
 		keys = append(keys, r.tagKey(tag))
 	}
-	if err := setScript.Run(ctx, r.client, keys, value, int64(ms)).Err(); err != nil {
-		return unavailable("set", err)
+	stored, err := setScript.Run(ctx, r.client, keys, value, int64(ms), gen).Int()
+	if err != nil {
+		return false, unavailable("set", err)
 	}
-	return nil
+	return stored == 1, nil
 }
 
 // Delete removes keys; absent keys are ignored. Their tag sets are left alone
@@ -105,11 +147,12 @@ func (r *Redis) Delete(ctx context.Context, keys ...string) error {
 	if len(keys) == 0 {
 		return nil
 	}
-	full := make([]string, len(keys))
-	for i, key := range keys {
-		full[i] = r.prefix + key
+	full := make([]string, 1, 1+len(keys))
+	full[0] = r.genKey()
+	for _, key := range keys {
+		full = append(full, r.prefix+key)
 	}
-	if err := r.client.Del(ctx, full...).Err(); err != nil {
+	if err := deleteScript.Run(ctx, r.client, full).Err(); err != nil {
 		return unavailable("delete", err)
 	}
 	return nil
@@ -117,13 +160,15 @@ func (r *Redis) Delete(ctx context.Context, keys ...string) error {
 
 // InvalidateTag deletes every key recorded under tag, and the tag, atomically.
 func (r *Redis) InvalidateTag(ctx context.Context, tag string) error {
-	if err := invalidateScript.Run(ctx, r.client, []string{r.tagKey(tag)}).Err(); err != nil {
+	if err := invalidateScript.Run(ctx, r.client, []string{r.genKey(), r.tagKey(tag)}).Err(); err != nil {
 		return unavailable("invalidate tag", err)
 	}
 	return nil
 }
 
 func (r *Redis) tagKey(tag string) string { return r.prefix + "tag:" + tag }
+
+func (r *Redis) genKey() string { return r.prefix + "generation" }
 
 func unavailable(op string, err error) error {
 	return fmt.Errorf("redis cache: %s: %w: %w", op, ErrUnavailable, err)
