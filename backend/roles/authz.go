@@ -219,20 +219,9 @@ func (h *Handler) authzUnassign(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *Handler) authzDelete(w http.ResponseWriter, r *http.Request) error {
-	ctx := r.Context()
 	role, err := h.loadByID(r)
 	if err != nil {
 		return err
 	}
-	if role.ReadOnly {
-		return api.Errorf(api.Invalid, "Cannot delete read only system role %s", role.Name)
-	}
-	if err := h.members.RoleChanged(ctx, role.ID, true); err != nil {
-		return err
-	}
-	if err := h.roles.Delete(ctx, role.ID); err != nil {
-		return err
-	}
-	api.NoContent(w)
-	return nil
+	return h.remove(w, r, role)
 }

@@ -155,15 +155,20 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	return h.remove(w, r, role)
+}
+
+// remove deletes a role that is not read-only, after taking it from its
+// members: a crash in between leaves a role without members, never members
+// pointing at nothing they could see.
+func (h *Handler) remove(w http.ResponseWriter, r *http.Request, role Role) error {
 	if role.ReadOnly {
 		return api.Errorf(api.Invalid, "Cannot delete read only system role %s", role.Name)
 	}
-	// Members first: a crash in between leaves a role without members,
-	// never members pointing at nothing they could see.
-	if err := h.members.RoleChanged(ctx, role.ID, true); err != nil {
+	if err := h.members.RoleChanged(r.Context(), role.ID, true); err != nil {
 		return err
 	}
-	if err := h.roles.Delete(ctx, role.ID); err != nil {
+	if err := h.roles.Delete(r.Context(), role.ID); err != nil {
 		return err
 	}
 	api.NoContent(w)
