@@ -5,7 +5,6 @@ import (
 	"crypto/hmac"
 	"errors"
 	"fmt"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,8 +39,6 @@ type Directory interface {
 // TokenRecord is a stored access token, as authentication sees it.
 type TokenRecord struct {
 	ID, UserID string
-	// Release is the API release pinned on the token, or "".
-	Release string
 }
 
 // Tokens finds access tokens by value and records their use.
@@ -93,11 +90,6 @@ type Options struct {
 	Tokens    Tokens
 	Sessions  Sessions
 	Now       func() time.Time
-	// PasswordChecks bounds concurrent bcrypt comparisons (each ~50-80 ms
-	// of CPU), so that a flood of password guesses cannot starve the
-	// requests that authenticate by token or session. Default: half the
-	// CPUs, at least one.
-	PasswordChecks int
 }
 
 // Authenticator verifies credentials, trusting the credential cache for
@@ -107,7 +99,6 @@ type Authenticator struct {
 	keys      *Keys
 	dummyOnce sync.Once
 	dummy     string
-	bcrypt    chan struct{}
 }
 
 // New returns an Authenticator.
@@ -115,22 +106,7 @@ func New(o Options) *Authenticator {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	if o.PasswordChecks <= 0 {
-		o.PasswordChecks = max(1, runtime.GOMAXPROCS(0)/2)
-	}
-	return &Authenticator{o: o, keys: o.Cache.keys, bcrypt: make(chan struct{}, o.PasswordChecks)}
-}
-
-// checkPassword compares a password with a stored hash, at most
-// PasswordChecks at a time.
-func (a *Authenticator) checkPassword(ctx context.Context, stored, password string) (bool, error) {
-	select {
-	case a.bcrypt <- struct{}{}:
-	case <-ctx.Done():
-		return false, ctx.Err()
-	}
-	defer func() { <-a.bcrypt }()
-	return CheckPassword(stored, password), nil
+	return &Authenticator{o: o, keys: o.Cache.keys}
 }
 
 // dummyHash is compared against when a username is unknown, so that the
@@ -182,7 +158,7 @@ func (a *Authenticator) VerifyPassword(ctx context.Context, username, password s
 	epoch := a.o.Cache.Epoch(ctx)
 	id, err := a.o.Directory.IdentityByName(ctx, username)
 	if errors.Is(err, store.ErrNotFound) {
-		if _, err := a.checkPassword(ctx, a.dummyHash(), password); err != nil {
+		if _, err := CheckPasswordContext(ctx, a.dummyHash(), password); err != nil {
 			return nil, err
 		}
 		return nil, errInvalidCredentials
@@ -190,14 +166,14 @@ func (a *Authenticator) VerifyPassword(ctx context.Context, username, password s
 	if err != nil {
 		return nil, fmt.Errorf("look up user: %w", err)
 	}
-	ok, err := a.checkPassword(ctx, id.PasswordHash, password)
+	ok, err := CheckPasswordContext(ctx, id.PasswordHash, password)
 	if err != nil {
 		return nil, err
 	}
 	if !ok || !id.Enabled {
 		return nil, errInvalidCredentials
 	}
-	e := &entry{p: newPrincipal(id, "", "", "")}
+	e := &entry{p: newPrincipal(id, "", "")}
 	a.o.Cache.remember(ctx, key, epoch, e, "user:"+id.UserID)
 	return e.p, nil
 }
@@ -231,7 +207,7 @@ func (a *Authenticator) token(ctx context.Context, value string) (*Principal, er
 		if err != nil {
 			return nil, err
 		}
-		e = &entry{p: newPrincipal(id, "", rec.ID, rec.Release)}
+		e = &entry{p: newPrincipal(id, "", rec.ID)}
 		a.o.Cache.remember(ctx, key, epoch, e, "user:"+id.UserID, "token:"+rec.ID)
 	}
 	a.o.Tokens.Touch(e.p.TokenID, a.o.Now())
@@ -242,6 +218,7 @@ func (a *Authenticator) session(ctx context.Context, sid string, extend bool) (*
 	now := a.o.Now()
 	key := a.keys.CacheKey(Session, sid)
 	e := a.o.Cache.lookup(ctx, key, sid)
+	cached := e != nil
 	if e != nil {
 		rec := SessionRecord{ID: sid, LastAccess: e.lastAccess, Timeout: e.p.SessionTimeout}
 		if t, ok := a.o.Sessions.LastTouch(sid); ok && t.After(rec.LastAccess) {
@@ -256,7 +233,11 @@ func (a *Authenticator) session(ctx context.Context, sid string, extend bool) (*
 		epoch := a.o.Cache.Epoch(ctx)
 		rec, err := a.o.Sessions.FindSession(ctx, sid)
 		if errors.Is(err, store.ErrNotFound) {
-			a.o.Cache.forget(ctx, key)
+			// Only a session this cache knew needs forgetting: a made-up
+			// id must not cost every node an invalidation.
+			if cached {
+				a.o.Cache.forget(ctx, key)
+			}
 			return nil, errInvalidCredentials
 		}
 		if err != nil {
@@ -276,7 +257,7 @@ func (a *Authenticator) session(ctx context.Context, sid string, extend bool) (*
 		if err != nil {
 			return nil, err
 		}
-		p := newPrincipal(id, sid, "", "")
+		p := newPrincipal(id, sid, "")
 		p.SessionTimeout = rec.Timeout
 		e = &entry{p: p, lastAccess: rec.LastAccess}
 		a.o.Cache.remember(ctx, key, epoch, e, "user:"+id.UserID)
@@ -301,7 +282,7 @@ func (a *Authenticator) identityByID(ctx context.Context, userID string) (*Ident
 	return id, nil
 }
 
-func newPrincipal(id *Identity, sessionID, tokenID, release string) *Principal {
+func newPrincipal(id *Identity, sessionID, tokenID string) *Principal {
 	set, _ := permission.NewSet(validOnly(id.Permissions))
 	return &Principal{
 		UserID:         id.UserID,
@@ -309,7 +290,6 @@ func newPrincipal(id *Identity, sessionID, tokenID, release string) *Principal {
 		Permissions:    set,
 		SessionID:      sessionID,
 		TokenID:        tokenID,
-		Release:        release,
 		SessionTimeout: id.SessionTimeout,
 		ServiceAccount: id.ServiceAccount,
 	}
@@ -332,7 +312,7 @@ func validOnly(perms []string) []string {
 // once per node thanks to the memo. The session id is not in it (the key is
 // a keyed hash of it), and the MAC over key and value keeps an attacker who
 // can write to Redis from minting principals.
-const entryVersion = "3"
+const entryVersion = "4"
 
 func (a *CredentialCache) encodeEntry(key string, e *entry) []byte {
 	p := e.p
@@ -341,7 +321,7 @@ func (a *CredentialCache) encodeEntry(key string, e *entry) []byte {
 		la = strconv.FormatInt(e.lastAccess.UnixMilli(), 10)
 	}
 	fields := strings.Join([]string{
-		entryVersion, p.UserID, p.Username, p.TokenID, p.Release, la,
+		entryVersion, p.UserID, p.Username, p.TokenID, la,
 		strconv.FormatInt(p.SessionTimeout.Milliseconds(), 10),
 		strings.Join(p.Permissions.Strings(), "\x1e"),
 		strconv.FormatBool(p.ServiceAccount),
@@ -355,28 +335,28 @@ func (a *CredentialCache) decodeEntry(key string, raw []byte, sessionID string) 
 		return nil, errors.New("cache entry: bad MAC")
 	}
 	f := strings.Split(fields, "\x1f")
-	if len(f) != 9 || f[0] != entryVersion {
+	if len(f) != 8 || f[0] != entryVersion {
 		return nil, errors.New("cache entry: unknown format")
 	}
-	timeout, err := strconv.ParseInt(f[6], 10, 64)
+	timeout, err := strconv.ParseInt(f[5], 10, 64)
 	if err != nil {
 		return nil, fmt.Errorf("cache entry: %w", err)
 	}
 	var perms []string
-	if f[7] != "" {
-		perms = strings.Split(f[7], "\x1e")
+	if f[6] != "" {
+		perms = strings.Split(f[6], "\x1e")
 	}
 	set, err := permission.NewSet(perms)
 	if err != nil {
 		return nil, fmt.Errorf("cache entry: %w", err)
 	}
 	e := &entry{p: &Principal{
-		UserID: f[1], Username: f[2], SessionID: sessionID, TokenID: f[3], Release: f[4],
+		UserID: f[1], Username: f[2], SessionID: sessionID, TokenID: f[3],
 		SessionTimeout: time.Duration(timeout) * time.Millisecond, Permissions: set,
-		ServiceAccount: f[8] == "true",
+		ServiceAccount: f[7] == "true",
 	}}
-	if f[5] != "" {
-		ms, err := strconv.ParseInt(f[5], 10, 64)
+	if f[4] != "" {
+		ms, err := strconv.ParseInt(f[4], 10, 64)
 		if err != nil {
 			return nil, fmt.Errorf("cache entry: %w", err)
 		}

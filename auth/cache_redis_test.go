@@ -44,6 +44,14 @@ func TestRedisCredentialCache(t *testing.T) {
 	h.Do("DELETE", "/users/"+id+"/tokens/"+tokID, nil, as).Want(t, http.StatusNoContent)
 	h.Do("GET", "/cluster", nil, nodetest.Token(tok)).Want(t, http.StatusUnauthorized)
 
+	// Keep what Redis holds now: the cached entries of rita's password.
+	saved := map[string]string{}
+	for _, k := range keys {
+		if v, err := srv.Client().Dump(t.Context(), k).Result(); err == nil {
+			saved[k] = v
+		}
+	}
+
 	// Redis stops: authentication falls back to the store.
 	srv.Stop()
 	h.Do("GET", "/cluster", nil, as).Want(t, http.StatusOK)
@@ -51,9 +59,17 @@ func TestRedisCredentialCache(t *testing.T) {
 	// A password change while Redis is down cannot invalidate Redis...
 	h.Do("PUT", "/users/"+id+"/password", map[string]string{"old_password": "pw-one", "password": "pw-two"}, as).Want(t, http.StatusNoContent)
 	h.Do("GET", "/cluster", nil, as).Want(t, http.StatusUnauthorized)
-	// ...so when Redis returns with the old entries (a Redis that kept its
-	// data), they are not trusted before the invalidation went through.
+	// ...so when Redis returns with the old entries (as a Redis that kept
+	// its data would), they are not trusted before the invalidation went
+	// through.
 	srv.Restart()
+	for k, v := range saved {
+		if err := srv.Client().RestoreReplace(t.Context(), k, 0, v).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// (Whether the pause after the failure or the replayed invalidation
+	// refuses it here, TestPendingInvalidationReplayed pins the latter.)
 	h.Do("GET", "/cluster", nil, as).Want(t, http.StatusUnauthorized)
 	h.Do("GET", "/cluster", nil, nodetest.Basic("rita", "pw-two")).Want(t, http.StatusOK)
 	if n := h.Node.Metrics.Counter("loggate.auth.cache.failures").Count(); n == 0 {

@@ -51,6 +51,9 @@ type CredentialCache struct {
 	pending   []pendingOp
 	npending  atomic.Int32
 	downUntil atomic.Int64 // unix nanoseconds; 0 when the cache is up
+	// distrustUntil is set when more invalidations failed than could be
+	// kept: the cache is bypassed until then (unix nanoseconds; 0: trusted).
+	distrustUntil atomic.Int64
 }
 
 type memoEntry struct {
@@ -140,10 +143,20 @@ func (a *CredentialCache) drop(ctx context.Context, op pendingOp) {
 		}
 	}
 	a.mu.Lock()
-	a.pending = append(a.pending, op)
+	if len(a.pending) < maxPending {
+		a.pending = append(a.pending, op)
+	} else {
+		// Too many to replay: distrust the cache until every entry stored
+		// before now has expired, instead of remembering them all.
+		a.pending = a.pending[:0]
+		a.distrustUntil.Store(time.Now().Add(a.ttl).UnixNano())
+	}
 	a.npending.Store(int32(len(a.pending)))
 	a.mu.Unlock()
 }
+
+// maxPending bounds the invalidations kept while the cache is unreachable.
+const maxPending = 10_000
 
 // invalidationTimeout bounds one invalidation; past it, the invalidation is
 // queued and the cache bypassed until it goes through.
@@ -169,8 +182,14 @@ func (a *CredentialCache) failed(err error) {
 // failure and no invalidation is outstanding (outstanding ones are flushed
 // first). The common case costs two atomic loads.
 func (a *CredentialCache) usable(ctx context.Context) bool {
-	if a.npending.Load() == 0 && a.downUntil.Load() == 0 {
+	if a.npending.Load() == 0 && a.downUntil.Load() == 0 && a.distrustUntil.Load() == 0 {
 		return true
+	}
+	if until := a.distrustUntil.Load(); until != 0 {
+		if time.Now().UnixNano() < until {
+			return false
+		}
+		a.distrustUntil.Store(0)
 	}
 	if until := a.downUntil.Load(); until != 0 && time.Now().UnixNano() < until {
 		return false

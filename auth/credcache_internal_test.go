@@ -8,6 +8,7 @@ import (
 
 	"github.com/loggate/loggate/auth/cache"
 	"github.com/loggate/loggate/auth/cache/redistest"
+	"github.com/loggate/loggate/backend/store"
 )
 
 // A fill that began before an invalidation is not stored: it may carry what
@@ -86,5 +87,88 @@ func TestFillRaceAcrossNodes(t *testing.T) {
 	nodeA.remember(ctx, "k", nodeA.Epoch(ctx), e, "user:u1")
 	if nodeB.lookup(ctx, "k", "") == nil {
 		t.Fatal("a current fill was not shared")
+	}
+}
+
+// An unknown session id costs no invalidation: it must not disturb fills.
+func TestUnknownSessionDoesNotInvalidate(t *testing.T) {
+	ctx := context.Background()
+	cc := NewCredentialCache(cache.NewMemory(100, time.Now), DeriveKeys("a secret of enough length"), CacheOptions{})
+	before := cc.epoch.Load()
+	a := New(Options{Cache: cc, Sessions: noSessions{}})
+	for range 10 {
+		if _, err := a.session(ctx, "made-up", true); !ErrInvalidCredentials(err) {
+			t.Fatalf("err %v", err)
+		}
+	}
+	if cc.epoch.Load() != before {
+		t.Errorf("unknown sessions moved the epoch %d → %d", before, cc.epoch.Load())
+	}
+}
+
+// noSessions is a session store that holds no session.
+type noSessions struct{}
+
+func (noSessions) FindSession(context.Context, string) (SessionRecord, error) {
+	return SessionRecord{}, store.ErrNotFound
+}
+func (noSessions) Touch(string, time.Time)              {}
+func (noSessions) LastTouch(string) (time.Time, bool)   { return time.Time{}, false }
+func (noSessions) Expire(context.Context, string) error { return nil }
+
+// An invalidation that failed while Redis was away is replayed before the
+// cache is trusted again, even if Redis returns with the stale entry.
+func TestPendingInvalidationReplayed(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx := context.Background()
+	cc := NewCredentialCache(cache.NewRedis(srv.Client(), "loggate:"), DeriveKeys("a secret of enough length"), CacheOptions{})
+	e := &entry{p: &Principal{UserID: "u1", Username: "alice"}}
+	cc.remember(ctx, "k", cc.Epoch(ctx), e, "user:u1")
+	saved := dump(t, srv)
+	srv.Stop()
+	cc.InvalidateUser(ctx, "u1") // fails: queued
+	if cc.npending.Load() != 1 {
+		t.Fatalf("%d pending invalidations, want 1", cc.npending.Load())
+	}
+	srv.Restart()
+	restore(t, srv, saved)
+	cc.downUntil.Store(0) // the pause after the failure is over
+	if got := cc.lookup(ctx, "k", ""); got != nil {
+		t.Fatal("the stale entry was trusted before the invalidation was replayed")
+	}
+	if cc.npending.Load() != 0 {
+		t.Error("the invalidation was not replayed")
+	}
+	if n, _ := srv.Client().Exists(ctx, "loggate:k").Result(); n != 0 {
+		t.Error("the replayed invalidation did not delete the stale entry")
+	}
+}
+
+// dump and restore copy every key of a Redis server exactly (values, sets,
+// TTLs), to play a Redis that comes back with the data it had.
+func dump(t *testing.T, srv *redistest.Server) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	keys, err := srv.Client().Keys(ctx, "*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, k := range keys {
+		v, err := srv.Client().Dump(ctx, k).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[k] = v
+	}
+	return out
+}
+
+func restore(t *testing.T, srv *redistest.Server, saved map[string]string) {
+	t.Helper()
+	for k, v := range saved {
+		if err := srv.Client().RestoreReplace(context.Background(), k, 0, v).Err(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

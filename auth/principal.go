@@ -25,8 +25,6 @@ type Principal struct {
 	SessionID string
 	// TokenID is set when the request authenticated with an access token.
 	TokenID string
-	// Release is the API release pinned on the token, or "".
-	Release string
 	// SessionTimeout is the user's session timeout (session_timeout_ms).
 	SessionTimeout time.Duration
 	// ServiceAccount users may not start sessions.

@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"context"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/hmac"
@@ -14,6 +15,7 @@ import (
 	"hash"
 	"io"
 	"math/big"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -144,8 +146,27 @@ func NewTokenValue() (string, error) {
 	return new(big.Int).SetBytes(b[:]).Text(32), nil
 }
 
+// bcryptSlots bounds the bcrypt work of the whole process (each hash or
+// comparison is ~50-80 ms of CPU) to half the CPUs, so that password logins,
+// guesses and changes cannot starve the requests that authenticate by token
+// or session.
+var bcryptSlots = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))
+
+func acquire(ctx context.Context) error {
+	select {
+	case bcryptSlots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func release() { <-bcryptSlots }
+
 // HashPassword returns the bcrypt hash of a password.
 func HashPassword(password string) (string, error) {
+	_ = acquire(context.Background())
+	defer release()
 	h, err := bcrypt.GenerateFromPassword([]byte(password), BcryptCost)
 	if err != nil {
 		return "", fmt.Errorf("hash password: %w", err)
@@ -163,12 +184,23 @@ func RootPasswordHash(sha2hex string) string { return sha256Prefix + strings.ToL
 // CheckPassword reports whether password matches a stored hash: bcrypt, or a
 // root_password_sha2 value. Comparisons take constant time.
 func CheckPassword(stored, password string) bool {
+	ok, _ := CheckPasswordContext(context.Background(), stored, password)
+	return ok
+}
+
+// CheckPasswordContext is CheckPassword that gives up waiting for a bcrypt
+// slot when ctx ends.
+func CheckPasswordContext(ctx context.Context, stored, password string) (bool, error) {
 	if hexsum, ok := strings.CutPrefix(stored, sha256Prefix); ok {
 		sum := sha256.Sum256([]byte(password))
-		return subtle.ConstantTimeCompare([]byte(hex.EncodeToString(sum[:])), []byte(hexsum)) == 1
+		return subtle.ConstantTimeCompare([]byte(hex.EncodeToString(sum[:])), []byte(hexsum)) == 1, nil
 	}
 	if stored == "" {
-		return false
+		return false, nil
 	}
-	return bcrypt.CompareHashAndPassword([]byte(stored), []byte(password)) == nil
+	if err := acquire(ctx); err != nil {
+		return false, err
+	}
+	defer release()
+	return bcrypt.CompareHashAndPassword([]byte(stored), []byte(password)) == nil, nil
 }

@@ -29,8 +29,9 @@ func (c *Chain) Changes() []*Change { return c.changes }
 
 // Wrap returns a handler that converts requests up to 4.0 before next and
 // responses back down after it. A request to which no change applies goes to
-// next untouched and unbuffered.
-func (c *Chain) Wrap(next http.Handler) http.Handler {
+// next untouched and unbuffered. Conversion errors go to fail, the caller's
+// one way of answering errors.
+func (c *Chain) Wrap(next http.Handler, fail func(http.ResponseWriter, *http.Request, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		client := ClientFrom(r.Context())
 		var x *Exchange
@@ -60,7 +61,7 @@ func (c *Chain) Wrap(next http.Handler) http.Handler {
 			x.Vars, x.Route, x.prefix = v, route, c.prefix
 			if ch.Request != nil {
 				if err := ch.Request(r.Context(), x); err != nil {
-					api.WriteError(w, r, err)
+					fail(w, r, err)
 					return
 				}
 			}
@@ -79,7 +80,7 @@ func (c *Chain) Wrap(next http.Handler) http.Handler {
 				if ch := applied[i]; ch.Response != nil {
 					var err error
 					if body, err = ch.Response(r.Context(), x, body); err != nil {
-						api.WriteError(w, r, err)
+						fail(w, r, err)
 						return
 					}
 				}

@@ -47,7 +47,7 @@ func serve(chain *compat.Chain, method, path string, c *compat.Client) *httptest
 		ctx = compat.WithClient(ctx, *c)
 	}
 	w := httptest.NewRecorder()
-	chain.Wrap(backend).ServeHTTP(w, r.WithContext(ctx))
+	chain.Wrap(backend, api.WriteError).ServeHTTP(w, r.WithContext(ctx))
 	return w
 }
 
@@ -96,7 +96,7 @@ func TestChainConversions(t *testing.T) {
 // A 4.0 request that no change touches costs no allocation more than the bare
 // backend.
 func TestChainAddsNoAllocationsFor40(t *testing.T) {
-	chain := compat.NewChain("/api", compat.All(directory{"GM": gmID})...).Wrap(backend)
+	chain := compat.NewChain("/api", compat.All(directory{"GM": gmID})...).Wrap(backend, api.WriteError)
 	for _, path := range []string{"/api/cluster", "/api/system/sessions", "/api/users/paginated"} {
 		r := httptest.NewRequest("GET", path, nil)
 		w := httptest.NewRecorder()
@@ -110,7 +110,7 @@ func TestChainAddsNoAllocationsFor40(t *testing.T) {
 
 func BenchmarkChain(b *testing.B) {
 	chain := compat.NewChain("/api", compat.All(directory{"GM": gmID})...)
-	h := chain.Wrap(backend)
+	h := chain.Wrap(backend, api.WriteError)
 	run := func(b *testing.B, handler http.Handler, path string, c *compat.Client) {
 		r := httptest.NewRequest("GET", path, nil)
 		ctx := auth.WithPrincipal(r.Context(), &auth.Principal{UserID: gmID, Username: "GM"})

@@ -8,7 +8,6 @@ package compat
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -67,17 +66,15 @@ func (r Release) Before(o Release) bool {
 
 func (r Release) String() string { return strconv.Itoa(r.Major) + "." + strconv.Itoa(r.Minor) }
 
-// Source says where a client's release came from. It matters for changes that
-// relax a rule (the CSRF header) and must not be claimed by a header a
-// browser page could forge.
+// Source says where a client's release came from: a client that names its
+// release gets exactly its changes; on the default release, requests that
+// are recognisably old are converted too.
 type Source int
 
-// Release sources, first match wins.
+// Release sources.
 const (
-	FromDefault  Source = iota // compat_default_release
-	FromListener               // compat_listeners
-	FromToken                  // pinned on the access token
-	FromHeader                 // X-API-Version
+	FromDefault Source = iota // compat_default_release
+	FromHeader                // X-API-Version
 )
 
 // Client is the release a request speaks and where that came from.
@@ -102,10 +99,13 @@ func ClientFrom(ctx context.Context) Client {
 	return Client{Release: Latest}
 }
 
-// Validate checks a configured release (compat_default_release).
-func Validate(s string) error {
-	if _, err := ParseRelease(s); err != nil {
-		return fmt.Errorf("%w", err)
+// Releases returns every release a client may speak, oldest first.
+func Releases() []Release {
+	var out []Release
+	for major := 1; major <= Latest.Major; major++ {
+		for minor := 0; minor <= supported[major]; minor++ {
+			out = append(out, Release{major, minor})
+		}
 	}
-	return nil
+	return out
 }

@@ -63,6 +63,12 @@ func TestNoResolutionForAnonymousCallers(t *testing.T) {
 		for _, name := range []string{"alice", "nosuch"} {
 			r := h.Do("GET", "/users/"+name+"/tokens", nil, nodetest.Header("X-API-Version", release))
 			r.Want(t, http.StatusUnauthorized)
+			// Answered through the router's error path: no login dialog
+			// for browsers.
+			xhr := h.Do("GET", "/users/"+name+"/tokens", nil, nodetest.Header("X-API-Version", release), nodetest.Header("X-Requested-With", "XMLHttpRequest"))
+			if xhr.Header.Get("WWW-Authenticate") != "" {
+				t.Errorf("%s %q: XHR 401 with WWW-Authenticate", name, release)
+			}
 		}
 	}
 }

@@ -9,8 +9,7 @@ import (
 )
 
 // Users resolves usernames for the changes that moved user endpoints from
-// usernames to ids. Native mode answers from the user service; upstream mode
-// through the upstream's API.
+// usernames to ids; the node answers from its user service.
 type Users interface {
 	// IDByUsername returns a user's id; an unknown user is an error whose
 	// api.ErrorCode is api.NotFound.

@@ -45,19 +45,14 @@ func (rt *Router) authenticate(next http.Handler) http.Handler {
 }
 
 // release resolves the API release the client speaks: the X-API-Version
-// header, else the release pinned on the token, else the listener's, else
-// compat_default_release. The response says which one it was served as.
+// header, else compat_default_release. The response says which one it was
+// served as.
 func (rt *Router) release(next http.Handler) http.Handler {
 	def := compat.Client{Release: rt.o.DefaultRelease, Source: compat.FromDefault}
-	if rt.o.ListenerRelease != nil {
-		def = compat.Client{Release: *rt.o.ListenerRelease, Source: compat.FromListener}
-	}
+	// Header values made once: stamping a response costs no allocation.
 	served := map[compat.Release][]string{}
-	for major, minors := range map[int]int{1: 3, 2: 5, 3: 3, 4: 0} {
-		for minor := 0; minor <= minors; minor++ {
-			rel := compat.Release{Major: major, Minor: minor}
-			served[rel] = []string{rel.String()}
-		}
+	for _, rel := range compat.Releases() {
+		served[rel] = []string{rel.String()}
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c := def
@@ -68,10 +63,6 @@ func (rt *Router) release(next http.Handler) http.Handler {
 				return
 			}
 			c = compat.Client{Release: rel, Source: compat.FromHeader}
-		} else if p := auth.FromContext(r.Context()); p != nil && p.Release != "" {
-			if rel, err := compat.ParseRelease(p.Release); err == nil {
-				c = compat.Client{Release: rel, Source: compat.FromToken}
-			}
 		}
 		w.Header()["X-Api-Version"] = served[c.Release]
 		if c != (compat.Client{Release: compat.Latest, Source: compat.FromDefault}) {

@@ -36,12 +36,10 @@ type Options struct {
 	Routes []api.Route
 	Auth   Authenticator
 	Chain  *compat.Chain
-	// DefaultRelease is compat_default_release; ListenerRelease, when set,
-	// is the release pinned on the listener this handler serves.
-	DefaultRelease  compat.Release
-	ListenerRelease *compat.Release
-	EnableCORS      bool
-	MaxBodySize     int64
+	// DefaultRelease is compat_default_release.
+	DefaultRelease compat.Release
+	EnableCORS     bool
+	MaxBodySize    int64
 	// BaseURI is the public URI of the API root, for Location headers.
 	BaseURI string
 	NodeID  string
@@ -54,7 +52,6 @@ type Router struct {
 	o       Options
 	base    atomic.Pointer[string]
 	handler http.Handler
-	routes  []api.Route
 	nodeID  []string
 	reqSeq  atomic.Uint64
 
@@ -74,7 +71,7 @@ func New(o Options) *Router {
 		o.DefaultRelease = compat.Latest
 	}
 	rt := &Router{
-		o: o, routes: o.Routes, nodeID: []string{o.NodeID},
+		o: o, nodeID: []string{o.NodeID},
 		requests:  o.Metrics.Meter("loggate.http.requests"),
 		errors4xx: o.Metrics.Counter("loggate.http.responses.4xx"),
 		errors5xx: o.Metrics.Counter("loggate.http.responses.5xx"),
@@ -98,7 +95,7 @@ func New(o Options) *Router {
 	sub.NotFoundHandler, sub.MethodNotAllowedHandler = unmatched, unmatched
 	var h http.Handler = m
 	if o.Chain != nil {
-		h = o.Chain.Wrap(h)
+		h = o.Chain.Wrap(h, rt.fail)
 	}
 	h = rt.release(h)
 	h = rt.authenticate(h)
@@ -154,7 +151,7 @@ func (rt *Router) SetBaseURI(uri string) {
 func (rt *Router) BaseURI() string { return *rt.base.Load() }
 
 // Routes returns the route table.
-func (rt *Router) Routes() []api.Route { return rt.routes }
+func (rt *Router) Routes() []api.Route { return rt.o.Routes }
 
 // ServeHTTP implements http.Handler.
 func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) { rt.handler.ServeHTTP(w, r) }

@@ -6,6 +6,7 @@ package permission
 import (
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -268,4 +269,21 @@ func (p Permission) String() string {
 		}
 	}
 	return b.String()
+}
+
+// ValidName checks a name that becomes one part of permission strings: a
+// username (users:edit:<username>) or a role name (roles:edit:<name>). The
+// characters that carry meaning in a permission are refused: a user named
+// "*" would otherwise hold users:edit:* over everyone. kind names the thing
+// in the error ("username").
+func ValidName(kind, name string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("%s must not be empty", kind)
+	case strings.TrimSpace(name) != name:
+		return fmt.Errorf("invalid %s %q: it must not start or end with spaces", kind, name)
+	case strings.ContainsAny(name, ":,*/\\") || strings.ContainsFunc(name, unicode.IsControl):
+		return fmt.Errorf("invalid %s %q: it must not contain ':', ',', '*', '/', '\\' or control characters", kind, name)
+	}
+	return nil
 }

@@ -37,7 +37,8 @@ func TestSlice(t *testing.T) {
 	for _, c := range []struct {
 		page, per int
 		want      string
-	}{{1, 2, "[1,2]"}, {3, 2, "[5]"}, {4, 2, "[]"}, {1, 10, "[1,2,3,4,5]"}} {
+	}{{1, 2, "[1,2]"}, {3, 2, "[5]"}, {4, 2, "[]"}, {1, 10, "[1,2,3,4,5]"},
+		{1<<62 - 1, 1<<62 - 1, "[]"}, {2, 1<<63 - 1, "[]"}, {1, 1<<63 - 1, "[1,2,3,4,5]"}} {
 		b, _ := json.Marshal(api.Slice(items, api.Page{Page: c.page, PerPage: c.per}))
 		if string(b) != c.want {
 			t.Errorf("page %d of %d: %s, want %s", c.page, c.per, b, c.want)

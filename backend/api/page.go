@@ -64,12 +64,13 @@ func positive(q map[string][]string, name string, def int) (int, error) {
 	return n, nil
 }
 
-// Slice returns the items of page p from a sorted, filtered listing.
+// Slice returns the items of page p from a sorted, filtered listing. Pages
+// past the end, however large the numbers, are empty.
 func Slice[T any](items []T, p Page) []T {
-	start := (p.Page - 1) * p.PerPage
-	if start >= len(items) || start < 0 {
+	if p.Page < 1 || p.PerPage < 1 || len(items) == 0 || p.Page-1 > (len(items)-1)/p.PerPage {
 		return items[:0]
 	}
-	end := min(start+p.PerPage, len(items))
+	start := (p.Page - 1) * p.PerPage // < len(items): no overflow
+	end := start + min(p.PerPage, len(items)-start)
 	return items[start:end]
 }

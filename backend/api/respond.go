@@ -51,23 +51,30 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	code := ErrorCode(err)
 	msg := "Internal error, see the server log"
 	var e *Error
-	if errors.As(err, &e) {
-		msg = e.Message
+	switch {
+	case errors.As(err, &e):
+		if e.Message != "" {
+			msg = e.Message
+		}
 		for k, v := range e.Header {
 			w.Header()[k] = v
 		}
-	} else if code != Internal {
+	case code == Unavailable:
+		// A store's own words may name files or hosts.
+		msg = "Temporarily unavailable, see the server log"
+	case code != Internal:
 		msg = err.Error()
 	}
-	if code == Internal {
+	if code == Internal || code == Unavailable {
 		ctx := context.Background()
 		if r != nil {
 			ctx = r.Context()
 		}
-		Logger(ctx).Error("request failed", "err", err, "request_id", RequestID(ctx))
-		if e != nil && e.Message != "" {
-			msg = e.Message
+		level := slog.LevelError
+		if code == Unavailable {
+			level = slog.LevelWarn
 		}
+		Logger(ctx).Log(ctx, level, "request failed", "err", err, "request_id", RequestID(ctx))
 	}
 	if code == NotModified {
 		w.WriteHeader(http.StatusNotModified)

@@ -80,7 +80,7 @@ func (h *Handler) oneNode(local string) api.HandlerFunc {
 		if id := vars["nodeId"]; id != h.self {
 			return api.Errorf(api.NotFound, "Node %s not found", id)
 		}
-		return fn(w, mux.SetURLVars(r, vars))
+		return fn(w, r) // the local route reads the same path values
 	}
 }
 

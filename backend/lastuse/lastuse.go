@@ -22,10 +22,14 @@ type Write func(ctx context.Context, id string, at time.Time) error
 
 // Recorder keeps uses in memory until Flush writes them.
 type Recorder struct {
-	write Write
+	write    Write
+	flushing sync.Mutex
 
 	mu      sync.Mutex
 	pending map[string]time.Time
+	// writing holds the batch Flush is writing: still visible to Last until
+	// stored, so nobody judges a session by the older stored time meanwhile.
+	writing map[string]time.Time
 }
 
 // New returns a recorder that stores uses with write.
@@ -48,6 +52,9 @@ func (r *Recorder) Last(id string) (time.Time, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	t, ok := r.pending[id]
+	if w, inFlight := r.writing[id]; inFlight && (!ok || w.After(t)) {
+		return w, true
+	}
 	return t, ok
 }
 
@@ -55,15 +62,19 @@ func (r *Recorder) Last(id string) (time.Time, bool) {
 func (r *Recorder) Forget(id string) {
 	r.mu.Lock()
 	delete(r.pending, id)
+	delete(r.writing, id)
 	r.mu.Unlock()
 }
 
 // Flush writes every recorded use. Uses that fail to be written stay for the
 // next flush; the first error is returned.
 func (r *Recorder) Flush(ctx context.Context) error {
+	r.flushing.Lock() // one batch at a time: writing holds one batch
+	defer r.flushing.Unlock()
 	r.mu.Lock()
 	batch := r.pending
 	r.pending = make(map[string]time.Time, len(batch))
+	r.writing = batch
 	r.mu.Unlock()
 	var first error
 	for id, at := range batch {
@@ -77,6 +88,9 @@ func (r *Recorder) Flush(ctx context.Context) error {
 			}
 		}
 	}
+	r.mu.Lock()
+	r.writing = nil
+	r.mu.Unlock()
 	return first
 }
 

@@ -82,3 +82,25 @@ func TestStoreField(t *testing.T) {
 		t.Errorf("missing document: %v", err)
 	}
 }
+
+// A use being written stays visible until it is stored.
+func TestUseVisibleWhileWritten(t *testing.T) {
+	at := time.Unix(5000, 0)
+	var r *lastuse.Recorder
+	seen := false
+	r = lastuse.New(func(_ context.Context, id string, got time.Time) error {
+		last, ok := r.Last(id)
+		seen = ok && last.Equal(got)
+		return nil
+	})
+	r.Touch("s", at)
+	if err := r.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !seen {
+		t.Error("the use was invisible while being written")
+	}
+	if _, ok := r.Last("s"); ok {
+		t.Error("a written use is still reported as pending")
+	}
+}

@@ -1,6 +1,7 @@
 package loggers
 
 import (
+	"io"
 	"log/slog"
 	"math"
 	"strconv"
@@ -126,14 +127,26 @@ func (l *Level) UnmarshalText(text []byte) error {
 }
 
 // ReplaceAttr is a slog.HandlerOptions.ReplaceAttr for the sink that names
-// the trace level TRACE instead of slog's DEBUG-4.
+// loggate's levels as Log4j does (TRACE, FATAL) instead of slog's DEBUG-4
+// and ERROR+4.
 func ReplaceAttr(groups []string, a slog.Attr) slog.Attr {
 	if len(groups) == 0 && a.Key == slog.LevelKey {
-		if lvl, ok := a.Value.Any().(slog.Level); ok && lvl == LevelTrace.Slog() {
-			a.Value = slog.StringValue("TRACE")
+		if lvl, ok := a.Value.Any().(slog.Level); ok {
+			switch Level(lvl) {
+			case LevelTrace:
+				a.Value = slog.StringValue("TRACE")
+			case LevelFatal:
+				a.Value = slog.StringValue("FATAL")
+			}
 		}
 	}
 	return a
+}
+
+// NewTextSink returns the text sink loggate logs to: every level passes (the
+// Levels decide), level names as Log4j's.
+func NewTextSink(w io.Writer) slog.Handler {
+	return slog.NewTextHandler(w, &slog.HandlerOptions{Level: LevelAll.Slog(), ReplaceAttr: ReplaceAttr})
 }
 
 func invalidLevel(l Level) error {

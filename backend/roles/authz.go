@@ -94,10 +94,8 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request, filter func(Role)
 		}
 		refs := []map[string]string{}
 		for _, m := range members {
-			if u, ok := m.(interface{ Ref() (id, username string) }); ok {
-				id, name := u.Ref()
-				refs = append(refs, map[string]string{"id": id, "username": name})
-			}
+			id, name := m.Ref()
+			refs = append(refs, map[string]string{"id": id, "username": name})
 		}
 		users[role.ID] = refs
 	}
@@ -161,7 +159,7 @@ func (h *Handler) authzAssignees(w http.ResponseWriter, r *http.Request) error {
 	}
 	page := api.Slice(members, p)
 	if page == nil {
-		page = []any{}
+		page = []Member{}
 	}
 	api.WriteJSON(w, http.StatusOK, map[string]any{
 		"total": len(members), "page": p.Page, "per_page": p.PerPage, "count": len(page), "grand_total": len(members),

@@ -11,11 +11,17 @@ import (
 	"github.com/loggate/loggate/backend/store"
 )
 
+// Member is a user as the role resources show it (the users resource's
+// summary); Ref names it.
+type Member interface {
+	Ref() (id, username string)
+}
+
 // Members is what the role resource needs of users: role membership lives on
 // the user record.
 type Members interface {
-	// MembersOf returns the user summaries of a role's members.
-	MembersOf(ctx context.Context, roleID string) ([]any, error)
+	// MembersOf returns the members of a role.
+	MembersOf(ctx context.Context, roleID string) ([]Member, error)
 	// AddRole and RemoveRole change one user's roles; an unknown username is
 	// store.ErrNotFound.
 	AddRole(ctx context.Context, username, roleID string) error
@@ -190,7 +196,7 @@ func (h *Handler) membersOf(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if users == nil {
-		users = []any{}
+		users = []Member{}
 	}
 	api.WriteJSON(w, http.StatusOK, map[string]any{"role": role.Name, "users": users})
 	return nil

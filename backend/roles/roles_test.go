@@ -34,10 +34,10 @@ func TestCRUD(t *testing.T) {
 		t.Errorf("created: %v %s", r.Header.Get("Location"), r.Body)
 	}
 	h.Do("POST", "/roles", body, nodetest.AsRoot()).WantError(t, http.StatusBadRequest, "Role Monitoring already exists.")
-	h.Do("POST", "/roles", map[string]any{"name": "", "permissions": []string{}}, nodetest.AsRoot()).WantError(t, http.StatusBadRequest, "name")
+	h.Do("POST", "/roles", map[string]any{"name": "", "permissions": []string{}}, nodetest.AsRoot()).WantError(t, http.StatusBadRequest, "name must not be empty")
 	h.Do("POST", "/roles", map[string]any{"name": "x", "permissions": []string{"a:,"}}, nodetest.AsRoot()).WantError(t, http.StatusBadRequest, "")
 	for _, bad := range []string{"*", "a,b", "a:b", " pad"} {
-		h.Do("POST", "/roles", map[string]any{"name": bad, "permissions": []string{}}, nodetest.AsRoot()).WantError(t, http.StatusBadRequest, "Invalid role name")
+		h.Do("POST", "/roles", map[string]any{"name": bad, "permissions": []string{}}, nodetest.AsRoot()).WantError(t, http.StatusBadRequest, "nvalid role name")
 	}
 	h.Do("PUT", "/roles/monitoring", map[string]any{"name": "Monitor", "description": "renamed", "permissions": []string{"metrics:read"}}, nodetest.AsRoot()).Want(t, http.StatusOK)
 	h.Do("GET", "/roles/Monitoring", nil, nodetest.AsRoot()).WantError(t, http.StatusNotFound, "Couldn't find role Monitoring")

@@ -223,12 +223,8 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 }
 
 func validate(r Role) error {
-	if strings.TrimSpace(r.Name) == "" {
-		return api.Errorf(api.Invalid, "Role name must not be empty")
-	}
-	// Role names become parts of permission strings (roles:edit:<name>).
-	if strings.ContainsAny(r.Name, ":,*") || strings.TrimSpace(r.Name) != r.Name {
-		return api.Errorf(api.Invalid, "Invalid role name %q: it must not contain ':', ',' or '*' or start or end with spaces", r.Name)
+	if err := permission.ValidName("role name", r.Name); err != nil {
+		return api.Wrap(api.Invalid, strings.ToUpper(err.Error()[:1])+err.Error()[1:], err)
 	}
 	if r.Permissions == nil {
 		return api.Errorf(api.Invalid, "Role %s: permissions are required (an empty list is fine)", r.Name)

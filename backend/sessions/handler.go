@@ -152,8 +152,11 @@ func (h *Handler) terminate(w http.ResponseWriter, r *http.Request) error {
 	id := p.SessionID
 	if id == "" {
 		rec, err := h.sessions.FindSession(ctx, api.Var(r, "sessionId"))
-		if err == nil && rec.UserID == p.UserID {
+		switch {
+		case err == nil && rec.UserID == p.UserID:
 			id = rec.ID
+		case err != nil && !errors.Is(err, store.ErrNotFound):
+			return err
 		}
 	}
 	if id != "" {

@@ -153,9 +153,9 @@ func (s *Service) each(ctx context.Context, fn func(record)) error {
 
 // Activity reports whether a user has a live session, when they were last
 // active and from where (the users resource shows it).
-func (s *Service) Activity(ctx context.Context, userID string) (active bool, last time.Time, clientAddress string) {
+func (s *Service) Activity(ctx context.Context, userID string) (active bool, last time.Time, clientAddress string, err error) {
 	now := s.now()
-	_ = s.each(ctx, func(rec record) {
+	err = s.each(ctx, func(rec record) {
 		if rec.UserID != userID {
 			return
 		}
@@ -170,7 +170,7 @@ func (s *Service) Activity(ctx context.Context, userID string) (active bool, las
 			last, clientAddress = rec.LastAccess, rec.ClientAddress
 		}
 	})
-	return active, last, clientAddress
+	return active, last, clientAddress, err
 }
 
 // Flush writes recorded extensions.

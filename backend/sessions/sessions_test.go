@@ -132,7 +132,7 @@ func TestDisabledUserCannotLogIn(t *testing.T) {
 	h.Do("GET", "/users/bob", nil, nodetest.Session(sid)).Want(t, http.StatusUnauthorized)
 }
 
-// Service accounts authenticate with tokens only.
+// Service accounts cannot start sessions; they use tokens (or Basic auth).
 func TestServiceAccountCannotLogIn(t *testing.T) {
 	h := nodetest.Start(t)
 	h.Do("POST", "/users", map[string]any{"username": "sidecar", "password": "pw", "email": "s@example.org",

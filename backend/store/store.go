@@ -1,7 +1,7 @@
 // Package store declares the document store that holds loggate's
 // configuration (users, roles, tokens, sessions, streams, …). Documents are
 // JSON objects addressed by collection and id. Implementations: bolt (the
-// embedded default) and, for several nodes, MongoDB. Every implementation
+// embedded default); a MongoDB one for several nodes is to follow. Every implementation
 // passes the contract suite in storetest.
 package store
 

@@ -35,7 +35,6 @@ type record struct {
 	Lookup     string    `json:"lookup"`
 	Sealed     string    `json:"sealed"`
 	LastAccess time.Time `json:"last_access"`
-	Release    string    `json:"release,omitempty"`
 }
 
 // Token is an access token as the API shows it.
@@ -204,7 +203,7 @@ func (s *Service) FindToken(ctx context.Context, value string) (auth.TokenRecord
 	if err := json.Unmarshal(doc, &rec); err != nil {
 		return auth.TokenRecord{}, fmt.Errorf("stored token: %w", err)
 	}
-	return auth.TokenRecord{ID: rec.ID, UserID: rec.UserID, Release: rec.Release}, nil
+	return auth.TokenRecord{ID: rec.ID, UserID: rec.UserID}, nil
 }
 
 // Touch implements auth.Tokens: the use is kept in memory and written in a

@@ -39,7 +39,7 @@ func TestCreateListUse(t *testing.T) {
 	}
 }
 
-func TestLastAccessIsWrittenWithinASecond(t *testing.T) {
+func TestLastAccessSurvivesRestart(t *testing.T) {
 	h := nodetest.Start(t)
 	id := h.CreateUser("bea", "pw")
 	tok, _ := h.CreateToken(id, "t", nodetest.Basic("bea", "pw"))

@@ -105,8 +105,9 @@ func (h *Handler) paginated(w http.ResponseWriter, r *http.Request) error {
 		}
 		return c
 	})
-	items := make([]Overview, 0, page.PerPage)
-	for _, u := range api.Slice(matched, page) {
+	pageOf := api.Slice(matched, page)
+	items := make([]Overview, 0, len(pageOf))
+	for _, u := range pageOf {
 		o, err := h.users.Overview(ctx, u)
 		if err != nil {
 			return err
@@ -227,8 +228,8 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
 	if m := req.missing(); len(m) > 0 {
 		return api.Errorf(api.Invalid, "Missing required properties: %s.", strings.Join(m, ", "))
 	}
-	if err := ValidName("username", *req.Username); err != nil {
-		return api.Errorf(api.Invalid, "%s", err.Error())
+	if err := permission.ValidName("username", *req.Username); err != nil {
+		return api.Wrap(api.Invalid, err.Error(), err)
 	}
 	if err := validPermissions(req.Permissions); err != nil {
 		return err
@@ -283,7 +284,7 @@ func setTimezone(u *User, tz *string) error {
 func validPermissions(perms []string) error {
 	for _, p := range perms {
 		if err := permission.Valid(p); err != nil {
-			return api.Errorf(api.Invalid, "%s", err.Error())
+			return api.Wrap(api.Invalid, err.Error(), err)
 		}
 	}
 	return nil

@@ -37,7 +37,7 @@ type Invalidator interface {
 
 // Activity reports a user's sessions, for session_active and last_activity.
 type Activity interface {
-	Activity(ctx context.Context, userID string) (active bool, last time.Time, clientAddress string)
+	Activity(ctx context.Context, userID string) (active bool, last time.Time, clientAddress string, err error)
 }
 
 // Dependent owns records of users that must go when the user goes (tokens,
@@ -76,9 +76,6 @@ func (s *Service) SetActivity(a Activity) { s.activity = a }
 
 // AddDependent registers records to delete with a user.
 func (s *Service) AddDependent(d Dependent) { s.dependents = append(s.dependents, d) }
-
-// RootUsername returns the configured root username.
-func (s *Service) RootUsername() string { return s.root.Username }
 
 func (s *Service) rootUser(ctx context.Context) (*User, error) {
 	adminID, err := s.roles.AdminID(ctx)
@@ -229,6 +226,12 @@ func (s *Service) EffectivePermissions(ctx context.Context, u *User) ([]string, 
 // when withPermissions is set (the caller is the user or may edit their
 // permissions).
 func (s *Service) Summary(ctx context.Context, u *User, withPermissions bool) (Summary, error) {
+	return s.summary(ctx, u, withPermissions, true)
+}
+
+// summary is Summary; without activity, session_active is false and
+// last_activity and client_address null, as in role member lists.
+func (s *Service) summary(ctx context.Context, u *User, withPermissions, withActivity bool) (Summary, error) {
 	names, _, err := s.roles.Resolve(ctx, u.RoleIDs)
 	if err != nil {
 		return Summary{}, err
@@ -250,7 +253,12 @@ func (s *Service) Summary(ctx context.Context, u *User, withPermissions bool) (S
 		ReadOnly: u.ReadOnly, External: u.External, Startpage: u.Startpage,
 		Roles: nonNil(names), AccountStatus: u.AccountStatus, ServiceAccount: u.ServiceAccount,
 	}
-	sum.SessionActive, sum.LastActivity, sum.ClientAddress = s.activityOf(ctx, u.ID)
+	if !withActivity {
+		return sum, nil
+	}
+	if sum.SessionActive, sum.LastActivity, sum.ClientAddress, err = s.activityOf(ctx, u.ID); err != nil {
+		return Summary{}, err
+	}
 	return sum, nil
 }
 
@@ -265,24 +273,26 @@ func (s *Service) Overview(ctx context.Context, u *User) (Overview, error) {
 		ExternalUser: u.External, Roles: nonNil(names), ReadOnly: u.ReadOnly, AccountStatus: u.AccountStatus,
 		ServiceAccount: u.ServiceAccount,
 	}
-	o.SessionActive, o.LastActivity, o.ClientAddress = s.activityOf(ctx, u.ID)
+	if o.SessionActive, o.LastActivity, o.ClientAddress, err = s.activityOf(ctx, u.ID); err != nil {
+		return Overview{}, err
+	}
 	return o, nil
 }
 
-func (s *Service) activityOf(ctx context.Context, userID string) (bool, *string, *string) {
+func (s *Service) activityOf(ctx context.Context, userID string) (bool, *string, *string, error) {
 	if s.activity == nil {
-		return false, nil, nil
+		return false, nil, nil, nil
 	}
-	active, last, addr := s.activity.Activity(ctx, userID)
-	if last.IsZero() {
-		return active, nil, nil
+	active, last, addr, err := s.activity.Activity(ctx, userID)
+	if err != nil || last.IsZero() {
+		return active, nil, nil, err
 	}
 	ts := last.UTC().Format("2006-01-02T15:04:05.000-0700")
 	var a *string
 	if addr != "" {
 		a = &addr
 	}
-	return active, &ts, a
+	return active, &ts, a, nil
 }
 
 func nonNil(s []string) []string {
@@ -340,19 +350,18 @@ func (s *Service) IDByUsername(ctx context.Context, username string) (string, er
 }
 
 // MembersOf implements roles.Members.
-func (s *Service) MembersOf(ctx context.Context, roleID string) ([]any, error) {
+func (s *Service) MembersOf(ctx context.Context, roleID string) ([]roles.Member, error) {
 	all, err := s.All(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var out []any
+	var out []roles.Member
 	for _, u := range all {
 		if slices.Contains(u.RoleIDs, roleID) {
-			sum, err := s.Summary(ctx, u, auth.FromContext(ctx).Permits("users:permissionsedit:"+u.Username))
+			sum, err := s.summary(ctx, u, auth.FromContext(ctx).Permits("users:permissionsedit:"+u.Username), false)
 			if err != nil {
 				return nil, err
 			}
-			sum.SessionActive, sum.LastActivity, sum.ClientAddress = false, nil, nil
 			out = append(out, sum)
 		}
 	}

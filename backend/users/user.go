@@ -5,10 +5,7 @@ package users
 
 import (
 	"encoding/json"
-	"fmt"
-	"strings"
 	"time"
-	"unicode"
 )
 
 // Collection is the store collection of users.
@@ -119,20 +116,4 @@ type Overview struct {
 	ClientAddress  *string  `json:"client_address"`
 	AccountStatus  string   `json:"account_status"`
 	ServiceAccount bool     `json:"service_account"`
-}
-
-// ValidName checks a username or role name. Names become parts of
-// permission strings (users:edit:<username>), so the characters that carry
-// meaning there are refused: a user named "*" would otherwise hold
-// users:edit:* over everyone.
-func ValidName(kind, name string) error {
-	switch {
-	case name == "":
-		return fmt.Errorf("%s must not be empty", kind)
-	case strings.TrimSpace(name) != name:
-		return fmt.Errorf("invalid %s %q: it must not start or end with spaces", kind, name)
-	case strings.ContainsAny(name, ":,*/\\") || strings.ContainsFunc(name, unicode.IsControl):
-		return fmt.Errorf("invalid %s %q: it must not contain ':', ',', '*', '/', '\\' or control characters", kind, name)
-	}
-	return nil
 }

@@ -158,6 +158,12 @@ func TestPaginated(t *testing.T) {
 	if q.Get("total").Int() != 1 || q.Get("query").String() != "username:user4" {
 		t.Errorf("query: %s", q.Body)
 	}
+	// Huge numbers are empty pages, not a crash or a huge allocation.
+	huge := h.Do("GET", "/users/paginated?per_page=2000000000&page=9223372036854775806", nil, nodetest.AsRoot()).Want(t, http.StatusOK)
+	if huge.Get("count").Int() != 0 {
+		t.Errorf("huge page: %s", huge.Body)
+	}
+	h.Do("GET", "/users/paginated?per_page=9223372036854775807", nil, nodetest.AsRoot()).Want(t, http.StatusOK)
 	for _, bad := range []string{"page=0", "per_page=-1", "per_page=x", "sort=password", "order=up", `query=color:red`, `query="open`} {
 		h.Do("GET", "/users/paginated?"+bad, nil, nodetest.AsRoot()).WantError(t, http.StatusBadRequest, "")
 	}

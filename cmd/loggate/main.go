@@ -9,12 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"os"
 	"os/signal"
 	"syscall"
 
+	"github.com/loggate/loggate/backend/loggers"
 	"github.com/loggate/loggate/backend/system"
 	"github.com/loggate/loggate/cmd/loggate/config"
 	"github.com/loggate/loggate/cmd/loggate/node"
@@ -60,7 +60,7 @@ func serve(ctx context.Context, args, environ []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	sink := slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug - 4})
+	sink := loggers.NewTextSink(stderr)
 	n, err := node.New(ctx, cfg, node.Options{LogSink: sink})
 	if err != nil {
 		return err
@@ -71,13 +71,17 @@ func serve(ctx context.Context, args, environ []string, stdout, stderr io.Writer
 		log.Warn(w)
 	}
 	log.Info("configuration", "settings", cfg.Redacted())
-	return n.Serve(ctx, func(addr net.Addr) {
-		fmt.Fprintf(stdout, "loggate %s serving the Graylog %s API at http://%s/api/ (data in %s)\n",
+	err = n.Serve(ctx, func(addr net.Addr) {
+		// One write, so that a reader of the first line has the second.
+		banner := fmt.Sprintf("loggate %s serving the Graylog %s API at http://%s/api/ (data in %s)\n",
 			system.Build, system.APIVersion, addr, cfg.DataDir)
 		if pw := n.GeneratedRootPassword; pw != "" {
-			fmt.Fprintf(stdout, "First start: the password of %q is %s\n"+
+			banner += fmt.Sprintf("First start: the password of %q is %s\n"+
 				"It is shown this once; only its hash is kept. Set root_password_sha2 to choose your own.\n",
 				cfg.RootUsername, pw)
 		}
+		fmt.Fprint(stdout, banner)
 	})
+	log.Info("stopped")
+	return err
 }

@@ -20,15 +20,20 @@ type lines struct {
 	ch  chan string
 }
 
-func newLines() *lines { return &lines{ch: make(chan string, 100)} }
+func newLines() *lines { return &lines{ch: make(chan string, 1000)} }
 
+// Write keeps everything and offers each line to ch without blocking: a
+// writer (the server's log) must never wait for a reader.
 func (l *lines) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.buf.Write(p)
 	sc := bufio.NewScanner(bytes.NewReader(p))
 	for sc.Scan() {
-		l.ch <- sc.Text()
+		select {
+		case l.ch <- sc.Text():
+		default:
+		}
 	}
 	return len(p), nil
 }
@@ -68,7 +73,7 @@ func start(t *testing.T, dataDir string, extra ...string) (url, password string,
 			t.Fatal("serve did not start")
 		}
 	}
-	// The password line follows the serving line in the same write.
+	// The password line comes in the same write as the serving line.
 	for _, line := range strings.Split(out.String(), "\n") {
 		if m := passwordLine.FindStringSubmatch(line); m != nil {
 			password = m[1]
@@ -146,9 +151,16 @@ func TestUnknownKeyWarns(t *testing.T) {
 		done <- run(ctx, []string{"--data_dir", t.TempDir(), "--http_bind_address", "127.0.0.1:0"},
 			[]string{"LOGGATE_IS_MASTER=true"}, out, errOut)
 	}()
-	for line := range out.ch {
-		if strings.Contains(line, "serving") {
-			break
+	timeout := time.After(30 * time.Second)
+wait:
+	for {
+		select {
+		case line := <-out.ch:
+			if strings.Contains(line, "serving") {
+				break wait
+			}
+		case <-timeout:
+			t.Fatal("serve did not start")
 		}
 	}
 	cancel()

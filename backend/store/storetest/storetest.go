@@ -1,6 +1,6 @@
 // Package storetest is the contract suite of store.Store: every
 // implementation runs Run from its own tests, so that callers can rely on the
-// same behaviour from the embedded store and from MongoDB.
+// same behaviour from every store (the embedded bbolt store today, MongoDB next).
 package storetest
 
 import (

@@ -15,6 +15,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/loggate/loggate/auth/permission"
 )
 
 // mask replaces secrets in Redacted and in error messages.
@@ -159,9 +161,10 @@ func parseSize(s string) (int64, error) {
 }
 
 func parseUsername(s string) (string, error) {
-	if s == "" || strings.Contains(s, ":") {
-		// A colon would end the user name early in HTTP Basic credentials.
-		return "", errors.New("expected a non-empty user name without ':'")
+	// The same rule as for every username: it becomes part of permission
+	// strings, and a colon would end it early in HTTP Basic credentials.
+	if err := permission.ValidName("user name", s); err != nil {
+		return "", fmt.Errorf("expected a user name without ':', ',', '*', '/', '\\' or spaces around it: %w", err)
 	}
 	return s, nil
 }

@@ -79,7 +79,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 		o.Now = time.Now
 	}
 	if o.LogSink == nil {
-		o.LogSink = slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug - 4})
+		o.LogSink = loggers.NewTextSink(os.Stderr)
 	}
 	if cfg.HTTPPublishURI == "" {
 		cfg.HTTPPublishURI = "http://" + cfg.HTTPBindAddress + "/"
@@ -217,10 +217,14 @@ func passwordSecret(cfg config.Config) (string, error) {
 	}
 	path := filepath.Join(cfg.DataDir, "password-secret")
 	b, err := os.ReadFile(path)
-	if err == nil && len(strings.TrimSpace(string(b))) >= 16 {
-		return strings.TrimSpace(string(b)), nil
+	if err == nil {
+		// Never replaced: every stored token is encrypted under it.
+		if secret := strings.TrimSpace(string(b)); len(secret) >= 16 {
+			return secret, nil
+		}
+		return "", fmt.Errorf("password secret in %s is shorter than 16 characters; restore it or set password_secret", path)
 	}
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+	if !errors.Is(err, os.ErrNotExist) {
 		return "", fmt.Errorf("password secret: %w", err)
 	}
 	secret, err := randomString(64)
@@ -247,8 +251,11 @@ func (n *Node) rootPasswordHash(ctx context.Context, cfg config.Config) (string,
 		var s struct {
 			Hash string `json:"hash"`
 		}
-		if err := json.Unmarshal(doc, &s); err != nil || s.Hash == "" {
+		if err := json.Unmarshal(doc, &s); err != nil {
 			return "", fmt.Errorf("stored root password is unreadable: %w", err)
+		}
+		if s.Hash == "" {
+			return "", errors.New("stored root password is empty; delete data_dir or set root_password_sha2")
 		}
 		return s.Hash, nil
 	}
@@ -306,8 +313,11 @@ func (n *Node) Serve(ctx context.Context, ready func(addr net.Addr)) error {
 	srv := &http.Server{
 		Handler:           n.Router,
 		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(n.Levels.Logger("loggate.http").Handler(), slog.LevelDebug),
+		// A client trickling a request body ties up a connection only
+		// this long.
+		ReadTimeout: time.Minute,
+		IdleTimeout: 2 * time.Minute,
+		ErrorLog:    slog.NewLogLogger(n.Levels.Logger("loggate.http").Handler(), slog.LevelDebug),
 	}
 	bg, stop := context.WithCancel(ctx)
 	wait := n.Background(bg)
@@ -362,7 +372,10 @@ func (u userResolver) IDByUsername(ctx context.Context, name string) (string, er
 	return u.users.IDByUsername(ctx, name)
 }
 
+// IsUserID reports whether s is an existing user's id. When the store cannot
+// answer, it says yes: the request then goes on unconverted and meets the
+// same store error in the backend, which answers it properly.
 func (u userResolver) IsUserID(ctx context.Context, s string) bool {
 	_, err := u.users.ByID(ctx, s)
-	return err == nil
+	return !errors.Is(err, store.ErrNotFound)
 }

@@ -11,7 +11,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/loggate/loggate/backend/loggers"
 	"github.com/loggate/loggate/cmd/loggate/config"
 	"github.com/loggate/loggate/cmd/loggate/node"
 )
@@ -61,7 +61,7 @@ type Harness struct {
 	URL    string // the API root, http://127.0.0.1:port/api
 	Config config.Config
 	Clock  *Clock
-	Logs   *bytes.Buffer // everything the node logged
+	logs   *syncBuffer // everything the node logged
 
 	stop func()
 }
@@ -90,7 +90,7 @@ func Start(t testing.TB, opts ...Option) *Harness {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	h := &Harness{t: t, Config: cfg, Clock: &Clock{now: time.Now()}, Logs: &bytes.Buffer{}}
+	h := &Harness{t: t, Config: cfg, Clock: &Clock{now: time.Now()}, logs: &syncBuffer{b: &bytes.Buffer{}}}
 	h.start()
 	t.Cleanup(h.Stop)
 	return h
@@ -107,9 +107,18 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 	return s.b.Write(p)
 }
 
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// Logs returns everything the node has logged so far.
+func (h *Harness) Logs() string { return h.logs.String() }
+
 func (h *Harness) start() {
 	h.t.Helper()
-	sink := slog.NewTextHandler(&syncBuffer{b: h.Logs}, &slog.HandlerOptions{Level: slog.LevelDebug - 4})
+	sink := loggers.NewTextSink(h.logs)
 	n, err := node.New(context.Background(), h.Config, node.Options{LogSink: sink, Now: h.Clock.Now})
 	if err != nil {
 		h.t.Fatalf("start node: %v", err)
