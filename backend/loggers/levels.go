@@ -12,6 +12,8 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+
+	"github.com/loggate/loggate/backend/api"
 )
 
 // RootName is the logger all of loggate's loggers descend from.
@@ -77,6 +79,10 @@ func (l *Levels) Logger(name string) *slog.Logger {
 // below it without a configuration of their own, change at once. It returns
 // an api.Invalid error for a name that is not a dotted identifier (see
 // CheckName) or a level that is none of the five.
+// MaxConfigured bounds the logger configurations SetLevel creates: names
+// come from API callers, and each one is kept for the process's life.
+const MaxConfigured = 1000
+
 func (l *Levels) SetLevel(name string, level Level) error {
 	if err := CheckName(name); err != nil {
 		return err
@@ -86,6 +92,9 @@ func (l *Levels) SetLevel(name string, level Level) error {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if _, ok := l.configured[name]; !ok && len(l.configured) >= MaxConfigured {
+		return api.Errorf(api.Invalid, "Too many logger configurations (%d); set the level of a parent logger instead", MaxConfigured)
+	}
 	l.configured[name] = level
 	prefix := name + "."
 	for n, nd := range l.loggers {

@@ -2,6 +2,7 @@ package loggers_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 	"testing"
@@ -289,5 +290,21 @@ func TestConcurrentUse(t *testing.T) {
 	levels.Logger("loggate.auth").Warn("after")
 	if got := sink.take(); len(got) != 0 {
 		t.Errorf("warning passed after setting error: %+v", got)
+	}
+}
+
+func TestSetLevelBounded(t *testing.T) {
+	levels := loggers.New(newCapture(slog.Level(-100)))
+	var err error
+	created := 0
+	for ; created <= 2*loggers.MaxConfigured && err == nil; created++ {
+		err = levels.SetLevel(fmt.Sprintf("x.n%d", created), loggers.LevelDebug)
+	}
+	if api.ErrorCode(err) != api.Invalid || created < loggers.MaxConfigured-5 || created > loggers.MaxConfigured+1 {
+		t.Fatalf("stopped after %d with %v; want a 400 at the bound of %d", created, err, loggers.MaxConfigured)
+	}
+	// Existing ones can still change.
+	if err := levels.SetLevel("x.n0", loggers.LevelWarn); err != nil {
+		t.Errorf("changing an existing logger: %v", err)
 	}
 }
