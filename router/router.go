@@ -1,9 +1,13 @@
 // Package router owns the route table of the API and the order of the
 // middleware every request passes through:
 //
-//	recover · node id · request id · body limit · pretty printing
+//	recover · node id · request id · body limit · trailing slash · pretty printing
 //	→ CORS (only with http_enable_cors) → authentication → release resolution
-//	→ X-Requested-By check → compat chain → route (permission check) → handler
+//	→ compat chain → route matching (404, 405)
+//	→ X-Requested-By check → authentication required, static permission → handler
+//
+// The X-Requested-By check follows route matching, as in Graylog, so that an
+// unknown path answers 404 and a wrong method 405 first.
 package router
 
 import (
