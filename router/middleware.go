@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/klauspost/compress/gzhttp"
+
 	"github.com/loggate/loggate/backend/api"
 	"github.com/loggate/loggate/rewrite"
 )
@@ -125,4 +127,14 @@ func redactPath(p string) string {
 		return p[:i] + "/tokens/<redacted>"
 	}
 	return p
+}
+
+// gzipped compresses responses of at least 512 bytes (Graylog's threshold)
+// for clients that accept gzip.
+func gzipped(next http.Handler) http.Handler {
+	wrap, err := gzhttp.NewWrapper(gzhttp.MinSize(512))
+	if err != nil {
+		panic(err) // only for invalid constant options
+	}
+	return wrap(next)
 }

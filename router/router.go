@@ -43,7 +43,10 @@ type Options struct {
 	// DefaultRelease is compat_default_release.
 	DefaultRelease compat.Release
 	EnableCORS     bool
-	MaxBodySize    int64
+	// EnableGzip compresses responses of 512 bytes or more for clients that
+	// accept gzip, as Graylog does by default (http_enable_gzip).
+	EnableGzip  bool
+	MaxBodySize int64
 	// BaseURI is the public URI of the API root, for Location headers.
 	BaseURI string
 	NodeID  string
@@ -107,6 +110,9 @@ func New(o Options) *Router {
 		h = cors(h)
 	}
 	h = rt.prepare(h)
+	if o.EnableGzip {
+		h = gzipped(h)
+	}
 	rt.handler = h
 	return rt
 }

@@ -1,6 +1,8 @@
 package router_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"io"
 	"net/http"
 	"strings"
@@ -179,5 +181,30 @@ func TestReleaseHeader(t *testing.T) {
 	for _, bad := range []string{"5.0", "2.9", "two", "4"} {
 		h.Do("GET", "/cluster", nil, nodetest.AsRoot(), nodetest.Header("X-API-Version", bad)).
 			WantError(t, http.StatusBadRequest, "supported releases are 1.0 to 1.3, 2.0 to 2.5, 3.0 to 3.3 and 4.0")
+	}
+}
+
+func TestGzip(t *testing.T) {
+	h := nodetest.Start(t)
+	big := h.Do("GET", "/users", nil, nodetest.AsRoot(), nodetest.Header("Accept-Encoding", "gzip"))
+	big.Want(t, http.StatusOK)
+	if big.Header.Get("Content-Encoding") != "gzip" {
+		t.Errorf("a %d-byte answer was not compressed", len(big.Body))
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(big.Body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := io.ReadAll(zr)
+	if err != nil || !strings.Contains(string(plain), `"users"`) {
+		t.Fatalf("decompressed: %v %.80s", err, plain)
+	}
+	small := h.Do("GET", "/", nil, nodetest.Header("Accept-Encoding", "gzip"))
+	if small.Header.Get("Content-Encoding") != "" {
+		t.Error("an answer under 512 bytes was compressed")
+	}
+	off := nodetest.Start(t, nodetest.WithConfig(func(c *config.Config) { c.HTTPEnableGzip = false }))
+	if off.Do("GET", "/users", nil, nodetest.AsRoot(), nodetest.Header("Accept-Encoding", "gzip")).Header.Get("Content-Encoding") != "" {
+		t.Error("compressed with http_enable_gzip = false")
 	}
 }

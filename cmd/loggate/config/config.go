@@ -13,6 +13,7 @@ type Config struct {
 	HTTPBindAddress      string // http_bind_address: host:port to listen on
 	HTTPPublishURI       string // http_publish_uri: absolute http(s) URI ending in "/"
 	HTTPEnableCORS       bool   // http_enable_cors
+	HTTPEnableGzip       bool   // http_enable_gzip
 	HTTPMaxBodySize      int64  // http_max_body_size, in bytes
 	RootUsername         string // root_username
 	RootPasswordSHA2     string // root_password_sha2: lower-case hex, or "" to generate one

@@ -39,6 +39,8 @@ var table = []Key{
 		func(c *Config) *string { return &c.HTTPPublishURI }, parsePublishURI, formatString),
 	boolKey("http_enable_cors", false, "answer cross-origin requests from browsers",
 		func(c *Config) *bool { return &c.HTTPEnableCORS }),
+	boolKey("http_enable_gzip", true, "compress responses of 512 bytes or more for clients that accept gzip",
+		func(c *Config) *bool { return &c.HTTPEnableGzip }),
 	newKey("http_max_body_size", "8MiB", "largest request body accepted, in bytes or with a unit (KB, MB, GiB…)",
 		func(c *Config) *int64 { return &c.HTTPMaxBodySize }, parseSize, formatInt),
 	newKey("root_username", "admin", "name of the built-in administrator",

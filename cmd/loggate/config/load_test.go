@@ -37,6 +37,7 @@ func TestDefault(t *testing.T) {
 		HTTPBindAddress:      "127.0.0.1:9000",
 		HTTPPublishURI:       "http://127.0.0.1:9000/",
 		HTTPEnableCORS:       false,
+		HTTPEnableGzip:       true,
 		HTTPMaxBodySize:      8 << 20,
 		RootUsername:         "admin",
 		RootTimezone:         "UTC",

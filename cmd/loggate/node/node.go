@@ -165,7 +165,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 	chain := compat.NewChain(router.Prefix, compat.UsersByID(userResolver{n.Users}), compat.TokenIDs())
 	n.Router = router.New(router.Options{
 		Routes: routes, Auth: n.Auth, Chain: chain, DefaultRelease: defaultRelease,
-		EnableCORS: cfg.HTTPEnableCORS, MaxBodySize: cfg.HTTPMaxBodySize,
+		EnableCORS: cfg.HTTPEnableCORS, EnableGzip: cfg.HTTPEnableGzip, MaxBodySize: cfg.HTTPMaxBodySize,
 		BaseURI: strings.TrimSuffix(cfg.HTTPPublishURI, "/") + router.Prefix, NodeID: n.Info.ID,
 		Metrics: n.Metrics, Logger: n.Levels.Logger("loggate.http"),
 	})
