@@ -1,6 +1,7 @@
 package roles
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"slices"
@@ -180,15 +181,12 @@ func (h *Handler) authzAssign(w http.ResponseWriter, r *http.Request) error {
 	}
 	// Every permission first, so that a refusal changes nothing.
 	for _, u := range usernames {
-		if err := auth.RequireMsg(ctx, "users:rolesedit:"+u, "Not allowed to edit roles of user "+u); err != nil {
+		if err := requireRolesEdit(ctx, u); err != nil {
 			return err
 		}
 	}
 	for _, u := range usernames {
-		if err := h.members.AddRole(ctx, u, role.ID); err != nil {
-			if errors.Is(err, store.ErrNotFound) {
-				return api.Errorf(api.NotFound, "User %s has not been found.", u)
-			}
+		if err := memberError(h.members.AddRole(ctx, u, role.ID), u); err != nil {
 			return err
 		}
 	}
@@ -199,17 +197,14 @@ func (h *Handler) authzAssign(w http.ResponseWriter, r *http.Request) error {
 func (h *Handler) authzUnassign(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	username := api.Var(r, "username")
-	if err := auth.RequireMsg(ctx, "users:rolesedit:"+username, "Not allowed to edit roles of user "+username); err != nil {
+	if err := requireRolesEdit(ctx, username); err != nil {
 		return err
 	}
 	role, err := h.loadByID(r)
 	if err != nil {
 		return err
 	}
-	if err := h.members.RemoveRole(ctx, username, role.ID); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return api.Errorf(api.NotFound, "User %s has not been found.", username)
-		}
+	if err := memberError(h.members.RemoveRole(ctx, username, role.ID), username); err != nil {
 		return err
 	}
 	api.NoContent(w)
@@ -222,4 +217,17 @@ func (h *Handler) authzDelete(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return h.remove(w, r, role)
+}
+
+// requireRolesEdit checks that the caller may change a user's roles.
+func requireRolesEdit(ctx context.Context, username string) error {
+	return auth.RequireMsg(ctx, "users:rolesedit:"+username, "Not allowed to edit roles of user "+username)
+}
+
+// memberError words a membership change's unknown user as Graylog does.
+func memberError(err error, username string) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return api.Errorf(api.NotFound, "User %s has not been found.", username)
+	}
+	return err
 }

@@ -223,10 +223,7 @@ func (h *Handler) changeMember(w http.ResponseWriter, r *http.Request, change fu
 	if err != nil {
 		return err
 	}
-	if err := change(ctx, username, role.ID); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return api.Errorf(api.NotFound, "User %s has not been found.", username)
-		}
+	if err := memberError(change(ctx, username, role.ID), username); err != nil {
 		return err
 	}
 	api.NoContent(w)
