@@ -89,6 +89,10 @@ func ErrorCode(err error) Code {
 	if errors.As(err, &e) {
 		return e.Code
 	}
+	var v *ValidationError
+	if errors.As(err, &v) {
+		return Invalid
+	}
 	for _, c := range classifiers {
 		if code, ok := c(err); ok {
 			return code

@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -73,4 +74,83 @@ func Slice[T any](items []T, p Page) []T {
 	start := (p.Page - 1) * p.PerPage // < len(items): no overflow
 	end := start + min(p.PerPage, len(items)-start)
 	return items[start:end]
+}
+
+// PageQuery names the query parameters of every paginated listing, for the
+// API browser.
+var PageQuery = []string{"page", "per_page", "query", "sort", "order"}
+
+// PageOf is the one pagination of every listing: it keeps the items matching
+// q, sorts them by p.Sort (case-insensitively, stable, descending when p asks)
+// and returns page p of them with the number that matched. get returns an
+// item's value of a field, for both the query and the sort. A listing already
+// in the requested order is not sorted again, so services that keep their
+// items sorted by the default field pay only for the filter.
+func PageOf[T any](items []T, p Page, q Query, get func(item T, field string) string) (page []T, total int) {
+	matched := items
+	if len(q.terms) > 0 {
+		matched = make([]T, 0, len(items))
+		for _, it := range items {
+			if q.Match(func(f string) string { return get(it, f) }) {
+				matched = append(matched, it)
+			}
+		}
+	}
+	keys := make([]string, len(matched))
+	for i, it := range matched {
+		keys[i] = strings.ToLower(get(it, p.Sort))
+	}
+	ordered := func(a, b string) int {
+		if p.Desc() {
+			return strings.Compare(b, a)
+		}
+		return strings.Compare(a, b)
+	}
+	if !slices.IsSortedFunc(keys, ordered) {
+		idx := make([]int, len(matched))
+		for i := range idx {
+			idx[i] = i
+		}
+		slices.SortStableFunc(idx, func(a, b int) int { return ordered(keys[a], keys[b]) })
+		sorted := make([]T, len(matched))
+		for i, j := range idx {
+			sorted[i] = matched[j]
+		}
+		matched = sorted
+	}
+	return Slice(matched, p), len(matched)
+}
+
+// Listing is Graylog's generic PaginatedResponse: the page's items under a
+// resource's own key (users, patterns, views, …) beside total (the number
+// that matched the query), count, page and per_page, plus the query and, for
+// listings that have them, grand_total (the number before filtering) and a
+// context object.
+type Listing struct {
+	Key        string
+	Items      any
+	Count      int
+	Total      int
+	GrandTotal *int
+	Page       Page
+	Context    any
+}
+
+// Body returns the listing's JSON object.
+func (l Listing) Body() map[string]any {
+	body := map[string]any{
+		"total": l.Total, "count": l.Count, "page": l.Page.Page, "per_page": l.Page.PerPage,
+		"query": l.Page.Query, l.Key: l.Items,
+	}
+	// A nil slice is an empty list to clients, never null.
+	if v := reflect.ValueOf(l.Items); v.Kind() == reflect.Slice && v.IsNil() {
+		body[l.Key] = []any{}
+	}
+	if l.GrandTotal != nil {
+		body["grand_total"] = *l.GrandTotal
+	}
+	if l.Context != nil {
+		body["context"] = l.Context
+	}
+	return body
 }

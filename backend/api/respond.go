@@ -48,6 +48,11 @@ type ErrorBody struct {
 // errors are shown with their message; anything else is logged with the
 // request's logger and shown as a generic message, so internals never leak.
 func WriteError(w http.ResponseWriter, r *http.Request, err error) {
+	var verr *ValidationError
+	if errors.As(err, &verr) {
+		WriteJSON(w, http.StatusBadRequest, verr.body())
+		return
+	}
 	code := ErrorCode(err)
 	msg := "Internal error, see the server log"
 	var e *Error

@@ -32,7 +32,13 @@ type Route struct {
 	// Successor names the replacement of a deprecated route; the response then
 	// carries Deprecation and Link headers.
 	Successor string
-	Handler   HandlerFunc
+	// Query names the query parameters the route reads (api.PageQuery for
+	// paginated listings), for the API browser.
+	Query []string
+	// Body describes the request body the route reads, as a JSON example,
+	// for the API browser; empty when it reads none.
+	Body    string
+	Handler HandlerFunc
 }
 
 // StaticPermission reports whether the router can check Permission before the

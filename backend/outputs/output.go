@@ -1,0 +1,20 @@
+// Package outputs owns /system/outputs: the outputs that forward a stream's
+// messages elsewhere, their types and configuration.
+package outputs
+
+import "github.com/loggate/loggate/backend/api"
+
+// Collection holds the stored outputs.
+const Collection = "outputs"
+
+// Summary is Graylog's OutputSummary: the shape of an output in
+// /system/outputs and, embedded, in the /streams responses.
+type Summary struct {
+	ID            string         `json:"id"`
+	Title         string         `json:"title"`
+	Type          string         `json:"type"`
+	CreatorUserID string         `json:"creator_user_id"`
+	CreatedAt     api.Time       `json:"created_at"`
+	Configuration map[string]any `json:"configuration"`
+	ContentPack   *string        `json:"content_pack"`
+}
