@@ -61,6 +61,8 @@ type Router struct {
 	handler http.Handler
 	nodeID  []string
 	reqSeq  atomic.Uint64
+	// registered are the mux routes, in table order (Served).
+	registered []*mux.Route
 
 	requests             *metrics.Meter
 	errors4xx, errors5xx *metrics.Counter
@@ -97,6 +99,7 @@ func New(o Options) *Router {
 	for _, route := range o.Routes {
 		registered = append(registered, sub.Methods(methods(route)...).Path(route.Path).Handler(rt.endpoint(route)))
 	}
+	rt.registered = registered
 	unmatched := rt.unmatchedHandler(registered)
 	m.NotFoundHandler, m.MethodNotAllowedHandler = unmatched, unmatched
 	sub.NotFoundHandler, sub.MethodNotAllowedHandler = unmatched, unmatched
@@ -162,6 +165,25 @@ func (rt *Router) BaseURI() string { return *rt.base.Load() }
 
 // Routes returns the route table.
 func (rt *Router) Routes() []api.Route { return rt.o.Routes }
+
+// Served lists what the HTTP router really answers, as "METHOD /api/path
+// template" strings (HEAD included), read back from gorilla/mux rather than
+// from the table, so that tests can prove the table and the served routes are
+// the same.
+func (rt *Router) Served() []string {
+	var out []string
+	for _, r := range rt.registered {
+		tpl, err := r.GetPathTemplate()
+		methods, merr := r.GetMethods()
+		if err != nil || merr != nil {
+			continue
+		}
+		for _, m := range methods {
+			out = append(out, m+" "+tpl)
+		}
+	}
+	return out
+}
 
 // ServeHTTP implements http.Handler.
 func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) { rt.handler.ServeHTTP(w, r) }

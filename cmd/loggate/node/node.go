@@ -28,6 +28,7 @@ import (
 	"github.com/loggate/loggate/auth"
 	"github.com/loggate/loggate/auth/cache"
 	"github.com/loggate/loggate/backend/api"
+	"github.com/loggate/loggate/backend/apibrowser"
 	"github.com/loggate/loggate/backend/cluster"
 	"github.com/loggate/loggate/backend/loggers"
 	"github.com/loggate/loggate/backend/metrics"
@@ -149,6 +150,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 	}
 	local := slices.Concat(n.Levels.Routes(), n.Metrics.Routes())
 	roleHandler := roles.NewHandler(n.Roles, n.Users)
+	browser := apibrowser.New(func() []api.Route { return n.Router.Routes() })
 	var routes []api.Route
 	for _, rs := range [][]api.Route{
 		system.NewHandler(n.Info, o.Now).Routes(),
@@ -159,6 +161,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 		roleHandler.Routes(),
 		roleHandler.AuthzRoutes(),
 		local,
+		browser.Routes(),
 	} {
 		routes = append(routes, rs...)
 	}
