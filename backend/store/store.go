@@ -67,3 +67,14 @@ type Store interface {
 	// Close releases the store.
 	Close() error
 }
+
+// Stats describes a store's size, for Graylog's /system/cluster/stats/mongo
+// (MongoDB's dbStats). Sizes are bytes.
+type Stats struct {
+	Collections int
+	Objects     int64
+	DataSize    int64 // bytes of the documents themselves
+	StorageSize int64 // bytes on disk
+	Indexes     int
+	IndexSize   int64
+}

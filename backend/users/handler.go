@@ -34,7 +34,7 @@ func NewHandler(users *Service, roles *roles.Service) *Handler {
 func (h *Handler) Routes() []api.Route {
 	return []api.Route{
 		{Method: "GET", Path: "/users", Summary: "List all users (deprecated: use /users/paginated)", Permission: "users:list", Successor: "/users/paginated", Handler: h.list},
-		{Method: "GET", Path: "/users/paginated", Summary: "Get paginated list of users", Permission: "users:list", Handler: h.paginated},
+		{Method: "GET", Path: "/users/paginated", Summary: "Get paginated list of users", Permission: "users:list", Query: api.PageQuery, Handler: h.paginated},
 		{Method: "POST", Path: "/users", Summary: "Create a new user account", Permission: "users:create", Handler: h.create},
 		{Method: "GET", Path: "/users/id/{userId}", Summary: "Get user details by userId", Permission: "users:edit:{username}", Handler: h.getByID},
 		{Method: "DELETE", Path: "/users/id/{userId}", Summary: "Removes a user account by userId", Permission: "users:edit", Handler: h.deleteByID},
@@ -84,28 +84,19 @@ func (h *Handler) paginated(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var admin *Overview
-	var matched []*User
+	listed := make([]*User, 0, len(all))
 	for _, u := range all {
-		if u.ReadOnly {
-			o, err := h.users.Overview(ctx, u)
-			if err != nil {
-				return err
-			}
-			admin = &o
+		if !u.ReadOnly {
+			listed = append(listed, u)
 			continue
 		}
-		if q.Match(func(f string) string { return field(u, f) }) {
-			matched = append(matched, u)
+		o, err := h.users.Overview(ctx, u)
+		if err != nil {
+			return err
 		}
+		admin = &o
 	}
-	slices.SortStableFunc(matched, func(a, b *User) int {
-		c := strings.Compare(strings.ToLower(field(a, page.Sort)), strings.ToLower(field(b, page.Sort)))
-		if page.Desc() {
-			c = -c
-		}
-		return c
-	})
-	pageOf := api.Slice(matched, page)
+	pageOf, total := api.PageOf(listed, page, q, field)
 	items := make([]Overview, 0, len(pageOf))
 	for _, u := range pageOf {
 		o, err := h.users.Overview(ctx, u)
@@ -114,10 +105,10 @@ func (h *Handler) paginated(w http.ResponseWriter, r *http.Request) error {
 		}
 		items = append(items, o)
 	}
-	api.WriteJSON(w, http.StatusOK, map[string]any{
-		"total": len(matched), "page": page.Page, "per_page": page.PerPage, "count": len(items),
-		"users": items, "query": page.Query, "context": map[string]any{"admin_user": admin},
-	})
+	api.WriteJSON(w, http.StatusOK, api.Listing{
+		Key: "users", Items: items, Count: len(items), Total: total, Page: page,
+		Context: map[string]any{"admin_user": admin},
+	}.Body())
 	return nil
 }
 

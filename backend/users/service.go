@@ -138,6 +138,12 @@ func (s *Service) All(ctx context.Context) ([]*User, error) {
 	return append([]*User{root}, stored...), nil
 }
 
+// Count returns the number of stored users. The root user is not stored and
+// not counted, as in Graylog's user_count.
+func (s *Service) Count(ctx context.Context) (int, error) {
+	return s.st.Count(ctx, Collection)
+}
+
 // Create stores a new user.
 func (s *Service) Create(ctx context.Context, u *User) error {
 	if strings.EqualFold(u.Username, s.root.Username) {
