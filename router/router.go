@@ -61,8 +61,8 @@ type Router struct {
 	handler http.Handler
 	nodeID  []string
 	reqSeq  atomic.Uint64
-	// registered are the mux routes, in table order (Served).
-	registered []*mux.Route
+	// mux is walked by Served.
+	mux *mux.Router
 
 	requests             *metrics.Meter
 	errors4xx, errors5xx *metrics.Counter
@@ -99,7 +99,7 @@ func New(o Options) *Router {
 	for _, route := range o.Routes {
 		registered = append(registered, sub.Methods(methods(route)...).Path(route.Path).Handler(rt.endpoint(route)))
 	}
-	rt.registered = registered
+	rt.mux = m
 	unmatched := rt.unmatchedHandler(registered)
 	m.NotFoundHandler, m.MethodNotAllowedHandler = unmatched, unmatched
 	sub.NotFoundHandler, sub.MethodNotAllowedHandler = unmatched, unmatched
@@ -167,21 +167,23 @@ func (rt *Router) BaseURI() string { return *rt.base.Load() }
 func (rt *Router) Routes() []api.Route { return rt.o.Routes }
 
 // Served lists what the HTTP router really answers, as "METHOD /api/path
-// template" strings (HEAD included), read back from gorilla/mux rather than
-// from the table, so that tests can prove the table and the served routes are
-// the same.
+// template" strings (HEAD included), walked from gorilla/mux itself rather
+// than read from the table, so that tests can prove the table and the served
+// routes are the same.
 func (rt *Router) Served() []string {
 	var out []string
-	for _, r := range rt.registered {
+	_ = rt.mux.Walk(func(r *mux.Route, _ *mux.Router, _ []*mux.Route) error {
 		tpl, err := r.GetPathTemplate()
 		methods, merr := r.GetMethods()
 		if err != nil || merr != nil {
-			continue
+			// A subrouter's prefix route answers nothing by itself.
+			return nil
 		}
 		for _, m := range methods {
 			out = append(out, m+" "+tpl)
 		}
-	}
+		return nil
+	})
 	return out
 }
 

@@ -1,0 +1,176 @@
+package inputs_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/loggate/loggate/auth"
+	"github.com/loggate/loggate/backend/api"
+	"github.com/loggate/loggate/backend/inputs"
+	"github.com/loggate/loggate/backend/store/bolt"
+	"github.com/loggate/loggate/router/routertest"
+)
+
+// fakeClock is a settable clock.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = t
+}
+
+var start = time.Date(2021, 3, 4, 5, 6, 7, 891_234_000, time.UTC)
+
+type env struct {
+	t      testing.TB
+	path   string
+	opts   []inputs.Option
+	clock  *fakeClock
+	st     *bolt.Store
+	svc    *inputs.Service
+	states *inputs.States
+	h      http.Handler
+}
+
+// newEnv serves the input routes over a fresh bolt store.
+func newEnv(t testing.TB, opts ...inputs.Option) *env {
+	t.Helper()
+	e := &env{t: t, path: filepath.Join(t.TempDir(), "db"), opts: opts, clock: &fakeClock{t: start}}
+	e.open()
+	t.Cleanup(func() { _ = e.st.Close() })
+	return e
+}
+
+func (e *env) open() {
+	e.t.Helper()
+	st, err := bolt.Open(e.path, nil)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.st = st
+	e.svc = inputs.NewService(st, e.clock.now, e.opts...)
+	e.states = inputs.NewStates(e.clock.now)
+	e.h = routertest.Handler(inputs.NewHandler(e.svc, e.states).Routes())
+}
+
+// reopen closes the store and builds everything again from the file.
+func (e *env) reopen() {
+	e.t.Helper()
+	if err := e.st.Close(); err != nil {
+		e.t.Fatal(err)
+	}
+	e.open()
+}
+
+// with returns e reporting to t, for use inside a fuzz target.
+func (e *env) with(t testing.TB) *env {
+	c := *e
+	c.t = t
+	return &c
+}
+
+func principal(t testing.TB, perms ...string) *auth.Principal {
+	t.Helper()
+	return routertest.Principal(t, perms...)
+}
+
+// do serves a request as p (anonymous when nil).
+func (e *env) do(p *auth.Principal, method, path, body string) *httptest.ResponseRecorder {
+	e.t.Helper()
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	if p != nil {
+		req = req.WithContext(auth.WithPrincipal(req.Context(), p))
+	}
+	rec := httptest.NewRecorder()
+	e.h.ServeHTTP(rec, req)
+	return rec
+}
+
+// admin serves a request with every permission.
+func (e *env) admin(method, path, body string) *httptest.ResponseRecorder {
+	e.t.Helper()
+	return e.do(principal(e.t, "*"), method, path, body)
+}
+
+// create stores an input through the API and returns its id.
+func (e *env) create(body string) string {
+	e.t.Helper()
+	rec := e.admin("POST", "/system/inputs", body)
+	if rec.Code != http.StatusCreated {
+		e.t.Fatalf("create: %d %s", rec.Code, rec.Body)
+	}
+	return decode[struct {
+		ID string `json:"id"`
+	}](e.t, rec).ID
+}
+
+func (e *env) count() int {
+	e.t.Helper()
+	n, err := e.st.Count(context.Background(), inputs.Collection)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return n
+}
+
+func decode[T any](t testing.TB, rec *httptest.ResponseRecorder) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal(rec.Body.Bytes(), &v); err != nil {
+		t.Fatalf("decoding %q: %v", rec.Body.String(), err)
+	}
+	return v
+}
+
+func wantStatus(t testing.TB, rec *httptest.ResponseRecorder, status int) {
+	t.Helper()
+	if rec.Code != status {
+		t.Fatalf("status %d, want %d; body %s", rec.Code, status, rec.Body)
+	}
+}
+
+// wantError checks an ApiError's status and message.
+func wantError(t testing.TB, rec *httptest.ResponseRecorder, status int, msg string) {
+	t.Helper()
+	wantStatus(t, rec, status)
+	body := decode[api.ErrorBody](t, rec)
+	if body.Type != "ApiError" || !strings.Contains(body.Message, msg) {
+		t.Errorf("body %s, want an ApiError containing %q", rec.Body, msg)
+	}
+}
+
+// wantInvalid checks a ValidationApiError naming exactly fields, each with a
+// message containing its text.
+func wantInvalid(t testing.TB, rec *httptest.ResponseRecorder, fields map[string]string) {
+	t.Helper()
+	wantStatus(t, rec, http.StatusBadRequest)
+	body := decode[struct {
+		Type   string                         `json:"type"`
+		Errors map[string][]map[string]string `json:"validation_errors"`
+	}](t, rec)
+	if body.Type != "ValidationApiError" || len(body.Errors) != len(fields) {
+		t.Fatalf("body %s, want a ValidationApiError on %v", rec.Body, fields)
+	}
+	for f, part := range fields {
+		if len(body.Errors[f]) == 0 || !strings.Contains(body.Errors[f][0]["error"], part) {
+			t.Errorf("%s: %v, want a message containing %q", f, body.Errors[f], part)
+		}
+	}
+}
