@@ -34,6 +34,7 @@ type Keys struct {
 	tokenLookup []byte // keyed hash under which a token is found in the store
 	tokenCipher []byte // AES-256-GCM key of stored token values
 	pool        sync.Pool
+	secret      string
 }
 
 // DeriveKeys derives the keys from password_secret with HKDF-SHA256.
@@ -47,6 +48,7 @@ func DeriveKeys(passwordSecret string) *Keys {
 		return k
 	}
 	k := &Keys{
+		secret:      passwordSecret,
 		cache:       derive("credential cache key"),
 		tokenLookup: derive("access token lookup key"),
 		tokenCipher: derive("access token encryption key"),
@@ -134,6 +136,56 @@ func (k *Keys) gcm() (cipher.AEAD, error) {
 		return nil, fmt.Errorf("token cipher: %w", err)
 	}
 	return cipher.NewGCM(block)
+}
+
+// Sealer encrypts secrets of one kind for storage (AES-256-GCM), under a key
+// derived from password_secret for that kind alone.
+type Sealer struct {
+	purpose string
+	aead    cipher.AEAD
+}
+
+// Sealer returns the sealer of one kind of stored secret, such as
+// "authentication backend system password". The purpose is also bound into
+// every sealed value, so a value sealed for one purpose never opens as another.
+func (k *Keys) Sealer(purpose string) *Sealer {
+	key := make([]byte, 32)
+	r := hkdf.New(sha256.New, []byte(k.secret), []byte("loggate"), []byte("sealed secret: "+purpose))
+	if _, err := io.ReadFull(r, key); err != nil {
+		panic(err) // HKDF cannot fail for 32 bytes of SHA-256 output
+	}
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		panic(err) // a 32-byte key is always valid
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		panic(err)
+	}
+	return &Sealer{purpose: purpose, aead: aead}
+}
+
+// Seal encrypts a secret; the result is printable.
+func (s *Sealer) Seal(plain string) (string, error) {
+	nonce := make([]byte, s.aead.NonceSize())
+	if _, err := rand.Read(nonce); err != nil {
+		return "", fmt.Errorf("seal %s: %w", s.purpose, err)
+	}
+	return base64.StdEncoding.EncodeToString(s.aead.Seal(nonce, nonce, []byte(plain), []byte(s.purpose))), nil
+}
+
+// Open decrypts a value made by Seal.
+func (s *Sealer) Open(sealed string) (string, error) {
+	raw, err := base64.StdEncoding.DecodeString(sealed)
+	if err != nil || len(raw) < s.aead.NonceSize() {
+		return "", fmt.Errorf("open %s: malformed sealed value", s.purpose)
+	}
+	n := s.aead.NonceSize()
+	plain, err := s.aead.Open(nil, raw[:n], raw[n:], []byte(s.purpose))
+	if err != nil {
+		return "", fmt.Errorf("open %s (was password_secret changed?): %w", s.purpose, err)
+	}
+	return string(plain), nil
 }
 
 // NewTokenValue returns a new access token: 256 random bits written in base 32
