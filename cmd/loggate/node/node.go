@@ -58,6 +58,7 @@ type Node struct {
 	Metrics  *metrics.Registry
 	Levels   *loggers.Levels
 	Info     *system.Node
+	Resources
 
 	// GeneratedRootPassword is set on the first start without
 	// root_password_sha2: the password to print once. Only its hash is kept.
@@ -103,7 +104,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 	if err != nil {
 		return nil, err
 	}
-	indexes := append(append(append([]store.Index{}, users.Indexes...), roles.Indexes...), tokens.Indexes...)
+	indexes := slices.Concat(users.Indexes, roles.Indexes, tokens.Indexes, configIndexes())
 	st, err := bolt.Open(filepath.Join(cfg.DataDir, "loggate.db"), indexes)
 	if err != nil {
 		return nil, err
@@ -148,6 +149,10 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 	if n.Info, err = system.NewNode(ctx, cfg.DataDir, st, cfg.RootTimezone, cfg.HTTPPublishURI, o.Now()); err != nil {
 		return nil, err
 	}
+	config, err := n.configResources(ctx, st, o.Now)
+	if err != nil {
+		return nil, err
+	}
 	local := slices.Concat(n.Levels.Routes(), n.Metrics.Routes())
 	roleHandler := roles.NewHandler(n.Roles, n.Users)
 	browser := apibrowser.New(func() []api.Route { return n.Router.Routes() })
@@ -161,6 +166,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 		roleHandler.Routes(),
 		roleHandler.AuthzRoutes(),
 		local,
+		config,
 		browser.Routes(),
 	} {
 		routes = append(routes, rs...)

@@ -1,0 +1,89 @@
+package node
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/loggate/loggate/backend/api"
+	"github.com/loggate/loggate/backend/clusterstats"
+	"github.com/loggate/loggate/backend/grok"
+	"github.com/loggate/loggate/backend/indexsets"
+	"github.com/loggate/loggate/backend/inputs"
+	"github.com/loggate/loggate/backend/outputs"
+	"github.com/loggate/loggate/backend/store"
+	"github.com/loggate/loggate/backend/streams"
+	"github.com/loggate/loggate/backend/views"
+)
+
+// configIndexes are the unique indexes of the configuration resources.
+func configIndexes() []store.Index {
+	return slices.Concat(indexsets.Indexes, grok.Indexes)
+}
+
+// Resources are the configuration services of the 4.0 API beyond users and
+// authentication: what messages are routed by and stored in.
+type Resources struct {
+	IndexSets   *indexsets.Service
+	Streams     *streams.Service
+	Outputs     *outputs.Service
+	Inputs      *inputs.Service
+	InputStates *inputs.States
+	Grok        *grok.Service
+	Views       *views.Service
+}
+
+// configResources builds the configuration services, seeding what Graylog
+// creates on its first start (the default index set and streams, the
+// default grok patterns), and returns their routes.
+func (n *Node) configResources(ctx context.Context, st store.Store, now func() time.Time) ([]api.Route, error) {
+	r := &n.Resources
+	var err error
+	if r.IndexSets, err = indexsets.NewService(ctx, st, nil, nil, now); err != nil {
+		return nil, fmt.Errorf("index sets: %w", err)
+	}
+	// Outputs and streams refer to each other: an output is attached to
+	// streams when it is created, and a stream embeds its outputs.
+	links := &streamLinks{}
+	r.Outputs = outputs.NewService(st, links, now)
+	if r.Streams, err = streams.NewService(ctx, st, r.IndexSets, r.Outputs, now); err != nil {
+		return nil, fmt.Errorf("streams: %w", err)
+	}
+	links.streams = r.Streams
+	r.IndexSets.SetStreams(r.Streams)
+	r.InputStates = inputs.NewStates(now)
+	r.Inputs = inputs.NewService(st, now, inputs.WithNodeChecker(func(_ context.Context, id string) (bool, error) {
+		// One node until nodes register with each other.
+		return id == n.Info.ID, nil
+	}))
+	if r.Grok, err = grok.NewService(ctx, st, now); err != nil {
+		return nil, fmt.Errorf("grok patterns: %w", err)
+	}
+	r.Views = views.NewService(st, now)
+	stats := clusterstats.NewHandler(clusterstats.Sources{
+		Streams: r.Streams, Users: n.Users, Outputs: r.Outputs, Inputs: r.Inputs, Views: r.Views,
+		Store: st.(clusterstats.DocumentStore), StoreEngine: "bbolt",
+		Host: clusterstats.Host{Hostname: n.Info.Hostname, StartedAt: n.Info.StartedAt, Now: now},
+	})
+	return slices.Concat(
+		streams.NewHandler(r.Streams).Routes(),
+		outputs.NewHandler(r.Outputs).Routes(),
+		inputs.NewHandler(r.Inputs, r.InputStates).Routes(),
+		grok.NewHandler(r.Grok).Routes(),
+		indexsets.NewHandler(r.IndexSets).Routes(),
+		views.NewHandler(r.Views).Routes(),
+		stats.Routes(),
+	), nil
+}
+
+// streamLinks hands the outputs service the streams service once both exist.
+type streamLinks struct{ streams *streams.Service }
+
+func (l *streamLinks) AddOutput(ctx context.Context, streamID, outputID string) error {
+	return l.streams.AddOutput(ctx, streamID, outputID)
+}
+
+func (l *streamLinks) RemoveOutput(ctx context.Context, outputID string) error {
+	return l.streams.RemoveOutput(ctx, outputID)
+}

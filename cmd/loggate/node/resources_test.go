@@ -1,0 +1,175 @@
+package node_test
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
+)
+
+// configState reads back every configuration resource a client can create,
+// in a form that can be compared across a restart.
+func configState(t *testing.T, h *nodetest.Harness) map[string]string {
+	t.Helper()
+	root := nodetest.AsRoot()
+	get := func(path, gj string) string {
+		return h.Do("GET", path, nil, root).Want(t, http.StatusOK).Get(gj).Raw
+	}
+	return map[string]string{
+		"streams":    get("/streams", "streams"),
+		"outputs":    get("/system/outputs", "outputs"),
+		"inputs":     get("/system/inputs", "inputs"),
+		"grok":       get("/system/grok", "patterns"),
+		"index sets": get("/system/indices/index_sets", "index_sets"),
+		"views":      get("/views?per_page=1000", "views"),
+		"default":    get("/system/indices/index_sets", `index_sets.#(default==true).id`),
+	}
+}
+
+// Everything created through the configuration API survives a restart.
+func TestConfigurationSurvivesRestart(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+
+	is := h.Do("POST", "/system/indices/index_sets", map[string]any{
+		"title": "Web", "description": "web servers", "index_prefix": "web", "shards": 1, "replicas": 0,
+		"rotation_strategy_class":  "org.graylog2.indexer.rotation.strategies.TimeBasedRotationStrategy",
+		"rotation_strategy":        map[string]any{"type": "org.graylog2.indexer.rotation.strategies.TimeBasedRotationStrategyConfig", "rotation_period": "P1D"},
+		"retention_strategy_class": "org.graylog2.indexer.retention.strategies.DeletionRetentionStrategy",
+		"retention_strategy":       map[string]any{"type": "org.graylog2.indexer.retention.strategies.DeletionRetentionStrategyConfig", "max_number_of_indices": 7},
+		"index_analyzer":           "standard", "index_optimization_max_num_segments": 1, "index_optimization_disabled": false,
+		"field_type_refresh_interval": 5000, "writable": true,
+	}, root).Want(t, http.StatusOK).Get("id").String()
+	h.Do("PUT", "/system/indices/index_sets/"+is+"/default", nil, root).Want(t, http.StatusOK)
+
+	sid := h.Do("POST", "/streams", map[string]any{
+		"title": "nginx errors", "index_set_id": is, "matching_type": "OR",
+		"rules": []map[string]any{{"type": 1, "field": "source", "value": "web-1", "inverted": false}},
+	}, root).Want(t, http.StatusCreated).Get("stream_id").String()
+	h.Do("POST", "/streams/"+sid+"/rules", map[string]any{"type": 2, "field": "message", "value": "^ERROR", "inverted": true}, root).Want(t, http.StatusCreated)
+	h.Do("POST", "/streams/"+sid+"/resume", nil, root).Want(t, http.StatusNoContent)
+
+	oid := h.Do("POST", "/system/outputs", map[string]any{
+		"title": "forward", "type": "org.graylog2.outputs.GelfOutput",
+		"configuration": map[string]any{"hostname": "gelf.example.org", "port": 12202, "protocol": "UDP"},
+	}, root).Want(t, http.StatusCreated).Get("id").String()
+	h.Do("POST", "/streams/"+sid+"/outputs", map[string]any{"outputs": []string{oid}}, root).Want(t, http.StatusAccepted)
+
+	h.Do("POST", "/system/inputs", map[string]any{
+		"title": "gelf http", "type": "org.graylog2.inputs.gelf.http.GELFHttpInput", "global": true,
+		"configuration": map[string]any{"bind_address": "127.0.0.1", "port": 12201},
+	}, root).Want(t, http.StatusCreated)
+	h.Do("POST", "/system/grok", map[string]any{"name": "LOGGATE_REQ", "pattern": "%{WORD:method} %{NUMBER:status}"}, root).Want(t, http.StatusCreated)
+	h.Do("POST", "/views", map[string]any{
+		"type": "DASHBOARD", "title": "Ops", "summary": "", "description": "", "search_id": "5f9c0e1a2b3c4d5e6f708192",
+		"properties": []string{}, "requires": map[string]any{}, "state": map[string]any{},
+	}, root).Want(t, http.StatusOK)
+
+	before := configState(t, h)
+	if !strings.Contains(before["streams"], "nginx errors") || !strings.Contains(before["streams"], "^ERROR") ||
+		!strings.Contains(before["streams"], "gelf.example.org") || before["default"] != `"`+is+`"` {
+		t.Fatalf("not created as asked: %v", before)
+	}
+	h.Restart()
+	after := configState(t, h)
+	for k, v := range before {
+		if after[k] != v {
+			t.Errorf("%s changed across a restart:\nbefore %s\nafter  %s", k, v, after[k])
+		}
+	}
+}
+
+// The deprecated cluster stats count what the services hold.
+func TestClusterStats(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	base := h.Do("GET", "/system/cluster/stats", nil, root).Want(t, http.StatusOK)
+	is := h.Do("GET", "/system/indices/index_sets", nil, root).Get(`index_sets.#(default==true).id`).String()
+	for i := range 3 {
+		sid := h.Do("POST", "/streams", map[string]any{"title": fmt.Sprint("s", i), "index_set_id": is}, root).Want(t, http.StatusCreated).Get("stream_id").String()
+		for range i {
+			h.Do("POST", "/streams/"+sid+"/rules", map[string]any{"type": 5, "field": "source"}, root).Want(t, http.StatusCreated)
+		}
+	}
+	h.Do("POST", "/system/outputs", map[string]any{"title": "o", "type": "org.graylog2.outputs.GelfOutput",
+		"configuration": map[string]any{"hostname": "h", "port": 12201, "protocol": "TCP"}}, root).Want(t, http.StatusCreated)
+	h.Do("POST", "/system/inputs", map[string]any{"title": "i", "type": "org.graylog2.inputs.gelf.udp.GELFUDPInput", "global": true,
+		"configuration": map[string]any{"bind_address": "127.0.0.1", "port": 12201}}, root).Want(t, http.StatusCreated)
+	h.CreateUser("carol", "pw")
+
+	st := h.Do("GET", "/system/cluster/stats", nil, root).Want(t, http.StatusOK)
+	wants := []struct {
+		path string
+		want int64
+	}{
+		{"stream_count", base.Get("stream_count").Int() + 3},
+		{"stream_rule_count", base.Get("stream_rule_count").Int() + 3},
+		{"output_count", 1},
+		{"output_count_by_type.org\\.graylog2\\.outputs\\.GelfOutput", 1},
+		{"input_count", 1},
+		{"global_input_count", 1},
+		{"user_count", base.Get("user_count").Int() + 1},
+		{"elasticsearch.nodes_stats.total", 1},
+	}
+	for _, w := range wants {
+		if got := st.Get(w.path).Int(); got != w.want {
+			t.Errorf("%s = %d, want %d (%s)", w.path, got, w.want, st.Body)
+		}
+	}
+	mongo := h.Do("GET", "/system/cluster/stats/mongo", nil, root).Want(t, http.StatusOK)
+	if mongo.Get("database_stats.objects").Int() <= base.Get("mongo.database_stats.objects").Int() ||
+		mongo.Get("server_status.storage_engine.name").String() != "bbolt" || mongo.Get("database_stats.storage_size").Int() <= 0 {
+		t.Errorf("document store stats: %s", mongo.Body)
+	}
+	es := h.Do("GET", "/system/cluster/stats/elasticsearch", nil, root).Want(t, http.StatusOK)
+	if es.Get("status").String() != "Green" || !es.Get("indices_stats.index_count").Exists() {
+		t.Errorf("search stats: %s", es.Body)
+	}
+	// Authentication only, as in Graylog.
+	h.Do("GET", "/system/cluster/stats", nil).WantError(t, http.StatusUnauthorized, "")
+	h.Do("GET", "/system/cluster/stats", nil, nodetest.Basic("carol", "pw")).Want(t, http.StatusOK)
+}
+
+// Every paginated listing of the configuration API answers bad paging the
+// same way: one implementation.
+func TestPaginationRefusesBadValues(t *testing.T) {
+	h := nodetest.Start(t)
+	for _, path := range []string{"/users/paginated", "/streams/paginated", "/system/grok/paginated", "/views", "/dashboards", "/search/saved"} {
+		for _, q := range []string{"per_page=0", "per_page=-1", "page=0", "page=x", "sort=nope", "order=up"} {
+			r := h.Do("GET", path+"?"+q, nil, nodetest.AsRoot())
+			if r.Status != http.StatusBadRequest || r.Get("type").String() != "ApiError" {
+				t.Errorf("GET %s?%s = %d %s; want 400 ApiError", path, q, r.Status, r.Body)
+			}
+		}
+		// Known values work.
+		h.Do("GET", path+"?page=1&per_page=5&order=desc", nil, nodetest.AsRoot()).Want(t, http.StatusOK)
+	}
+}
+
+// The built-in configuration exists from the first start and is not
+// duplicated by later starts.
+func TestFirstStartSeeds(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	count := func() []int64 {
+		return []int64{
+			h.Do("GET", "/streams", nil, root).Get("total").Int(),
+			h.Do("GET", "/system/indices/index_sets", nil, root).Get("total").Int(),
+			int64(len(h.Do("GET", "/system/grok", nil, root).Get("patterns").Array())),
+		}
+	}
+	first := count()
+	if def := h.Do("GET", "/streams/000000000000000000000001", nil, root).Want(t, http.StatusOK); def.Get("title").String() != "All messages" || !def.Get("is_default").Bool() {
+		t.Errorf("default stream: %s", def.Body)
+	}
+	if first[2] == 0 {
+		t.Error("no default grok patterns")
+	}
+	h.Restart()
+	if again := count(); !slices.Equal(first, again) {
+		t.Errorf("counts after restart %v, first start %v", again, first)
+	}
+}
