@@ -80,6 +80,24 @@ type Cache interface {
 	InvalidateTag(ctx context.Context, tag string) error
 }
 
+// External checks passwords of users a directory knows: the active
+// authentication backend (LDAP or Active Directory). On success it returns
+// the identity of the user, created or refreshed from the directory entry.
+type External interface {
+	Login(ctx context.Context, username, password string) (*Identity, error)
+}
+
+// The outcomes of an External login other than success.
+var (
+	// ErrNoBackend: no authentication backend is active.
+	ErrNoBackend = errors.New("no active authentication backend")
+	// ErrRejected: the directory does not know the user or the password
+	// is wrong.
+	ErrRejected = errors.New("the directory refused the credentials")
+	// ErrBackendUnavailable: the directory cannot be reached or used.
+	ErrBackendUnavailable = errors.New("authentication service unavailable")
+)
+
 // Counter counts events (cache hits and misses).
 type Counter interface{ Inc(int64) }
 
@@ -89,7 +107,10 @@ type Options struct {
 	Directory Directory
 	Tokens    Tokens
 	Sessions  Sessions
-	Now       func() time.Time
+	// External, when set, authenticates users who have no local password
+	// against the active authentication backend.
+	External External
+	Now      func() time.Time
 }
 
 // Authenticator verifies credentials, trusting the credential cache for
@@ -157,25 +178,50 @@ func (a *Authenticator) VerifyPassword(ctx context.Context, username, password s
 	// after this point keeps what is read from being cached.
 	epoch := a.o.Cache.Epoch(ctx)
 	id, err := a.o.Directory.IdentityByName(ctx, username)
-	if errors.Is(err, store.ErrNotFound) {
-		if _, err := CheckPasswordContext(ctx, a.dummyHash(), password); err != nil {
-			return nil, err
-		}
-		return nil, errInvalidCredentials
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("look up user: %w", err)
 	}
-	ok, err := CheckPasswordContext(ctx, id.PasswordHash, password)
-	if err != nil {
+	if err == nil && id.PasswordHash != "" {
+		// A local user, the root user included, is checked here only: a
+		// directory never takes over a local account.
+		ok, err := CheckPasswordContext(ctx, id.PasswordHash, password)
+		if err != nil {
+			return nil, err
+		}
+		if !ok || !id.Enabled {
+			return nil, errInvalidCredentials
+		}
+		return a.remember(ctx, key, epoch, id), nil
+	}
+	if a.o.External != nil {
+		ext, err := a.o.External.Login(ctx, username, password)
+		switch {
+		case err == nil:
+			if !ext.Enabled {
+				return nil, errInvalidCredentials
+			}
+			return a.remember(ctx, key, epoch, ext), nil
+		case errors.Is(err, ErrRejected):
+			return nil, errInvalidCredentials
+		case errors.Is(err, ErrBackendUnavailable):
+			return nil, api.Wrap(api.Unavailable, "Authentication service unavailable", err)
+		case !errors.Is(err, ErrNoBackend):
+			return nil, err
+		}
+	}
+	// Unknown user, or an external one with no backend to check them: as
+	// slow as a known user, so the answer does not tell which.
+	if _, err := CheckPasswordContext(ctx, a.dummyHash(), password); err != nil {
 		return nil, err
 	}
-	if !ok || !id.Enabled {
-		return nil, errInvalidCredentials
-	}
+	return nil, errInvalidCredentials
+}
+
+// remember caches a verified password check and returns its principal.
+func (a *Authenticator) remember(ctx context.Context, key string, epoch Epoch, id *Identity) *Principal {
 	e := &entry{p: newPrincipal(id, "", "")}
 	a.o.Cache.remember(ctx, key, epoch, e, "user:"+id.UserID)
-	return e.p, nil
+	return e.p
 }
 
 // Login checks a username and password for a new session: as

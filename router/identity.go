@@ -26,6 +26,18 @@ func (rt *Router) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		header := r.Header.Get("Authorization")
 		if header == "" {
+			if rt.o.TrustedHeader != nil {
+				p, err := rt.o.TrustedHeader.Principal(r)
+				switch {
+				case err == nil && p != nil:
+					r = r.WithContext(auth.WithPrincipal(r.Context(), p))
+				case err != nil && api.ErrorCode(err) == api.Unauthorized:
+					r = r.WithContext(context.WithValue(r.Context(), authErrKey{}, err))
+				case err != nil:
+					rt.fail(w, r, err)
+					return
+				}
+			}
 			next.ServeHTTP(w, r)
 			return
 		}

@@ -35,11 +35,21 @@ type Authenticator interface {
 	Authenticate(ctx context.Context, header string, extend bool) (*auth.Principal, error)
 }
 
+// TrustedHeader authenticates a request without an Authorization header by
+// a username header a trusted proxy set; nil principal when it does not
+// apply.
+type TrustedHeader interface {
+	Principal(r *http.Request) (*auth.Principal, error)
+}
+
 // Options configure the router.
 type Options struct {
 	Routes []api.Route
 	Auth   Authenticator
-	Chain  *compat.Chain
+	// TrustedHeader, when set, is consulted for requests without an
+	// Authorization header.
+	TrustedHeader TrustedHeader
+	Chain         *compat.Chain
 	// DefaultRelease is compat_default_release.
 	DefaultRelease compat.Release
 	EnableCORS     bool

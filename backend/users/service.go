@@ -19,7 +19,10 @@ import (
 )
 
 // Indexes are the unique indexes users need.
-var Indexes = []store.Index{{Collection: Collection, Field: "username"}, {Collection: Collection, Field: "username_lower"}}
+var Indexes = []store.Index{
+	{Collection: Collection, Field: "username"}, {Collection: Collection, Field: "username_lower"},
+	{Collection: Collection, Field: "auth_service_key"},
+}
 
 // Root is the root user of the configuration (root_username and its password
 // hash). It is never stored: like Graylog, loggate builds it from the
@@ -278,6 +281,9 @@ func (s *Service) Overview(ctx context.Context, u *User) (Overview, error) {
 		ID: u.ID, Username: u.Username, Email: u.Email, FullName: u.FullName,
 		ExternalUser: u.External, Roles: nonNil(names), ReadOnly: u.ReadOnly, AccountStatus: u.AccountStatus,
 		ServiceAccount: u.ServiceAccount,
+	}
+	if u.AuthServiceID != "" {
+		o.AuthServiceID, o.AuthServiceUID = &u.AuthServiceID, &u.AuthServiceUID
 	}
 	if o.SessionActive, o.LastActivity, o.ClientAddress, err = s.activityOf(ctx, u.ID); err != nil {
 		return Overview{}, err

@@ -40,7 +40,15 @@ type User struct {
 	RoleIDs          []string        `json:"role_ids"`
 	AccountStatus    string          `json:"account_status"`
 	ServiceAccount   bool            `json:"service_account"` // token use only; cannot log in
-	ReadOnly         bool            `json:"-"`               // only the root user, which is never stored
+	// AuthServiceID and AuthServiceUID link an external user to the
+	// authentication backend that created it and to its entry there
+	// (entryUUID or objectGUID, base64 as in Graylog).
+	AuthServiceID  string `json:"auth_service_id,omitempty"`
+	AuthServiceUID string `json:"auth_service_uid,omitempty"`
+	// AuthServiceKey is AuthServiceID and AuthServiceUID joined, for the
+	// unique index that finds the user of a directory entry.
+	AuthServiceKey string `json:"auth_service_key,omitempty"`
+	ReadOnly       bool   `json:"-"` // only the root user, which is never stored
 }
 
 // Startpage is a user's start page.

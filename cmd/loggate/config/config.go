@@ -22,6 +22,7 @@ type Config struct {
 	DataDir              string // data_dir
 	RedisURI             string // redis_uri: "" for the in-process cache
 	CompatDefaultRelease string // compat_default_release: <major>.<minor>
+	TrustedProxies       string // trusted_proxies: addresses/CIDRs whose username header is believed
 	ConfigFile           string // the --config path, if any
 }
 

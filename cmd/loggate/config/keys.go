@@ -57,6 +57,8 @@ var table = []Key{
 		func(c *Config) *string { return &c.RedisURI }, parseRedisURI, formatString), redactURI),
 	newKey("compat_default_release", "4.0", "Graylog API release served to clients that do not ask for one",
 		func(c *Config) *string { return &c.CompatDefaultRelease }, parseRelease, formatString),
+	newKey("trusted_proxies", "", "comma-separated addresses or CIDR ranges of reverse proxies whose trusted username header (System > Authentication) is believed; empty: none",
+		func(c *Config) *string { return &c.TrustedProxies }, parseTrustedProxies, formatString),
 }
 
 // byName indexes table.

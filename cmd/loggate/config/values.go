@@ -16,6 +16,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/loggate/loggate/auth"
 	"github.com/loggate/loggate/auth/permission"
 )
 
@@ -203,6 +204,13 @@ var releasePattern = regexp.MustCompile(`^[0-9]{1,4}\.[0-9]{1,4}$`)
 func parseRelease(s string) (string, error) {
 	if !releasePattern.MatchString(s) {
 		return "", errors.New("expected a Graylog release as <major>.<minor>, e.g. 4.0")
+	}
+	return s, nil
+}
+
+func parseTrustedProxies(s string) (string, error) {
+	if _, err := auth.ParseTrustedProxies(s); err != nil {
+		return "", fmt.Errorf("expected addresses or CIDR ranges separated by commas: %w", err)
 	}
 	return s, nil
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/loggate/loggate/auth/cache"
 	"github.com/loggate/loggate/backend/api"
 	"github.com/loggate/loggate/backend/apibrowser"
+	"github.com/loggate/loggate/backend/authservices"
 	"github.com/loggate/loggate/backend/cluster"
 	"github.com/loggate/loggate/backend/loggers"
 	"github.com/loggate/loggate/backend/metrics"
@@ -55,9 +56,12 @@ type Node struct {
 	Roles    *roles.Service
 	Tokens   *tokens.Service
 	Sessions *sessions.Service
-	Metrics  *metrics.Registry
-	Levels   *loggers.Levels
-	Info     *system.Node
+	// AuthServices are the authentication backends (LDAP, Active
+	// Directory) and the trusted header settings.
+	AuthServices *authservices.Service
+	Metrics      *metrics.Registry
+	Levels       *loggers.Levels
+	Info         *system.Node
 	Resources
 
 	// GeneratedRootPassword is set on the first start without
@@ -142,9 +146,16 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 	n.Users.AddDependent(n.Tokens)
 	n.Users.AddDependent(n.Sessions)
 	n.Creds = creds
+	n.AuthServices = authservices.NewService(st, keys.Sealer(SystemPasswordPurpose), roleLookup{n.Roles}, o.Now)
+	n.AuthServices.SetUsers(backendUsers{n.Users})
 	n.Auth = auth.New(auth.Options{
 		Cache: creds, Directory: n.Users, Tokens: n.Tokens, Sessions: n.Sessions, Now: o.Now,
+		External: directoryLogin{backends: n.AuthServices, users: n.Users},
 	})
+	proxies, err := auth.ParseTrustedProxies(cfg.TrustedProxies)
+	if err != nil {
+		return nil, fmt.Errorf("trusted_proxies: %w", err)
+	}
 
 	if n.Info, err = system.NewNode(ctx, cfg.DataDir, st, cfg.RootTimezone, cfg.HTTPPublishURI, o.Now()); err != nil {
 		return nil, err
@@ -165,6 +176,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 		tokens.NewHandler(n.Tokens, n.Users).Routes(),
 		roleHandler.Routes(),
 		roleHandler.AuthzRoutes(),
+		authservices.NewHandler(n.AuthServices).Routes(),
 		local,
 		config,
 		browser.Routes(),
@@ -174,7 +186,8 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 	chain := compat.NewChain(router.Prefix, compat.UsersByID(userResolver{n.Users}), compat.TokenIDs())
 	n.Router = router.New(router.Options{
 		Routes: routes, Auth: n.Auth, Chain: chain, DefaultRelease: defaultRelease,
-		EnableCORS: cfg.HTTPEnableCORS, EnableGzip: cfg.HTTPEnableGzip, MaxBodySize: cfg.HTTPMaxBodySize,
+		TrustedHeader: auth.NewHeaderAuth(n.Auth, proxies, n.AuthServices),
+		EnableCORS:    cfg.HTTPEnableCORS, EnableGzip: cfg.HTTPEnableGzip, MaxBodySize: cfg.HTTPMaxBodySize,
 		BaseURI: strings.TrimSuffix(cfg.HTTPPublishURI, "/") + router.Prefix, NodeID: n.Info.ID,
 		Metrics: n.Metrics, Logger: n.Levels.Logger("loggate.http"),
 	})
