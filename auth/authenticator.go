@@ -315,7 +315,12 @@ func (a *Authenticator) session(ctx context.Context, sid string, extend bool) (*
 }
 
 func (a *Authenticator) identityByID(ctx context.Context, userID string) (*Identity, error) {
-	id, err := a.o.Directory.IdentityByID(ctx, userID)
+	return usable(a.o.Directory.IdentityByID(ctx, userID))
+}
+
+// usable turns the lookup of a user a credential names into the user's
+// identity, or a 401 when the user is unknown or may not log in.
+func usable(id *Identity, err error) (*Identity, error) {
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, errInvalidCredentials
 	}

@@ -2,13 +2,10 @@ package auth
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/netip"
 	"strings"
-
-	"github.com/loggate/loggate/backend/store"
 )
 
 // Trusted is a username header set by a trusted reverse proxy, Graylog's
@@ -99,15 +96,9 @@ func (a *Authenticator) trustedUser(ctx context.Context, username string) (*Prin
 		return e.p, nil
 	}
 	epoch := a.o.Cache.Epoch(ctx)
-	id, err := a.o.Directory.IdentityByName(ctx, username)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, errInvalidCredentials
-	}
+	id, err := usable(a.o.Directory.IdentityByName(ctx, username))
 	if err != nil {
-		return nil, fmt.Errorf("look up user: %w", err)
-	}
-	if !id.Enabled {
-		return nil, errInvalidCredentials
+		return nil, err
 	}
 	return a.remember(ctx, key, epoch, id), nil
 }

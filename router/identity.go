@@ -24,17 +24,12 @@ func authError(ctx context.Context) error {
 // store outage a 503 at once; wrong credentials are remembered for the route.
 func (rt *Router) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var ok bool
 		header := r.Header.Get("Authorization")
 		if header == "" {
 			if rt.o.TrustedHeader != nil {
 				p, err := rt.o.TrustedHeader.Principal(r)
-				switch {
-				case err == nil && p != nil:
-					r = r.WithContext(auth.WithPrincipal(r.Context(), p))
-				case err != nil && api.ErrorCode(err) == api.Unauthorized:
-					r = r.WithContext(context.WithValue(r.Context(), authErrKey{}, err))
-				case err != nil:
-					rt.fail(w, r, err)
+				if r, ok = rt.identified(w, r, p, err); !ok {
 					return
 				}
 			}
@@ -43,17 +38,26 @@ func (rt *Router) authenticate(next http.Handler) http.Handler {
 		}
 		extend := !strings.EqualFold(r.Header.Get("X-Graylog-No-Session-Extension"), "true")
 		p, err := rt.o.Auth.Authenticate(r.Context(), header, extend)
-		switch {
-		case err == nil && p != nil:
-			r = r.WithContext(auth.WithPrincipal(r.Context(), p))
-		case err != nil && api.ErrorCode(err) == api.Unauthorized:
-			r = r.WithContext(context.WithValue(r.Context(), authErrKey{}, err))
-		case err != nil:
-			rt.fail(w, r, err)
-			return
+		if r, ok = rt.identified(w, r, p, err); ok {
+			next.ServeHTTP(w, r)
 		}
-		next.ServeHTTP(w, r)
 	})
+}
+
+// identified puts an authentication's outcome on the request: the principal,
+// or a 401 for the route to answer if it needs authentication (public routes
+// do not). Other errors are answered here; ok is then false.
+func (rt *Router) identified(w http.ResponseWriter, r *http.Request, p *auth.Principal, err error) (*http.Request, bool) {
+	switch {
+	case err == nil && p != nil:
+		return r.WithContext(auth.WithPrincipal(r.Context(), p)), true
+	case err != nil && api.ErrorCode(err) == api.Unauthorized:
+		return r.WithContext(context.WithValue(r.Context(), authErrKey{}, err)), true
+	case err != nil:
+		rt.fail(w, r, err)
+		return r, false
+	}
+	return r, true
 }
 
 // release resolves the API release the client speaks: the X-API-Version

@@ -210,19 +210,7 @@ func (s *Service) Get(ctx context.Context, id string) (Input, error) {
 // All returns every input with its configuration in clear, in id order,
 // which for ObjectIds is the order of creation.
 func (s *Service) All(ctx context.Context) ([]Input, error) {
-	var out []Input
-	err := s.st.List(ctx, Collection, func(_ string, doc []byte) error {
-		in, err := decode(doc)
-		if err != nil {
-			return err
-		}
-		out = append(out, in)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return store.All(ctx, s.st, Collection, decode)
 }
 
 // Delete removes an input. The error wraps store.ErrNotFound when there is

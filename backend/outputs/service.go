@@ -167,19 +167,7 @@ func decode(doc []byte) (Summary, error) {
 // List returns every output in id order, which for ObjectIds is the order
 // of creation.
 func (s *Service) List(ctx context.Context) ([]Summary, error) {
-	var out []Summary
-	err := s.st.List(ctx, Collection, func(_ string, doc []byte) error {
-		o, err := decode(doc)
-		if err != nil {
-			return err
-		}
-		out = append(out, o)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return store.All(ctx, s.st, Collection, decode)
 }
 
 // CountByType returns the number of outputs, in all and by type class.

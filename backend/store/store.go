@@ -78,3 +78,20 @@ type Stats struct {
 	Indexes     int
 	IndexSize   int64
 }
+
+// All decodes every document of a collection with decode, in id order.
+func All[T any](ctx context.Context, st Store, coll string, decode func(doc []byte) (T, error)) ([]T, error) {
+	var out []T
+	err := st.List(ctx, coll, func(_ string, doc []byte) error {
+		v, err := decode(doc)
+		if err != nil {
+			return err
+		}
+		out = append(out, v)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
