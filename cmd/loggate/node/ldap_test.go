@@ -17,6 +17,11 @@ import (
 // default and makes it the active one.
 func activateLDAP(t testing.TB, h *nodetest.Harness, dir *slapdtest.Server) string {
 	t.Helper()
+	return activateLDAPWith(t, h, dir, "none", true)
+}
+
+func activateLDAPWith(t testing.TB, h *nodetest.Harness, dir *slapdtest.Server, transport string, verify bool) string {
+	t.Helper()
 	root := nodetest.AsRoot()
 	reader := h.Do("GET", "/roles/Reader", nil, root).Want(t, http.StatusOK).Get("id").String()
 	if reader == "" {
@@ -26,7 +31,7 @@ func activateLDAP(t testing.TB, h *nodetest.Harness, dir *slapdtest.Server) stri
 		"title": "Directory", "description": "test", "default_roles": []string{reader},
 		"config": map[string]any{
 			"type": "ldap", "servers": []map[string]any{{"host": dir.Host, "port": dir.Port}},
-			"transport_security": "none", "verify_certificates": true,
+			"transport_security": transport, "verify_certificates": verify,
 			"system_user_dn": dir.AdminDN, "system_user_password": dir.AdminPassword,
 			"user_search_base": slapdtest.PeopleDN, "user_search_pattern": "(&(objectClass=inetOrgPerson)(uid={0}))",
 			"user_unique_id_attribute": "entryUUID", "user_name_attribute": "uid", "user_full_name_attribute": "cn",
@@ -118,6 +123,24 @@ func TestDirectoryOutage(t *testing.T) {
 	}
 	dir.Restart()
 	h.Do("GET", "/cluster", nil, bob).Want(t, http.StatusOK)
+}
+
+// StartTLS to a directory with a self-signed certificate fails unless the
+// backend is told not to verify certificates.
+func TestDirectoryStartTLS(t *testing.T) {
+	dir := slapdtest.Start(t, slapdtest.WithTLS())
+	alice := nodetest.Basic(slapdtest.Alice.UID, slapdtest.Alice.Password)
+
+	strict := nodetest.Start(t)
+	activateLDAPWith(t, strict, dir, "start_tls", true)
+	strict.Do("GET", "/cluster", nil, alice).WantError(t, http.StatusServiceUnavailable, "Authentication service unavailable")
+	if !strings.Contains(strict.Logs(), "certificate") {
+		t.Errorf("the log does not say the certificate was refused:\n%s", strict.Logs())
+	}
+
+	lax := nodetest.Start(t)
+	activateLDAPWith(t, lax, dir, "start_tls", false)
+	lax.Do("GET", "/cluster", nil, alice).Want(t, http.StatusOK)
 }
 
 // Without an active backend nobody logs in through the directory: a backend
