@@ -209,8 +209,10 @@ func (rt *Router) endpoint(route api.Route) http.Handler {
 		// rates run on.
 		start := time.Now()
 		defer func() { timer.Update(time.Since(start)) }()
-		if route.Successor != "" {
+		if route.IsDeprecated() {
 			w.Header()["Deprecation"] = trueValue
+		}
+		if route.Successor != "" {
 			w.Header().Set("Link", "<"+rt.BaseURI()+route.Successor+`>; rel="successor-version"`)
 		}
 		// After matching, as in Graylog: an unknown path is a 404 and a

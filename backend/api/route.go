@@ -32,6 +32,9 @@ type Route struct {
 	// Successor names the replacement of a deprecated route; the response then
 	// carries Deprecation and Link headers.
 	Successor string
+	// Deprecated marks a route deprecated without a successor ("to be
+	// removed in a future version"); the response carries Deprecation.
+	Deprecated bool
 	// Query names the query parameters the route reads (api.PageQuery for
 	// paginated listings), for the API browser.
 	Query []string
@@ -46,6 +49,10 @@ type Route struct {
 func (r Route) StaticPermission() bool {
 	return r.Permission != "" && !strings.Contains(r.Permission, "{")
 }
+
+// IsDeprecated reports whether the route is deprecated, with or without a
+// successor.
+func (r Route) IsDeprecated() bool { return r.Deprecated || r.Successor != "" }
 
 // Var returns a path variable of the matched route.
 func Var(r *http.Request, name string) string { return mux.Vars(r)[name] }

@@ -198,8 +198,11 @@ func (op *operationInfo) description() string {
 	default:
 		parts = append(parts, "Requires the permission "+r.Permission+" for the entity the request names.")
 	}
-	if r.Successor != "" {
+	switch {
+	case r.Successor != "":
 		parts = append(parts, "Deprecated: use "+r.Successor+" instead.")
+	case r.Deprecated:
+		parts = append(parts, "Deprecated: to be removed in a future version.")
 	}
 	return strings.Join(parts, " ")
 }

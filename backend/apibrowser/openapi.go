@@ -157,7 +157,7 @@ func openAPIOperation(op *operationInfo) *operation {
 		Description: op.description(),
 		Tags:        []string{op.group.name},
 		Responses:   map[string]response{"2XX": {Description: "Success"}},
-		Deprecated:  r.Successor != "",
+		Deprecated:  r.IsDeprecated(),
 		Permission:  r.Permission,
 	}
 	if !r.Public {

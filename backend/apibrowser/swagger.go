@@ -96,7 +96,7 @@ func swaggerOp(op *operationInfo) swaggerOperation {
 		Method: r.Method, Summary: r.Summary, Notes: op.description(), Nickname: op.id,
 		Parameters: []swaggerParameter{}, ResponseMessages: []responseMessage{},
 	}
-	if r.Successor != "" {
+	if r.IsDeprecated() {
 		o.Deprecated = "true"
 	}
 	for _, v := range op.tpl.vars() {

@@ -72,9 +72,9 @@ func NewHandler(src Sources) *Handler { return &Handler{src: src} }
 // authentication for them.
 func (h *Handler) Routes() []api.Route {
 	return []api.Route{
-		{Method: "GET", Path: "/system/cluster/stats", Summary: "Cluster status information (deprecated, to be removed in a future version)", Handler: h.all},
-		{Method: "GET", Path: "/system/cluster/stats/elasticsearch", Summary: "Search backend cluster information (deprecated)", Handler: h.elasticsearch},
-		{Method: "GET", Path: "/system/cluster/stats/mongo", Summary: "Document database information (deprecated)", Handler: h.mongo},
+		{Method: "GET", Path: "/system/cluster/stats", Summary: "Cluster status information (deprecated, to be removed in a future version)", Deprecated: true, Handler: h.all},
+		{Method: "GET", Path: "/system/cluster/stats/elasticsearch", Summary: "Search backend cluster information (deprecated)", Deprecated: true, Handler: h.elasticsearch},
+		{Method: "GET", Path: "/system/cluster/stats/mongo", Summary: "Document database information (deprecated)", Deprecated: true, Handler: h.mongo},
 	}
 }
 

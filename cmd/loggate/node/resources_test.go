@@ -173,3 +173,32 @@ func TestFirstStartSeeds(t *testing.T) {
 		t.Errorf("counts after restart %v, first start %v", again, first)
 	}
 }
+
+// The listings 4.0 deprecated are served with Deprecation, and a Link to
+// their successor where 4.0 names one.
+func TestDeprecatedListings(t *testing.T) {
+	h := nodetest.Start(t)
+	for path, successor := range map[string]string{
+		"/users":                              "/users/paginated",
+		"/streams":                            "/streams/paginated",
+		"/system/grok":                        "/system/grok/paginated",
+		"/system/cluster/stats":               "",
+		"/system/cluster/stats/elasticsearch": "",
+		"/system/cluster/stats/mongo":         "",
+	} {
+		r := h.Do("GET", path, nil, nodetest.AsRoot()).Want(t, http.StatusOK)
+		link := r.Header.Get("Link")
+		if r.Header.Get("Deprecation") != "true" {
+			t.Errorf("GET %s: no Deprecation header", path)
+		}
+		switch {
+		case successor == "" && link != "":
+			t.Errorf("GET %s: Link %q, want none", path, link)
+		case successor != "" && link != "<"+h.URL+successor+`>; rel="successor-version"`:
+			t.Errorf("GET %s: Link %q, want the successor %s", path, link, successor)
+		}
+	}
+	if r := h.Do("GET", "/users/paginated", nil, nodetest.AsRoot()); r.Header.Get("Deprecation") != "" {
+		t.Error("a current listing says it is deprecated")
+	}
+}
