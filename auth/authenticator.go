@@ -39,6 +39,8 @@ type Directory interface {
 // TokenRecord is a stored access token, as authentication sees it.
 type TokenRecord struct {
 	ID, UserID string
+	// Release is the API release pinned on the token, or "".
+	Release string
 }
 
 // Tokens finds access tokens by value and records their use.
@@ -254,6 +256,7 @@ func (a *Authenticator) token(ctx context.Context, value string) (*Principal, er
 			return nil, err
 		}
 		e = &entry{p: newPrincipal(id, "", rec.ID)}
+		e.p.PinnedRelease = rec.Release
 		a.o.Cache.remember(ctx, key, epoch, e, "user:"+id.UserID, "token:"+rec.ID)
 	}
 	a.o.Tokens.Touch(e.p.TokenID, a.o.Now())
@@ -363,7 +366,7 @@ func validOnly(perms []string) []string {
 // once per node thanks to the memo. The session id is not in it (the key is
 // a keyed hash of it), and the MAC over key and value keeps an attacker who
 // can write to Redis from minting principals.
-const entryVersion = "4"
+const entryVersion = "5"
 
 func (a *CredentialCache) encodeEntry(key string, e *entry) []byte {
 	p := e.p
@@ -376,6 +379,7 @@ func (a *CredentialCache) encodeEntry(key string, e *entry) []byte {
 		strconv.FormatInt(p.SessionTimeout.Milliseconds(), 10),
 		strings.Join(p.Permissions.Strings(), "\x1e"),
 		strconv.FormatBool(p.ServiceAccount),
+		p.PinnedRelease,
 	}, "\x1f")
 	return []byte(a.keys.valueMAC(key, fields) + "\x1f" + fields)
 }
@@ -386,7 +390,7 @@ func (a *CredentialCache) decodeEntry(key string, raw []byte, sessionID string) 
 		return nil, errors.New("cache entry: bad MAC")
 	}
 	f := strings.Split(fields, "\x1f")
-	if len(f) != 8 || f[0] != entryVersion {
+	if len(f) != 9 || f[0] != entryVersion {
 		return nil, errors.New("cache entry: unknown format")
 	}
 	timeout, err := strconv.ParseInt(f[5], 10, 64)
@@ -404,7 +408,7 @@ func (a *CredentialCache) decodeEntry(key string, raw []byte, sessionID string) 
 	e := &entry{p: &Principal{
 		UserID: f[1], Username: f[2], SessionID: sessionID, TokenID: f[3],
 		SessionTimeout: time.Duration(timeout) * time.Millisecond, Permissions: set,
-		ServiceAccount: f[7] == "true",
+		ServiceAccount: f[7] == "true", PinnedRelease: f[8],
 	}}
 	if f[4] != "" {
 		ms, err := strconv.ParseInt(f[4], 10, 64)

@@ -29,6 +29,10 @@ type Principal struct {
 	SessionTimeout time.Duration
 	// ServiceAccount users may not start sessions.
 	ServiceAccount bool
+	// PinnedRelease is the API release pinned on the access token that
+	// authenticated the request ("" for none): the client is served as that
+	// release unless it names another in X-API-Version.
+	PinnedRelease string
 }
 
 // Permits reports whether the principal holds a permission implying perm.

@@ -6,7 +6,7 @@ import (
 
 // All returns every version change loggate applies, oldest release first.
 func All(users Users) []*Change {
-	return NewChain("", OutputIDs(), TokenIDs(), UsersByID(users)).Changes()
+	return NewChain("", OutputIDs(), CSRFHeader(), TokenIDs(), UsersByID(users)).Changes()
 }
 
 // Changelog renders the changes as the lines of CHANGELOG.md's API

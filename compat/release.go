@@ -73,9 +73,30 @@ type Source int
 
 // Release sources.
 const (
-	FromDefault Source = iota // compat_default_release
-	FromHeader                // X-API-Version
+	FromDefault  Source = iota // compat_default_release
+	FromHeader                 // X-API-Version
+	FromToken                  // the release pinned on the access token
+	FromListener               // the release pinned on the listener (compat_listeners)
 )
+
+// Pinned reports whether the release was pinned by the operator (on a token
+// or a listener) rather than claimed by the request itself: only pinned
+// clients get exemptions a browser must not be able to ask for.
+func (s Source) Pinned() bool { return s == FromToken || s == FromListener }
+
+type listenerKey struct{}
+
+// WithListenerRelease returns a context carrying the release pinned on the
+// listener a connection arrived on.
+func WithListenerRelease(ctx context.Context, r Release) context.Context {
+	return context.WithValue(ctx, listenerKey{}, r)
+}
+
+// ListenerRelease returns the release pinned on the request's listener.
+func ListenerRelease(ctx context.Context) (Release, bool) {
+	r, ok := ctx.Value(listenerKey{}).(Release)
+	return r, ok
+}
 
 // Client is the release a request speaks and where that came from.
 type Client struct {

@@ -60,9 +60,11 @@ func (rt *Router) identified(w http.ResponseWriter, r *http.Request, p *auth.Pri
 	return r, true
 }
 
-// release resolves the API release the client speaks: the X-API-Version
-// header, else compat_default_release. The response says which one it was
-// served as.
+// release resolves the API release the client speaks, first match wins:
+// the X-API-Version header, the release pinned on the access token that
+// authenticated the request, the release pinned on the listener, else
+// compat_default_release. The response says which one it was served as.
+// Clients older than compat_min_release are refused with 410.
 func (rt *Router) release(next http.Handler) http.Handler {
 	def := compat.Client{Release: rt.o.DefaultRelease, Source: compat.FromDefault}
 	// Header values made once: stamping a response costs no allocation.
@@ -79,8 +81,23 @@ func (rt *Router) release(next http.Handler) http.Handler {
 				return
 			}
 			c = compat.Client{Release: rel, Source: compat.FromHeader}
+		} else if p := auth.FromContext(r.Context()); p != nil && p.PinnedRelease != "" {
+			// Validated when it was pinned; a release this build no
+			// longer knows falls through to the listener and default.
+			if rel, err := compat.ParseRelease(p.PinnedRelease); err == nil {
+				c = compat.Client{Release: rel, Source: compat.FromToken}
+			}
+		}
+		if c.Source == compat.FromDefault {
+			if rel, ok := compat.ListenerRelease(r.Context()); ok {
+				c = compat.Client{Release: rel, Source: compat.FromListener}
+			}
 		}
 		w.Header()["X-Api-Version"] = served[c.Release]
+		if c.Release.Before(rt.o.MinRelease) {
+			rt.fail(w, r, api.Errorf(api.Gone, "API release %s is no longer served; this server serves releases %s to %s (compat_min_release)", c.Release, rt.o.MinRelease, compat.Latest))
+			return
+		}
 		if c != (compat.Client{Release: compat.Latest, Source: compat.FromDefault}) {
 			r = r.WithContext(compat.WithClient(r.Context(), c))
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/klauspost/compress/gzhttp"
 
 	"github.com/loggate/loggate/backend/api"
+	"github.com/loggate/loggate/compat"
 	"github.com/loggate/loggate/rewrite"
 )
 
@@ -90,7 +91,7 @@ func csrf(r *http.Request) error {
 	case http.MethodGet, http.MethodHead, http.MethodOptions:
 		return nil
 	}
-	if r.Header.Get("X-Requested-By") == "" && r.Header.Get("X-Graylog-Collector-Version") == "" {
+	if r.Header.Get("X-Requested-By") == "" && r.Header.Get("X-Graylog-Collector-Version") == "" && !compat.CSRFExempt(r) {
 		return errCSRF
 	}
 	return nil

@@ -52,7 +52,10 @@ type Options struct {
 	Chain         *compat.Chain
 	// DefaultRelease is compat_default_release.
 	DefaultRelease compat.Release
-	EnableCORS     bool
+	// MinRelease is compat_min_release: older clients get 410. The zero
+	// value refuses no one.
+	MinRelease compat.Release
+	EnableCORS bool
 	// EnableGzip compresses responses of 512 bytes or more for clients that
 	// accept gzip, as Graylog does by default (http_enable_gzip).
 	EnableGzip  bool

@@ -35,6 +35,9 @@ type record struct {
 	Lookup     string    `json:"lookup"`
 	Sealed     string    `json:"sealed"`
 	LastAccess time.Time `json:"last_access"`
+	// Release is the API release pinned on the token: requests it
+	// authenticates are served as that release (compat).
+	Release string `json:"api_release,omitempty"`
 }
 
 // Token is an access token as the API shows it.
@@ -43,6 +46,8 @@ type Token struct {
 	Name       string    `json:"name"`
 	Token      string    `json:"token"`
 	LastAccess Timestamp `json:"last_access"`
+	// APIRelease is shown only on tokens pinned to a release.
+	APIRelease string `json:"api_release,omitempty"`
 }
 
 // Timestamp renders as Joda's ISO-8601 UTC with milliseconds and Z, the
@@ -77,7 +82,7 @@ func NewService(st store.Store, keys *auth.Keys, inv Invalidator, now func() tim
 }
 
 // Create makes a new token for a user.
-func (s *Service) Create(ctx context.Context, userID, name string) (Token, error) {
+func (s *Service) Create(ctx context.Context, userID, name, release string) (Token, error) {
 	// Two equal 256-bit values are as good as impossible; Graylog retries
 	// ten times all the same, and so do we.
 	for range 10 {
@@ -91,7 +96,7 @@ func (s *Service) Create(ctx context.Context, userID, name string) (Token, error
 		}
 		rec := record{
 			ID: primitive.NewObjectID().Hex(), UserID: userID, Name: name,
-			Lookup: s.keys.TokenLookup(value), Sealed: sealed, LastAccess: time.Unix(0, 0).UTC(),
+			Lookup: s.keys.TokenLookup(value), Sealed: sealed, LastAccess: time.Unix(0, 0).UTC(), Release: release,
 		}
 		doc, err := json.Marshal(rec)
 		if err != nil {
@@ -104,7 +109,7 @@ func (s *Service) Create(ctx context.Context, userID, name string) (Token, error
 		if err != nil {
 			return Token{}, err
 		}
-		return Token{ID: rec.ID, Name: name, Token: value, LastAccess: Timestamp(rec.LastAccess)}, nil
+		return Token{ID: rec.ID, Name: name, Token: value, LastAccess: Timestamp(rec.LastAccess), APIRelease: release}, nil
 	}
 	return Token{}, errors.New("could not generate a unique token")
 }
@@ -121,7 +126,7 @@ func (s *Service) ListForUser(ctx context.Context, userID string) ([]Token, erro
 		if err != nil {
 			return nil, fmt.Errorf("token %s: %w", rec.ID, err)
 		}
-		out = append(out, Token{ID: rec.ID, Name: rec.Name, Token: value, LastAccess: Timestamp(s.lastAccess(rec))})
+		out = append(out, Token{ID: rec.ID, Name: rec.Name, Token: value, LastAccess: Timestamp(s.lastAccess(rec)), APIRelease: rec.Release})
 	}
 	return out, nil
 }
@@ -170,6 +175,32 @@ func (s *Service) Delete(ctx context.Context, userID, idOrToken string) error {
 	return s.remove(ctx, rec.ID)
 }
 
+// Pin pins one of a user's tokens to an API release, or unpins it ("").
+// store.ErrNotFound when the user has no such token.
+func (s *Service) Pin(ctx context.Context, userID, tokenID, release string) (Token, error) {
+	var rec record
+	err := s.st.Update(ctx, Collection, tokenID, func(doc []byte) ([]byte, error) {
+		if err := json.Unmarshal(doc, &rec); err != nil {
+			return nil, fmt.Errorf("stored token: %w", err)
+		}
+		if rec.UserID != userID {
+			return nil, store.ErrNotFound
+		}
+		rec.Release = release
+		return json.Marshal(rec)
+	})
+	if err != nil {
+		return Token{}, err
+	}
+	// Cached principals carry the old pin.
+	s.invalidate.InvalidateToken(ctx, tokenID)
+	value, err := s.keys.OpenToken(rec.Sealed)
+	if err != nil {
+		return Token{}, fmt.Errorf("token %s: %w", rec.ID, err)
+	}
+	return Token{ID: rec.ID, Name: rec.Name, Token: value, LastAccess: Timestamp(s.lastAccess(rec)), APIRelease: rec.Release}, nil
+}
+
 func (s *Service) remove(ctx context.Context, id string) error {
 	if err := s.st.Delete(ctx, Collection, id); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
@@ -203,7 +234,7 @@ func (s *Service) FindToken(ctx context.Context, value string) (auth.TokenRecord
 	if err := json.Unmarshal(doc, &rec); err != nil {
 		return auth.TokenRecord{}, fmt.Errorf("stored token: %w", err)
 	}
-	return auth.TokenRecord{ID: rec.ID, UserID: rec.UserID}, nil
+	return auth.TokenRecord{ID: rec.ID, UserID: rec.UserID, Release: rec.Release}, nil
 }
 
 // Touch implements auth.Tokens: the use is kept in memory and written in a

@@ -10,20 +10,29 @@ import "fmt"
 // Config is loggate's configuration. The zero value is not useful: start
 // from Default or Load.
 type Config struct {
-	HTTPBindAddress      string // http_bind_address: host:port to listen on
-	HTTPPublishURI       string // http_publish_uri: absolute http(s) URI ending in "/"
-	HTTPEnableCORS       bool   // http_enable_cors
-	HTTPEnableGzip       bool   // http_enable_gzip
-	HTTPMaxBodySize      int64  // http_max_body_size, in bytes
-	RootUsername         string // root_username
-	RootPasswordSHA2     string // root_password_sha2: lower-case hex, or "" to generate one
-	RootTimezone         string // root_timezone: a name time.LoadLocation knows
-	PasswordSecret       string // password_secret: "" to generate one in DataDir
-	DataDir              string // data_dir
-	RedisURI             string // redis_uri: "" for the in-process cache
-	CompatDefaultRelease string // compat_default_release: <major>.<minor>
-	TrustedProxies       string // trusted_proxies: addresses/CIDRs whose username header is believed
-	ConfigFile           string // the --config path, if any
+	HTTPBindAddress      string     // http_bind_address: host:port to listen on
+	HTTPPublishURI       string     // http_publish_uri: absolute http(s) URI ending in "/"
+	HTTPEnableCORS       bool       // http_enable_cors
+	HTTPEnableGzip       bool       // http_enable_gzip
+	HTTPMaxBodySize      int64      // http_max_body_size, in bytes
+	RootUsername         string     // root_username
+	RootPasswordSHA2     string     // root_password_sha2: lower-case hex, or "" to generate one
+	RootTimezone         string     // root_timezone: a name time.LoadLocation knows
+	PasswordSecret       string     // password_secret: "" to generate one in DataDir
+	DataDir              string     // data_dir
+	RedisURI             string     // redis_uri: "" for the in-process cache
+	CompatDefaultRelease string     // compat_default_release: <major>.<minor>
+	TrustedProxies       string     // trusted_proxies: addresses/CIDRs whose username header is believed
+	CompatListeners      []Listener // compat_listeners: extra listeners pinned to a release
+	CompatMinRelease     string     // compat_min_release: older clients get 410; "" for none
+	ConfigFile           string     // the --config path, if any
+}
+
+// Listener is an extra HTTP listener whose clients are served as Release
+// unless they say otherwise (compat_listeners).
+type Listener struct {
+	Address string // host:port
+	Release string // <major>.<minor>
 }
 
 // Default returns the configuration with every key at its default.

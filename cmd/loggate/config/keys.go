@@ -57,6 +57,10 @@ var table = []Key{
 		func(c *Config) *string { return &c.RedisURI }, parseRedisURI, formatString), redactURI),
 	newKey("compat_default_release", "4.0", "Graylog API release served to clients that do not ask for one",
 		func(c *Config) *string { return &c.CompatDefaultRelease }, parseRelease, formatString),
+	newKey("compat_listeners", "", "extra listeners pinned to an API release, e.g. 127.0.0.1:9001=2.4, 127.0.0.1:9002=3.3 (old clients that cannot send X-API-Version)",
+		func(c *Config) *[]Listener { return &c.CompatListeners }, parseListeners, formatListeners),
+	newKey("compat_min_release", "", "oldest API release served; older clients get 410 Gone (default: every release from 1.0)",
+		func(c *Config) *string { return &c.CompatMinRelease }, parseOptionalRelease, formatString),
 	newKey("trusted_proxies", "", "comma-separated addresses or CIDR ranges of reverse proxies whose trusted username header (System > Authentication) is believed; empty: none",
 		func(c *Config) *string { return &c.TrustedProxies }, parseTrustedProxies, formatString),
 }

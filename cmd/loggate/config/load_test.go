@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -44,11 +45,11 @@ func TestDefault(t *testing.T) {
 		DataDir:              "./data",
 		CompatDefaultRelease: "4.0",
 	}
-	if got := config.Default(); got != want {
+	if got := config.Default(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Default() = %+v\nwant %+v", got, want)
 	}
 	got, warnings := mustLoad(t, nil, nil)
-	if got != want || len(warnings) != 0 {
+	if !reflect.DeepEqual(got, want) || len(warnings) != 0 {
 		t.Errorf("Load(nil, nil) = %+v, %q; want the defaults and no warnings", got, warnings)
 	}
 }
@@ -296,4 +297,17 @@ func FuzzLoad(f *testing.F) {
 			t.Fatalf("Load(%q, %q) = %+v; want a valid configuration", args, environ, cfg)
 		}
 	})
+}
+
+func TestCompatListeners(t *testing.T) {
+	got, _ := mustLoad(t, []string{"--compat_listeners", "127.0.0.1:9001=2.4, 127.0.0.1:9002=3.3", "--compat_min_release", "2.0"}, nil)
+	want := []config.Listener{{Address: "127.0.0.1:9001", Release: "2.4"}, {Address: "127.0.0.1:9002", Release: "3.3"}}
+	if !reflect.DeepEqual(got.CompatListeners, want) || got.CompatMinRelease != "2.0" {
+		t.Errorf("got %+v, min %q", got.CompatListeners, got.CompatMinRelease)
+	}
+	for _, bad := range []string{"127.0.0.1:9001", "127.0.0.1:9001=two", "nohost=2.4", "127.0.0.1:9001=2.4,127.0.0.1:9001=3.0"} {
+		if _, _, err := config.Load([]string{"--compat_listeners", bad}, nil); err == nil || !strings.Contains(err.Error(), "compat_listeners") {
+			t.Errorf("compat_listeners %q: err = %v, want one naming the key", bad, err)
+		}
+	}
 }

@@ -208,6 +208,50 @@ func parseRelease(s string) (string, error) {
 	return s, nil
 }
 
+func parseOptionalRelease(s string) (string, error) {
+	if s == "" {
+		return "", nil
+	}
+	return parseRelease(s)
+}
+
+// parseListeners reads compat_listeners: comma-separated host:port=release.
+func parseListeners(s string) ([]Listener, error) {
+	var out []Listener
+	seen := map[string]bool{}
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		addr, rel, ok := strings.Cut(f, "=")
+		if !ok {
+			return nil, fmt.Errorf("expected host:port=release, e.g. 127.0.0.1:9001=2.4, got %q", f)
+		}
+		addr, rel = strings.TrimSpace(addr), strings.TrimSpace(rel)
+		if _, err := parseHostPort(addr); err != nil {
+			return nil, fmt.Errorf("%q: %w", f, err)
+		}
+		if _, err := parseRelease(rel); err != nil {
+			return nil, fmt.Errorf("%q: %w", f, err)
+		}
+		if seen[addr] {
+			return nil, fmt.Errorf("%s is listed twice", addr)
+		}
+		seen[addr] = true
+		out = append(out, Listener{Address: addr, Release: rel})
+	}
+	return out, nil
+}
+
+func formatListeners(ls []Listener) string {
+	parts := make([]string, len(ls))
+	for i, l := range ls {
+		parts[i] = l.Address + "=" + l.Release
+	}
+	return strings.Join(parts, ", ")
+}
+
 func parseTrustedProxies(s string) (string, error) {
 	if _, err := auth.ParseTrustedProxies(s); err != nil {
 		return "", fmt.Errorf("expected addresses or CIDR ranges separated by commas: %w", err)

@@ -70,6 +70,25 @@ type Node struct {
 
 	log    *slog.Logger
 	closer []func() error
+	pinned []pinnedListener
+	// compatAddrs are the bound addresses of the compat_listeners, in
+	// configuration order, once Serve listens.
+	compatAddrs atomic.Pointer[[]net.Addr]
+}
+
+// pinnedListener is one of compat_listeners.
+type pinnedListener struct {
+	address string
+	release compat.Release
+}
+
+// CompatAddrs returns the bound addresses of the compat_listeners, in
+// configuration order (nil before Serve listens).
+func (n *Node) CompatAddrs() []net.Addr {
+	if p := n.compatAddrs.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // Options are the parts of a node that are not configuration.
@@ -94,7 +113,21 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 	if err != nil {
 		return nil, fmt.Errorf("compat_default_release: %w", err)
 	}
-	n = &Node{Config: cfg, Metrics: metrics.New(o.Now), Levels: loggers.New(o.LogSink)}
+	var minRelease compat.Release
+	if cfg.CompatMinRelease != "" {
+		if minRelease, err = compat.ParseRelease(cfg.CompatMinRelease); err != nil {
+			return nil, fmt.Errorf("compat_min_release: %w", err)
+		}
+	}
+	listeners := make([]pinnedListener, len(cfg.CompatListeners))
+	for i, l := range cfg.CompatListeners {
+		rel, err := compat.ParseRelease(l.Release)
+		if err != nil {
+			return nil, fmt.Errorf("compat_listeners: %s: %w", l.Address, err)
+		}
+		listeners[i] = pinnedListener{address: l.Address, release: rel}
+	}
+	n = &Node{Config: cfg, Metrics: metrics.New(o.Now), Levels: loggers.New(o.LogSink), pinned: listeners}
 	n.log = n.Levels.Logger("loggate")
 	defer func() {
 		if err != nil {
@@ -173,7 +206,10 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 		cluster.NewHandler(n.Info.ID, local).Routes(),
 		sessions.NewHandler(n.Sessions, n.Auth, o.Now).Routes(),
 		users.NewHandler(n.Users, n.Roles).Routes(),
-		tokens.NewHandler(n.Tokens, n.Users).Routes(),
+		tokens.NewHandler(n.Tokens, n.Users, func(s string) (string, error) {
+			r, err := compat.ParseRelease(s)
+			return r.String(), err
+		}).Routes(),
 		roleHandler.Routes(),
 		roleHandler.AuthzRoutes(),
 		authservices.NewHandler(n.AuthServices).Routes(),
@@ -185,7 +221,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 	}
 	chain := compat.NewChain(router.Prefix, compat.All(userResolver{n.Users})...)
 	n.Router = router.New(router.Options{
-		Routes: routes, Auth: n.Auth, Chain: chain, DefaultRelease: defaultRelease,
+		Routes: routes, Auth: n.Auth, Chain: chain, DefaultRelease: defaultRelease, MinRelease: minRelease,
 		TrustedHeader: auth.NewHeaderAuth(n.Auth, proxies, n.AuthServices),
 		EnableCORS:    cfg.HTTPEnableCORS, EnableGzip: cfg.HTTPEnableGzip, MaxBodySize: cfg.HTTPMaxBodySize,
 		BaseURI: strings.TrimSuffix(cfg.HTTPPublishURI, "/") + router.Prefix, NodeID: n.Info.ID,
@@ -331,16 +367,24 @@ func (n *Node) Serve(ctx context.Context, ready func(addr net.Addr)) error {
 	if err != nil {
 		return fmt.Errorf("http_bind_address: %w", err)
 	}
-	n.publishBound(ln.Addr())
-	srv := &http.Server{
-		Handler:           n.Router,
-		ReadHeaderTimeout: 10 * time.Second,
-		// A client trickling a request body ties up a connection only
-		// this long.
-		ReadTimeout: time.Minute,
-		IdleTimeout: 2 * time.Minute,
-		ErrorLog:    slog.NewLogLogger(n.Levels.Logger("loggate.http").Handler(), slog.LevelDebug),
+	servers := []*http.Server{n.server(nil)}
+	listeners := []net.Listener{ln}
+	addrs := make([]net.Addr, 0, len(n.pinned))
+	for _, p := range n.pinned {
+		pl, err := net.Listen("tcp", p.address)
+		if err != nil {
+			for _, l := range listeners {
+				_ = l.Close()
+			}
+			return fmt.Errorf("compat_listeners: %s: %w", p.address, err)
+		}
+		listeners = append(listeners, pl)
+		servers = append(servers, n.server(&p.release))
+		addrs = append(addrs, pl.Addr())
+		n.log.Info("listening for clients of an older API release", "address", pl.Addr().String(), "release", p.release.String())
 	}
+	n.compatAddrs.Store(&addrs)
+	n.publishBound(ln.Addr())
 	bg, stop := context.WithCancel(ctx)
 	wait := n.Background(bg)
 	// Uses recorded in memory are written (by the background work's final
@@ -350,16 +394,49 @@ func (n *Node) Serve(ctx context.Context, ready func(addr net.Addr)) error {
 	if ready != nil {
 		ready(ln.Addr())
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	errc := make(chan error, len(servers))
+	for i, srv := range servers {
+		go func() { errc <- srv.Serve(listeners[i]) }()
+	}
 	select {
 	case err := <-errc:
+		n.shutdown(ctx, servers)
 		return err
 	case <-ctx.Done():
 	}
+	return n.shutdown(ctx, servers)
+}
+
+// server returns an HTTP server for the node's router; a release, when
+// given, is pinned on every request it serves (compat_listeners).
+func (n *Node) server(release *compat.Release) *http.Server {
+	srv := &http.Server{
+		Handler:           n.Router,
+		ReadHeaderTimeout: 10 * time.Second,
+		// A client trickling a request body ties up a connection only
+		// this long.
+		ReadTimeout: time.Minute,
+		IdleTimeout: 2 * time.Minute,
+		ErrorLog:    slog.NewLogLogger(n.Levels.Logger("loggate.http").Handler(), slog.LevelDebug),
+	}
+	if release != nil {
+		rel := *release
+		srv.BaseContext = func(net.Listener) context.Context {
+			return compat.WithListenerRelease(context.Background(), rel)
+		}
+	}
+	return srv
+}
+
+// shutdown stops every server gracefully, within ten seconds.
+func (n *Node) shutdown(ctx context.Context, servers []*http.Server) error {
 	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	return srv.Shutdown(shutdown)
+	var errs []error
+	for _, srv := range servers {
+		errs = append(errs, srv.Shutdown(shutdown))
+	}
+	return errors.Join(errs...)
 }
 
 // publishBound replaces a port 0 in the publish URI (derived from a bind

@@ -200,6 +200,12 @@ func Header(k, v string) ReqOption {
 	}
 }
 
+// Via sends the request to another of the node's listeners (a
+// compat_listeners address).
+func Via(addr net.Addr) ReqOption {
+	return func(r *http.Request) { r.URL.Host, r.Host = addr.String(), addr.String() }
+}
+
 // RawAuthorization sets the Authorization header verbatim.
 func RawAuthorization(v string) ReqOption { return Header("Authorization", v) }
 
