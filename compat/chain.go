@@ -1,6 +1,7 @@
 package compat
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"sort"
@@ -61,6 +62,11 @@ func (c *Chain) Wrap(next http.Handler, fail func(http.ResponseWriter, *http.Req
 			x.Vars, x.Route, x.prefix = v, route, c.prefix
 			if ch.Request != nil {
 				if err := ch.Request(r.Context(), x); err != nil {
+					var a *Answer
+					if errors.As(err, &a) {
+						a.write(w)
+						return
+					}
 					fail(w, r, err)
 					return
 				}
@@ -91,6 +97,36 @@ func (c *Chain) Wrap(next http.Handler, fail func(http.ResponseWriter, *http.Req
 			api.Logger(r.Context()).Debug("writing converted response failed", "err", err)
 		}
 	})
+}
+
+// Answer lets a change's Request answer an old request itself, for paths
+// the 4.0 backend no longer has in any form (the 3.x LDAP settings, legacy
+// dashboards): the change serves them through its own small interface to
+// the backend's services. Returned as an error, it ends the request with
+// this response; no later change and no backend handler sees it.
+type Answer struct {
+	Status int
+	Header http.Header
+	// Body is written as is; a JSON body needs a Content-Type in Header
+	// (JSON does that).
+	Body []byte
+}
+
+// JSON returns an Answer with a JSON body.
+func JSON(status int, body []byte) *Answer {
+	return &Answer{Status: status, Header: http.Header{"Content-Type": {"application/json"}}, Body: body}
+}
+
+func (a *Answer) Error() string { return "compat: answered with status " + http.StatusText(a.Status) }
+
+func (a *Answer) write(w http.ResponseWriter) {
+	for k, v := range a.Header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(a.Status)
+	if len(a.Body) > 0 {
+		_, _ = w.Write(a.Body)
+	}
 }
 
 func match(ch *Change, method, path string, v *Vars) (Route, bool) {

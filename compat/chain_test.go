@@ -130,3 +130,27 @@ func BenchmarkChain(b *testing.B) {
 	b.Run("bare backend tokens", func(b *testing.B) { run(b, backend, "/api/users/"+gmID+"/tokens", nil) })
 	b.Run("2.4 tokens rewritten", func(b *testing.B) { run(b, h, "/api/users/GM/tokens/", old) })
 }
+
+// A change may answer an old request itself; the backend never sees it.
+func TestChangeAnswers(t *testing.T) {
+	ch := &compat.Change{
+		Release: compat.MustRelease("4.0"),
+		Routes:  []compat.Route{compat.R("GET /gone/{x}")},
+		Request: func(_ context.Context, x *compat.Exchange) error {
+			return compat.JSON(http.StatusOK, []byte(`{"x":"`+x.Vars.Get("x")+`"}`))
+		},
+	}
+	backend := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("the backend was called for %s", r.URL.Path)
+	})
+	h := compat.NewChain("/api", ch).Wrap(backend, func(w http.ResponseWriter, r *http.Request, err error) {
+		t.Errorf("fail called: %v", err)
+	})
+	r := httptest.NewRequest("GET", "/api/gone/42", nil)
+	r = r.WithContext(compat.WithClient(r.Context(), compat.Client{Release: compat.MustRelease("3.3"), Source: compat.FromHeader}))
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	if w.Code != http.StatusOK || w.Body.String() != `{"x":"42"}` || w.Header().Get("Content-Type") != "application/json" {
+		t.Errorf("got %d %q %v", w.Code, w.Body, w.Header())
+	}
+}
