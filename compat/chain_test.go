@@ -52,7 +52,7 @@ func serve(chain *compat.Chain, method, path string, c *compat.Client) *httptest
 }
 
 func TestChainConversions(t *testing.T) {
-	chain := compat.NewChain("/api", compat.All(directory{"GM": gmID, "a b": "5f1e2d3c4b5a69788796a5b5"})...)
+	chain := compat.NewChain("/api", compat.All(compat.Deps{Users: directory{"GM": gmID, "a b": "5f1e2d3c4b5a69788796a5b5"}})...)
 	rel := func(s string) *compat.Client {
 		return &compat.Client{Release: compat.MustRelease(s), Source: compat.FromHeader}
 	}
@@ -96,7 +96,7 @@ func TestChainConversions(t *testing.T) {
 // A 4.0 request that no change touches costs no allocation more than the bare
 // backend.
 func TestChainAddsNoAllocationsFor40(t *testing.T) {
-	chain := compat.NewChain("/api", compat.All(directory{"GM": gmID})...).Wrap(backend, api.WriteError)
+	chain := compat.NewChain("/api", compat.All(compat.Deps{Users: directory{"GM": gmID}})...).Wrap(backend, api.WriteError)
 	for _, path := range []string{"/api/cluster", "/api/system/sessions", "/api/users/paginated"} {
 		r := httptest.NewRequest("GET", path, nil)
 		w := httptest.NewRecorder()
@@ -109,7 +109,7 @@ func TestChainAddsNoAllocationsFor40(t *testing.T) {
 }
 
 func BenchmarkChain(b *testing.B) {
-	chain := compat.NewChain("/api", compat.All(directory{"GM": gmID})...)
+	chain := compat.NewChain("/api", compat.All(compat.Deps{Users: directory{"GM": gmID}})...)
 	h := chain.Wrap(backend, api.WriteError)
 	run := func(b *testing.B, handler http.Handler, path string, c *compat.Client) {
 		r := httptest.NewRequest("GET", path, nil)

@@ -4,9 +4,16 @@ import (
 	"strings"
 )
 
+// Deps are what the version changes need of the backend, each through its
+// own small interface. A change whose dependency is nil still describes
+// itself (for the changelog) but must not be served.
+type Deps struct {
+	Users Users
+}
+
 // All returns every version change loggate applies, oldest release first.
-func All(users Users) []*Change {
-	return NewChain("", OutputIDs(), CSRFHeader(), TokenIDs(), UsersByID(users)).Changes()
+func All(d Deps) []*Change {
+	return NewChain("", OutputIDs(), CSRFHeader(), TokenIDs(), UsersByID(d.Users)).Changes()
 }
 
 // Changelog renders the changes as the lines of CHANGELOG.md's API

@@ -219,7 +219,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 	} {
 		routes = append(routes, rs...)
 	}
-	chain := compat.NewChain(router.Prefix, compat.All(userResolver{n.Users})...)
+	chain := compat.NewChain(router.Prefix, compat.All(compat.Deps{Users: userResolver{n.Users}})...)
 	n.Router = router.New(router.Options{
 		Routes: routes, Auth: n.Auth, Chain: chain, DefaultRelease: defaultRelease, MinRelease: minRelease,
 		TrustedHeader: auth.NewHeaderAuth(n.Auth, proxies, n.AuthServices),
