@@ -60,6 +60,7 @@ func (c *Chain) Wrap(next http.Handler, fail func(http.ResponseWriter, *http.Req
 				x = &Exchange{Req: r, Client: client, State: map[string]string{}}
 			}
 			x.Vars, x.Route, x.prefix = v, route, c.prefix
+			trace(r.Context(), ch, route)
 			if ch.Request != nil {
 				if err := ch.Request(r.Context(), x); err != nil {
 					var a *Answer

@@ -94,6 +94,7 @@ func (rt *Router) release(next http.Handler) http.Handler {
 			}
 		}
 		w.Header()["X-Api-Version"] = served[c.Release]
+		noteCaller(r, c)
 		if c.Release.Before(rt.o.MinRelease) {
 			rt.fail(w, r, api.Errorf(api.Gone, "API release %s is no longer served; this server serves releases %s to %s (compat_min_release)", c.Release, rt.o.MinRelease, compat.Latest))
 			return

@@ -12,6 +12,7 @@ package router
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -52,6 +53,8 @@ type Options struct {
 	Chain         *compat.Chain
 	// DefaultRelease is compat_default_release.
 	DefaultRelease compat.Release
+	// AccessLog, when set, receives one JSON line per request (AccessEntry).
+	AccessLog io.Writer
 	// MinRelease is compat_min_release: older clients get 410. The zero
 	// value refuses no one.
 	MinRelease compat.Release
@@ -74,6 +77,7 @@ type Router struct {
 	handler http.Handler
 	nodeID  []string
 	reqSeq  atomic.Uint64
+	access  *accessLog // nil when there is no access log
 	// mux is walked by Served.
 	mux *mux.Router
 
@@ -99,6 +103,9 @@ func New(o Options) *Router {
 		errors5xx: o.Metrics.Counter("loggate.http.responses.5xx"),
 	}
 	rt.SetBaseURI(o.BaseURI)
+	if o.AccessLog != nil {
+		rt.access = newAccessLog(o.AccessLog)
+	}
 	m := mux.NewRouter()
 	var registered []*mux.Route
 	// The API root without its slash, /api, is registered before the
@@ -125,6 +132,7 @@ func New(o Options) *Router {
 	if o.EnableCORS {
 		h = cors(h)
 	}
+	h = rt.logAccess(h)
 	h = rt.prepare(h)
 	if o.EnableGzip {
 		h = gzipped(h)

@@ -2,6 +2,7 @@
 //
 //	loggate [serve] [--config FILE] [--<key> value …]   start the server (default)
 //	loggate version                                      print the version
+//	loggate compat report --log FILE                      who still needs an older API release
 package main
 
 import (
@@ -18,6 +19,7 @@ import (
 	"github.com/loggate/loggate/backend/system"
 	"github.com/loggate/loggate/cmd/loggate/config"
 	"github.com/loggate/loggate/cmd/loggate/node"
+	"github.com/loggate/loggate/cmd/loggate/report"
 )
 
 func main() {
@@ -37,6 +39,11 @@ func run(ctx context.Context, args, environ []string, stdout, stderr io.Writer) 
 	switch cmd {
 	case "serve":
 		return serve(ctx, args, environ, stdout, stderr)
+	case "compat":
+		if len(args) == 0 || args[0] != "report" {
+			return errors.New("usage: loggate compat report --log FILE [--since DURATION]")
+		}
+		return report.Run(args[1:], stdout, stderr)
 	case "version":
 		fmt.Fprintf(stdout, "loggate %s (Graylog %s API)\n", system.Build, system.APIVersion)
 		return nil
@@ -48,7 +55,9 @@ func run(ctx context.Context, args, environ []string, stdout, stderr io.Writer) 
 }
 
 func usage() string {
-	return "usage: loggate [serve|version|help] [--config FILE] [--<key> value …]\n\nconfiguration keys:\n" + config.Usage()
+	return "usage: loggate [serve|version|help] [--config FILE] [--<key> value …]\n" +
+		"       loggate compat report --log FILE [--since DURATION]   clients that still need an older API release\n" +
+		"\nconfiguration keys:\n" + config.Usage()
 }
 
 func serve(ctx context.Context, args, environ []string, stdout, stderr io.Writer) error {

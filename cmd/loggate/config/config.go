@@ -25,6 +25,7 @@ type Config struct {
 	TrustedProxies       string     // trusted_proxies: addresses/CIDRs whose username header is believed
 	CompatListeners      []Listener // compat_listeners: extra listeners pinned to a release
 	CompatMinRelease     string     // compat_min_release: older clients get 410; "" for none
+	AccessLog            string     // access_log: file of JSON lines, one per request; "" for none
 	ConfigFile           string     // the --config path, if any
 }
 

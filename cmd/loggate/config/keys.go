@@ -61,6 +61,8 @@ var table = []Key{
 		func(c *Config) *[]Listener { return &c.CompatListeners }, parseListeners, formatListeners),
 	newKey("compat_min_release", "", "oldest API release served; older clients get 410 Gone (default: every release from 1.0)",
 		func(c *Config) *string { return &c.CompatMinRelease }, parseOptionalRelease, formatString),
+	newKey("access_log", "", "file to append one JSON line per request to (method, path, status, release, user, token id, user agent, version changes applied); read by 'loggate compat report'",
+		func(c *Config) *string { return &c.AccessLog }, parseAny, formatString),
 	newKey("trusted_proxies", "", "comma-separated addresses or CIDR ranges of reverse proxies whose trusted username header (System > Authentication) is believed; empty: none",
 		func(c *Config) *string { return &c.TrustedProxies }, parseTrustedProxies, formatString),
 }

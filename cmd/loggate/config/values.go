@@ -208,6 +208,8 @@ func parseRelease(s string) (string, error) {
 	return s, nil
 }
 
+func parseAny(s string) (string, error) { return s, nil }
+
 func parseOptionalRelease(s string) (string, error) {
 	if s == "" {
 		return "", nil

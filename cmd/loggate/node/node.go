@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math/big"
 	"net"
@@ -219,9 +220,18 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 	} {
 		routes = append(routes, rs...)
 	}
+	var accessLog io.Writer
+	if cfg.AccessLog != "" {
+		f, err := os.OpenFile(cfg.AccessLog, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil, fmt.Errorf("access_log: %w", err)
+		}
+		n.closer = append(n.closer, f.Close)
+		accessLog = f
+	}
 	chain := compat.NewChain(router.Prefix, compat.All(compat.Deps{Users: userResolver{n.Users}})...)
 	n.Router = router.New(router.Options{
-		Routes: routes, Auth: n.Auth, Chain: chain, DefaultRelease: defaultRelease, MinRelease: minRelease,
+		Routes: routes, Auth: n.Auth, Chain: chain, DefaultRelease: defaultRelease, MinRelease: minRelease, AccessLog: accessLog,
 		TrustedHeader: auth.NewHeaderAuth(n.Auth, proxies, n.AuthServices),
 		EnableCORS:    cfg.HTTPEnableCORS, EnableGzip: cfg.HTTPEnableGzip, MaxBodySize: cfg.HTTPMaxBodySize,
 		BaseURI: strings.TrimSuffix(cfg.HTTPPublishURI, "/") + router.Prefix, NodeID: n.Info.ID,

@@ -1,0 +1,74 @@
+package node_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loggate/loggate/cmd/loggate/config"
+	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
+	"github.com/loggate/loggate/cmd/loggate/report"
+	"github.com/loggate/loggate/router"
+)
+
+// The access log records who called what as which release, and the report
+// read from it names the clients that still need compatibility.
+func TestAccessLogAndReport(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "access.log")
+	h := nodetest.Start(t, nodetest.WithConfig(func(c *config.Config) { c.AccessLog = path }))
+	gm := h.CreateUser("GM", "superpower")
+	user := nodetest.Basic("GM", "superpower")
+	pinned := h.Do("POST", "/users/"+gm+"/tokens/icinga?api_release=2.4", nil, user).Want(t, http.StatusOK)
+	tok := nodetest.Token(pinned.Get("token").String())
+	for range 3 {
+		h.Do("GET", "/users/GM/tokens/", nil, tok, nodetest.Header("User-Agent", "icinga2/2.11")).Want(t, http.StatusOK)
+	}
+	h.Do("DELETE", "/users/GM/tokens/"+pinned.Get("token").String(), nil, user, nodetest.Header("User-Agent", "cleanup.sh")).Want(t, http.StatusNoContent)
+	h.Do("GET", "/cluster", nil, nodetest.AsRoot(), nodetest.Header("User-Agent", "modern")).Want(t, http.StatusOK)
+	h.Stop() // flushes and closes the log
+
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), pinned.Get("token").String()) || strings.Contains(string(raw), "superpower") {
+		t.Fatalf("a secret is in the access log:\n%s", raw)
+	}
+	var created router.AccessEntry
+	for _, line := range bytes.Split(raw, []byte("\n")) {
+		var e router.AccessEntry
+		if json.Unmarshal(line, &e) == nil && strings.HasSuffix(e.Path, "/tokens/<redacted>") && e.Method == "POST" {
+			created = e
+		}
+	}
+	if created.Status != 200 || created.User != "GM" || created.Release != "4.0" || created.ReleaseSource != "default" || created.DurationMs <= 0 {
+		t.Errorf("token creation entry %+v", created)
+	}
+
+	s, err := report.Read(bytes.NewReader(raw), time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Clients) != 2 {
+		t.Fatalf("clients %+v", s.Clients)
+	}
+	icinga := s.Clients[0]
+	if icinga.UserAgent != "icinga2/2.11" || icinga.Requests != 3 || icinga.Release != "2.4" || icinga.Source != "token" ||
+		icinga.TokenID != pinned.Get("id").String() || icinga.Changes["3.3 GET /users/{user}/tokens"] != 3 {
+		t.Errorf("pinned client: %+v", icinga)
+	}
+	// A 4.0 client whose username was resolved needed compatibility too.
+	if c := s.Clients[1]; c.UserAgent != "cleanup.sh" || c.Changes["4.0 DELETE /users/{user}/tokens/{token}"] != 1 {
+		t.Errorf("default-release client: %+v", c)
+	}
+	for _, c := range s.Clients {
+		if c.UserAgent == "modern" {
+			t.Errorf("a client that needed nothing is listed: %+v", c)
+		}
+	}
+}

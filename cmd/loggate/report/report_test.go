@@ -1,0 +1,74 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+)
+
+const sample = `{"time":"2026-11-20T10:00:00Z","method":"GET","path":"/api/users/GM/tokens","status":200,"release":"2.4","release_source":"token","user":"GM","token_id":"t1","user_agent":"icinga/2","changes":["4.0 GET /users/{user}/tokens","3.3 GET /users/{user}/tokens"]}
+{"time":"2026-11-20T11:00:00Z","method":"GET","path":"/api/users/GM/tokens","status":200,"release":"2.4","release_source":"token","user":"GM","token_id":"t1","user_agent":"icinga/2","changes":["4.0 GET /users/{user}/tokens","3.3 GET /users/{user}/tokens"]}
+{"time":"2026-11-20T12:00:00Z","method":"GET","path":"/api/cluster","status":200,"release":"4.0","release_source":"default","user":"admin"}
+{"time":"2026-11-20T12:30:00Z","method":"PUT","path":"/api/users/jane/password","status":204,"release":"4.0","release_source":"default","user":"jane","user_agent":"curl/8","changes":["4.0 PUT /users/{user}/password"]}
+{"time":"2026-11-21T09:00:00Z","method":"GET","path":"/api/streams","status":200,"release":"1.3","release_source":"listener","user":"old","user_agent":"grafana"}
+not json at all
+`
+
+func TestRead(t *testing.T) {
+	s, err := Read(strings.NewReader(sample), time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Read != 5 || s.Skipped != 1 || len(s.Clients) != 3 {
+		t.Fatalf("read %d, skipped %d, %d clients: %+v", s.Read, s.Skipped, len(s.Clients), s.Clients)
+	}
+	top := s.Clients[0]
+	if top.User != "GM" || top.TokenID != "t1" || top.Requests != 2 || top.Changes["4.0 GET /users/{user}/tokens"] != 2 ||
+		!top.Last.Equal(time.Date(2026, 11, 20, 11, 0, 0, 0, time.UTC)) {
+		t.Errorf("top client: %+v", top)
+	}
+	var out bytes.Buffer
+	if err := s.Write(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"icinga/2", "curl/8", "grafana", "(release only)", "4 of 5 requests came from 3 clients"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "admin") {
+		t.Errorf("a 4.0 client without changes is in the report:\n%s", out.String())
+	}
+
+	recent, _ := Read(strings.NewReader(sample), time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC))
+	if len(recent.Clients) != 1 || recent.Clients[0].User != "old" {
+		t.Errorf("since the 21st: %+v", recent.Clients)
+	}
+	none, _ := Read(strings.NewReader(`{"time":"2026-11-20T12:00:00Z","method":"GET","path":"/api/cluster","status":200,"release":"4.0"}`), time.Time{})
+	out.Reset()
+	_ = none.Write(&out)
+	if !strings.Contains(out.String(), "No client needed compatibility") {
+		t.Errorf("empty report: %s", out.String())
+	}
+}
+
+func FuzzRead(f *testing.F) {
+	for _, line := range strings.Split(sample, "\n") {
+		f.Add(line)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		s, err := Read(strings.NewReader(in), time.Time{})
+		if err != nil {
+			return
+		}
+		n := 0
+		for _, c := range s.Clients {
+			n += c.Requests
+		}
+		if n > s.Read {
+			t.Fatalf("%d requests counted from %d entries", n, s.Read)
+		}
+		_ = s.Write(&bytes.Buffer{})
+	})
+}
