@@ -21,6 +21,7 @@ type Config struct {
 	PasswordSecret       string     // password_secret: "" to generate one in DataDir
 	DataDir              string     // data_dir
 	RedisURI             string     // redis_uri: "" for the in-process cache
+	MongoDBURI           string     // mongodb_uri: "" for the embedded store in DataDir
 	CompatDefaultRelease string     // compat_default_release: <major>.<minor>
 	TrustedProxies       string     // trusted_proxies: addresses/CIDRs whose username header is believed
 	CompatListeners      []Listener // compat_listeners: extra listeners pinned to a release

@@ -55,6 +55,8 @@ var table = []Key{
 		func(c *Config) *string { return &c.DataDir }, parseNonEmpty("a directory path"), formatString),
 	redacted(newKey("redis_uri", "", "Redis for the session and token cache, e.g. redis://localhost:6379/0 (default: in-process cache)",
 		func(c *Config) *string { return &c.RedisURI }, parseRedisURI, formatString), redactURI),
+	redacted(newKey("mongodb_uri", "", "MongoDB for the configuration documents, shared by every node of a cluster, e.g. mongodb://localhost:27017/graylog (default: the embedded store in data_dir)",
+		func(c *Config) *string { return &c.MongoDBURI }, parseMongoURI, formatString), redactURI),
 	newKey("compat_default_release", "4.0", "Graylog API release served to clients that do not ask for one",
 		func(c *Config) *string { return &c.CompatDefaultRelease }, parseRelease, formatString),
 	newKey("compat_listeners", "", "extra listeners pinned to an API release, e.g. 127.0.0.1:9001=2.4, 127.0.0.1:9002=3.3 (old clients that cannot send X-API-Version)",

@@ -261,6 +261,17 @@ func parseTrustedProxies(s string) (string, error) {
 	return s, nil
 }
 
+func parseMongoURI(s string) (string, error) {
+	if s == "" {
+		return "", nil
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "mongodb" && u.Scheme != "mongodb+srv") || u.Host == "" {
+		return "", errors.New("expected mongodb://[user:password@]host[:port][/database][?options] or mongodb+srv://…")
+	}
+	return s, nil
+}
+
 func parseRedisURI(s string) (string, error) {
 	if s == "" {
 		return "", nil

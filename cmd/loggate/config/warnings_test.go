@@ -29,9 +29,8 @@ func TestLoadWarnings(t *testing.T) {
 		},
 		{
 			name:    "environment",
-			environ: []string{"PATH=/bin", "LOGGATE_MONGODB_URI=mongodb://h/graylog", "LOGGATE_DATA_DIRR=/d", "loggate_data_dir=/lower", "LOGGATE_=x"},
+			environ: []string{"PATH=/bin", "LOGGATE_DATA_DIRR=/d", "loggate_data_dir=/lower", "LOGGATE_=x"},
 			want: []string{
-				`ignoring unknown configuration key "mongodb_uri" (env LOGGATE_MONGODB_URI)`,
 				`ignoring unknown configuration key "data_dirr" (env LOGGATE_DATA_DIRR); did you mean "data_dir"?`,
 				`ignoring unknown configuration key "" (env LOGGATE_)`,
 			},

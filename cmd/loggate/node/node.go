@@ -38,6 +38,7 @@ import (
 	"github.com/loggate/loggate/backend/sessions"
 	"github.com/loggate/loggate/backend/store"
 	"github.com/loggate/loggate/backend/store/bolt"
+	"github.com/loggate/loggate/backend/store/mongo"
 	"github.com/loggate/loggate/backend/system"
 	"github.com/loggate/loggate/backend/tokens"
 	"github.com/loggate/loggate/backend/users"
@@ -143,7 +144,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 		return nil, err
 	}
 	indexes := slices.Concat(users.Indexes, roles.Indexes, tokens.Indexes, configIndexes())
-	st, err := bolt.Open(filepath.Join(cfg.DataDir, "loggate.db"), indexes)
+	st, err := openStore(ctx, cfg, indexes)
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +230,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 		n.closer = append(n.closer, f.Close)
 		accessLog = f
 	}
-	chain := compat.NewChain(router.Prefix, compat.All(compat.Deps{Users: userResolver{n.Users}})...)
+	chain := compat.NewChain(router.Prefix, append(compat.All(compat.Deps{Users: userResolver{n.Users}}), compat.LegacyLDAPAPI(n.legacyLDAP()))...)
 	n.Router = router.New(router.Options{
 		Routes: routes, Auth: n.Auth, Chain: chain, DefaultRelease: defaultRelease, MinRelease: minRelease, AccessLog: accessLog,
 		TrustedHeader: auth.NewHeaderAuth(n.Auth, proxies, n.AuthServices),
@@ -257,6 +258,27 @@ func (n *Node) cache(cfg config.Config) (auth.Cache, error) {
 	client := redis.NewClient(opts)
 	n.closer = append(n.closer, client.Close)
 	return cache.NewRedis(client, "loggate:"), nil
+}
+
+// storeEngine names the document store for /system/cluster/stats/mongo.
+func (n *Node) storeEngine() string {
+	if n.Config.MongoDBURI != "" {
+		return "mongodb"
+	}
+	return "bbolt"
+}
+
+// openStore opens the document store: MongoDB when mongodb_uri is set (the
+// store of a cluster), else the embedded file in data_dir.
+func openStore(ctx context.Context, cfg config.Config, indexes []store.Index) (store.Store, error) {
+	if cfg.MongoDBURI != "" {
+		st, err := mongo.Open(ctx, cfg.MongoDBURI, indexes)
+		if err != nil {
+			return nil, fmt.Errorf("mongodb_uri: %w", err)
+		}
+		return st, nil
+	}
+	return bolt.Open(filepath.Join(cfg.DataDir, "loggate.db"), indexes)
 }
 
 // redisLogger routes go-redis' own messages (which it prints through a

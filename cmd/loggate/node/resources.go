@@ -63,7 +63,7 @@ func (n *Node) configResources(ctx context.Context, st store.Store, now func() t
 	r.Views = views.NewService(st, now)
 	stats := clusterstats.NewHandler(clusterstats.Sources{
 		Streams: r.Streams, Users: n.Users, Outputs: r.Outputs, Inputs: r.Inputs, Views: r.Views,
-		Store: st.(clusterstats.DocumentStore), StoreEngine: "bbolt",
+		Store: st.(clusterstats.DocumentStore), StoreEngine: n.storeEngine(),
 		Host: clusterstats.Host{Hostname: n.Info.Hostname, StartedAt: n.Info.StartedAt, Now: now},
 	})
 	return slices.Concat(
