@@ -1,0 +1,117 @@
+package gelf
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"sync/atomic"
+)
+
+// framerBufferSize is the read buffer: frames that fit in it are returned
+// without copying.
+const framerBufferSize = 64 << 10
+
+// Framer splits a GELF TCP stream into frames delimited by a null byte, as
+// Netty's DelimiterBasedFrameDecoder does for Graylog's GELF TCP input. A
+// frame longer than the maximum is dropped and counted, and the stream
+// resynchronises at the next null byte. Empty frames are skipped.
+//
+// A Framer is used by one goroutine; Dropped may be read from any.
+type Framer struct {
+	r          *bufio.Reader
+	max        int
+	buf        []byte // a frame longer than the read buffer, being assembled
+	discarding bool   // inside an oversized frame, waiting for its end
+	err        error
+	dropped    atomic.Uint64
+}
+
+// NewFramer returns a Framer reading r with frames of at most maxFrame bytes
+// (DefaultMaxMessageSize when ≤ 0), delimiter excluded. An r that is already
+// a large enough *bufio.Reader is used directly.
+func NewFramer(r io.Reader, maxFrame int) *Framer {
+	if maxFrame <= 0 {
+		maxFrame = DefaultMaxMessageSize
+	}
+	return &Framer{r: bufio.NewReaderSize(r, framerBufferSize), max: maxFrame}
+}
+
+// Dropped returns how many oversized frames were dropped.
+func (f *Framer) Dropped() uint64 { return f.dropped.Load() }
+
+// Next returns the next frame, valid until the following call. At the end
+// of the stream a final frame without its null byte is returned too: many
+// clients close the connection right after their last message without
+// terminating it (Graylog 4.0's frame decoder discards that tail). After
+// the last frame Next returns io.EOF, or the read error.
+func (f *Framer) Next() ([]byte, error) {
+	f.buf = f.buf[:0]
+	for f.err == nil {
+		line, err := f.r.ReadSlice(0)
+		switch {
+		case err == nil:
+			frame := line[:len(line)-1]
+			if f.discarding {
+				f.discarding = false
+				continue
+			}
+			if len(f.buf) > 0 {
+				if len(f.buf)+len(frame) > f.max {
+					f.drop()
+					continue
+				}
+				f.buf = append(f.buf, frame...)
+				frame = f.buf
+			}
+			if len(frame) > f.max {
+				f.drop()
+				continue
+			}
+			if len(frame) == 0 {
+				continue
+			}
+			return frame, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			if f.discarding {
+				continue
+			}
+			if len(f.buf)+len(line) > f.max {
+				f.drop()
+				f.discarding = true
+				continue
+			}
+			f.buf = append(f.buf, line...)
+		default:
+			f.err = err
+			if err != io.EOF || f.discarding {
+				return nil, f.err
+			}
+			frame := append(f.buf, line...)
+			if len(frame) > f.max {
+				f.drop()
+				return nil, f.err
+			}
+			f.buf = frame
+			if !blankFrame(frame) {
+				return frame, nil
+			}
+		}
+	}
+	return nil, f.err
+}
+
+func (f *Framer) drop() {
+	f.buf = f.buf[:0]
+	f.dropped.Add(1)
+}
+
+// blankFrame reports whether a frame holds only bytes ≤ U+0020, like the
+// newline some clients write after their last null byte.
+func blankFrame(b []byte) bool {
+	for _, c := range b {
+		if c > ' ' {
+			return false
+		}
+	}
+	return true
+}

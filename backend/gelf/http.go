@@ -1,0 +1,55 @@
+package gelf
+
+import "strings"
+
+// DecodeHTTP decodes the body of a GELF HTTP request. Graylog's HTTP
+// transport (Netty's HttpContentDecompressor) first undoes a gzip or
+// deflate Content-Encoding, then GelfCodec detects a compression of the
+// body itself, so a body may be compressed twice. Both layers are capped by
+// opts.MaxDecompressed. A declared encoding the body does not carry is
+// ignored rather than refused: the magic bytes decide, as they do without
+// the header. Other encodings are passed through untouched, as Netty does.
+func DecodeHTTP(body []byte, contentEncoding string, opts Options) (Message, error) {
+	var c compression
+	switch strings.ToLower(strings.TrimSpace(contentEncoding)) {
+	case "gzip", "x-gzip":
+		if detect(body) != gzipped {
+			return Decode(body, opts)
+		}
+		c = gzipped
+	case "deflate", "x-deflate":
+		// HTTP's deflate is zlib-wrapped by the RFC and raw DEFLATE in
+		// practice; Netty accepts both (ZlibWrapper.ZLIB_OR_NONE).
+		switch {
+		case detect(body) == zlibbed:
+			c = zlibbed
+		case looksLikeJSON(body):
+			return Decode(body, opts)
+		default:
+			c = deflated
+		}
+	default:
+		return Decode(body, opts)
+	}
+	f := inflaters.Get().(*inflater)
+	defer f.release()
+	data, err := f.inflate(c, body, opts.maxDecompressed())
+	if err != nil {
+		return Message{}, err
+	}
+	// Decode copies what it keeps, so the pooled buffer may be reused.
+	return Decode(data, opts)
+}
+
+func looksLikeJSON(b []byte) bool {
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '{':
+			return true
+		}
+		return false
+	}
+	return false
+}
