@@ -9,11 +9,16 @@ import (
 // itself (for the changelog) but must not be served.
 type Deps struct {
 	Users Users
+	// LegacyViews serves the legacy dashboards and saved searches.
+	LegacyViews LegacyViews
+	// LegacyLDAP serves the 3.x LDAP settings through the authentication
+	// backends.
+	LegacyLDAP LegacyLDAP
 }
 
 // All returns every version change loggate applies, oldest release first.
 func All(d Deps) []*Change {
-	return NewChain("", OutputIDs(), CSRFHeader(), TokenIDs(), UsersByID(d.Users)).Changes()
+	return NewChain("", OutputIDs(), CSRFHeader(), TokenIDs(), LegacyViewsAPI(d.LegacyViews), UsersByID(d.Users), LegacyViewsRemoval(d.LegacyViews), LegacyLDAPAPI(d.LegacyLDAP)).Changes()
 }
 
 // Changelog renders the changes as the lines of CHANGELOG.md's API

@@ -1,6 +1,10 @@
 package compat
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/loggate/loggate/backend/api"
+)
 
 // csrfRelease is the release that began requiring X-Requested-By on every
 // request but GET, HEAD and OPTIONS.
@@ -25,4 +29,25 @@ func CSRFExempt(r *http.Request) bool {
 	c := ClientFrom(r.Context())
 	return c.Source.Pinned() && c.Release.Before(csrfRelease) &&
 		r.Header.Get("Origin") == "" && r.Header.Get("Cookie") == ""
+}
+
+// csrfMessage is Graylog's text for a missing X-Requested-By header.
+const csrfMessage = `CSRF protection header is missing. Please add a "X-Requested-By" header to your request.`
+
+var errCSRF = &api.Error{Code: api.Invalid, Message: csrfMessage}
+
+// CheckCSRF is Graylog's X-Requested-By rule (since 2.5), the one check the
+// router makes after matching a route and changes make for requests they
+// answer themselves: every method but GET, HEAD and OPTIONS needs the
+// header; old Sidecars announce themselves with X-Graylog-Collector-Version
+// instead; CSRFExempt clients may omit it.
+func CheckCSRF(r *http.Request) error {
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return nil
+	}
+	if r.Header.Get("X-Requested-By") == "" && r.Header.Get("X-Graylog-Collector-Version") == "" && !CSRFExempt(r) {
+		return errCSRF
+	}
+	return nil
 }

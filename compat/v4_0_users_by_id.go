@@ -18,6 +18,22 @@ type Users interface {
 	IsUserID(ctx context.Context, s string) bool
 }
 
+// Anonymity is implemented by a Users that knows better than the local
+// principal whether a request has a caller to resolve usernames for: a
+// gateway authenticates no one itself and resolves with the caller's
+// forwarded credentials. Other Users count callers without a principal as
+// anonymous.
+type Anonymity interface {
+	Anonymous(ctx context.Context) bool
+}
+
+func anonymous(ctx context.Context, users Users) bool {
+	if a, ok := users.(Anonymity); ok {
+		return a.Anonymous(ctx)
+	}
+	return auth.FromContext(ctx) == nil
+}
+
 // UsersByID is the 4.0 change of the user endpoints that took a username to
 // take a user id (Graylog2/graylog2-server#9217). Clients older than 4.0 send
 // usernames; on the default release a segment that is not a user id but is a
@@ -34,7 +50,7 @@ func UsersByID(users Users) *Change {
 			R("PUT /users/{user}/password"),
 		},
 		Recognise: func(ctx context.Context, _ *http.Request, v Vars) bool {
-			if auth.FromContext(ctx) == nil {
+			if anonymous(ctx, users) {
 				return false // nothing is resolved for anonymous callers
 			}
 			seg := v.Unescaped("user")
@@ -47,7 +63,7 @@ func UsersByID(users Users) *Change {
 		Request: func(ctx context.Context, x *Exchange) error {
 			// Resolving a username for an anonymous caller would tell
 			// who exists; the route answers 401 anyway.
-			if auth.FromContext(ctx) == nil {
+			if anonymous(ctx, users) {
 				return auth.Unauthenticated()
 			}
 			name := x.Vars.Unescaped("user")

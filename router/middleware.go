@@ -8,7 +8,6 @@ import (
 	"github.com/klauspost/compress/gzhttp"
 
 	"github.com/loggate/loggate/backend/api"
-	"github.com/loggate/loggate/compat"
 	"github.com/loggate/loggate/rewrite"
 )
 
@@ -79,25 +78,6 @@ func trimSlash(r *http.Request) {
 		}
 	}
 }
-
-// csrfMessage is Graylog's text for a missing X-Requested-By header.
-const csrfMessage = `CSRF protection header is missing. Please add a "X-Requested-By" header to your request.`
-
-// csrf refuses state-changing requests without X-Requested-By, as Graylog
-// does since 2.5. Old Sidecars announce themselves with
-// X-Graylog-Collector-Version and are exempt, as in Graylog.
-func csrf(r *http.Request) error {
-	switch r.Method {
-	case http.MethodGet, http.MethodHead, http.MethodOptions:
-		return nil
-	}
-	if r.Header.Get("X-Requested-By") == "" && r.Header.Get("X-Graylog-Collector-Version") == "" && !compat.CSRFExempt(r) {
-		return errCSRF
-	}
-	return nil
-}
-
-var errCSRF = &api.Error{Code: api.Invalid, Message: csrfMessage}
 
 // cors adds Graylog 4.0's CORS headers to requests that carry an Origin and
 // answers preflights at once (only registered with http_enable_cors = true).

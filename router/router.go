@@ -8,6 +8,10 @@
 //
 // The X-Requested-By check follows route matching, as in Graylog, so that an
 // unknown path answers 404 and a wrong method 405 first.
+//
+// In gateway mode (Options.Backend set, Options.Auth nil) everything after
+// the compat chain is the Backend's: an upstream Graylog authenticates,
+// matches routes and checks the header and permissions.
 package router
 
 import (
@@ -46,7 +50,14 @@ type TrustedHeader interface {
 // Options configure the router.
 type Options struct {
 	Routes []api.Route
-	Auth   Authenticator
+	// Auth authenticates callers. Nil means no local authentication: the
+	// credentials pass untouched to Backend, which judges them (gateway
+	// mode); releases pinned on access tokens then do not apply.
+	Auth Authenticator
+	// Backend, when set, replaces the route table: the compat chain wraps
+	// it, no native route is served, and 404, 405, the X-Requested-By check
+	// and permission checks are Backend's (an upstream Graylog's).
+	Backend http.Handler
 	// TrustedHeader, when set, is consulted for requests without an
 	// Authorization header.
 	TrustedHeader TrustedHeader
@@ -107,28 +118,20 @@ func New(o Options) *Router {
 		rt.access = newAccessLog(o.AccessLog)
 	}
 	m := mux.NewRouter()
-	var registered []*mux.Route
-	// The API root without its slash, /api, is registered before the
-	// subrouter, whose prefix would otherwise claim it.
-	for _, route := range o.Routes {
-		if route.Path == "/" {
-			registered = append(registered, m.Methods(methods(route)...).Path(Prefix).Handler(rt.endpoint(route)))
-		}
-	}
-	sub := m.PathPrefix(Prefix).Subrouter()
-	for _, route := range o.Routes {
-		registered = append(registered, sub.Methods(methods(route)...).Path(route.Path).Handler(rt.endpoint(route)))
-	}
 	rt.mux = m
-	unmatched := rt.unmatchedHandler(registered)
-	m.NotFoundHandler, m.MethodNotAllowedHandler = unmatched, unmatched
-	sub.NotFoundHandler, sub.MethodNotAllowedHandler = unmatched, unmatched
 	var h http.Handler = m
+	if o.Backend != nil {
+		h = o.Backend
+	} else {
+		rt.register(m)
+	}
 	if o.Chain != nil {
 		h = o.Chain.Wrap(h, rt.fail)
 	}
 	h = rt.release(h)
-	h = rt.authenticate(h)
+	if o.Auth != nil {
+		h = rt.authenticate(h)
+	}
 	if o.EnableCORS {
 		h = cors(h)
 	}
@@ -139,6 +142,26 @@ func New(o Options) *Router {
 	}
 	rt.handler = h
 	return rt
+}
+
+// register adds the route table to m, with Jersey's 404 and 405 for the
+// requests no route takes.
+func (rt *Router) register(m *mux.Router) {
+	var registered []*mux.Route
+	// The API root without its slash, /api, is registered before the
+	// subrouter, whose prefix would otherwise claim it.
+	for _, route := range rt.o.Routes {
+		if route.Path == "/" {
+			registered = append(registered, m.Methods(methods(route)...).Path(Prefix).Handler(rt.endpoint(route)))
+		}
+	}
+	sub := m.PathPrefix(Prefix).Subrouter()
+	for _, route := range rt.o.Routes {
+		registered = append(registered, sub.Methods(methods(route)...).Path(route.Path).Handler(rt.endpoint(route)))
+	}
+	unmatched := rt.unmatchedHandler(registered)
+	m.NotFoundHandler, m.MethodNotAllowedHandler = unmatched, unmatched
+	sub.NotFoundHandler, sub.MethodNotAllowedHandler = unmatched, unmatched
 }
 
 // methods returns the methods a route answers: HEAD too for GET, as Jersey
@@ -228,7 +251,7 @@ func (rt *Router) endpoint(route api.Route) http.Handler {
 		}
 		// After matching, as in Graylog: an unknown path is a 404 and a
 		// wrong method a 405 before the header is asked for.
-		if err := csrf(r); err != nil {
+		if err := compat.CheckCSRF(r); err != nil {
 			rt.fail(w, r, err)
 			return
 		}

@@ -3,6 +3,7 @@
 //	loggate [serve] [--config FILE] [--<key> value …]   start the server (default)
 //	loggate version                                      print the version
 //	loggate compat report --log FILE                      who still needs an older API release
+//	loggate migrate ldap --from FILE [--apply] …          convert Graylog 3.x LDAP settings
 package main
 
 import (
@@ -18,6 +19,7 @@ import (
 	"github.com/loggate/loggate/backend/loggers"
 	"github.com/loggate/loggate/backend/system"
 	"github.com/loggate/loggate/cmd/loggate/config"
+	"github.com/loggate/loggate/cmd/loggate/migrate"
 	"github.com/loggate/loggate/cmd/loggate/node"
 	"github.com/loggate/loggate/cmd/loggate/report"
 )
@@ -44,6 +46,8 @@ func run(ctx context.Context, args, environ []string, stdout, stderr io.Writer) 
 			return errors.New("usage: loggate compat report --log FILE [--since DURATION]")
 		}
 		return report.Run(args[1:], stdout, stderr)
+	case "migrate":
+		return migrate.Main(ctx, args, environ, stdout, stderr)
 	case "version":
 		fmt.Fprintf(stdout, "loggate %s (Graylog %s API)\n", system.Build, system.APIVersion)
 		return nil
@@ -57,6 +61,7 @@ func run(ctx context.Context, args, environ []string, stdout, stderr io.Writer) 
 func usage() string {
 	return "usage: loggate [serve|version|help] [--config FILE] [--<key> value …]\n" +
 		"       loggate compat report --log FILE [--since DURATION]   clients that still need an older API release\n" +
+		"       loggate migrate ldap [--from FILE | --from-mongodb URI] [--apply] [--link-users]   Graylog 3.x LDAP settings to a 4.0 backend (loggate migrate help)\n" +
 		"\nconfiguration keys:\n" + config.Usage()
 }
 
@@ -70,7 +75,11 @@ func serve(ctx context.Context, args, environ []string, stdout, stderr io.Writer
 		return err
 	}
 	sink := loggers.NewTextSink(stderr)
-	n, err := node.New(ctx, cfg, node.Options{LogSink: sink})
+	build := node.New
+	if cfg.UpstreamURI != "" {
+		build = node.NewGateway
+	}
+	n, err := build(ctx, cfg, node.Options{LogSink: sink})
 	if err != nil {
 		return err
 	}
@@ -84,6 +93,10 @@ func serve(ctx context.Context, args, environ []string, stdout, stderr io.Writer
 		// One write, so that a reader of the first line has the second.
 		banner := fmt.Sprintf("loggate %s serving the Graylog %s API at http://%s/api/ (data in %s)\n",
 			system.Build, system.APIVersion, addr, cfg.DataDir)
+		if cfg.UpstreamURI != "" {
+			banner = fmt.Sprintf("loggate %s serving the Graylog %s API at http://%s/api/ as a compatibility gateway to %s\n",
+				system.Build, system.APIVersion, addr, cfg.UpstreamURI)
+		}
 		if pw := n.GeneratedRootPassword; pw != "" {
 			banner += fmt.Sprintf("First start: the password of %q is %s\n"+
 				"It is shown this once; only its hash is kept. Set root_password_sha2 to choose your own.\n",

@@ -27,6 +27,7 @@ type Config struct {
 	CompatListeners      []Listener // compat_listeners: extra listeners pinned to a release
 	CompatMinRelease     string     // compat_min_release: older clients get 410; "" for none
 	AccessLog            string     // access_log: file of JSON lines, one per request; "" for none
+	UpstreamURI          string     // upstream_uri: a Graylog 4.x API root to be a gateway for; "" to serve natively
 	ConfigFile           string     // the --config path, if any
 }
 

@@ -67,6 +67,10 @@ var table = []Key{
 		func(c *Config) *string { return &c.AccessLog }, parseAny, formatString),
 	newKey("trusted_proxies", "", "comma-separated addresses or CIDR ranges of reverse proxies whose trusted username header (System > Authentication) is believed; empty: none",
 		func(c *Config) *string { return &c.TrustedProxies }, parseTrustedProxies, formatString),
+	// Redacted although user info is refused: the error quoting a refused
+	// value must not show its password.
+	redacted(newKey("upstream_uri", "", "Graylog 4.x API root, e.g. http://graylog:9000/api: serve as a compatibility gateway in front of it instead of natively (default: native)",
+		func(c *Config) *string { return &c.UpstreamURI }, parseUpstreamURI, formatString), redactURI),
 }
 
 // byName indexes table.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/loggate/loggate/auth"
 	"github.com/loggate/loggate/auth/permission"
+	"github.com/loggate/loggate/backend/upstream"
 )
 
 // mask replaces secrets in Redacted and in error messages.
@@ -331,4 +332,17 @@ func redactURI(s string) string {
 		return mask
 	}
 	return u.Scheme + "://" + user + ":" + mask + "@" + rest
+}
+
+// parseUpstreamURI checks an upstream_uri (see upstream.ParseBaseURI) and
+// normalises its path to end in /api. Empty means: serve natively.
+func parseUpstreamURI(s string) (string, error) {
+	if s == "" {
+		return "", nil
+	}
+	u, err := upstream.ParseBaseURI(s)
+	if err != nil {
+		return "", err
+	}
+	return u.String(), nil
 }

@@ -76,6 +76,8 @@ type Node struct {
 	// compatAddrs are the bound addresses of the compat_listeners, in
 	// configuration order, once Serve listens.
 	compatAddrs atomic.Pointer[[]net.Addr]
+	// handler, when set, is served instead of Router (a gateway wraps it).
+	handler http.Handler
 }
 
 // pinnedListener is one of compat_listeners.
@@ -131,9 +133,12 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 	}
 	n = &Node{Config: cfg, Metrics: metrics.New(o.Now), Levels: loggers.New(o.LogSink), pinned: listeners}
 	n.log = n.Levels.Logger("loggate")
+	// A failed start releases what it opened; the named result is nil by
+	// then, so the node is kept aside.
+	built := n
 	defer func() {
 		if err != nil {
-			_ = n.Close()
+			_ = built.Close()
 		}
 	}()
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
@@ -230,7 +235,9 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 		n.closer = append(n.closer, f.Close)
 		accessLog = f
 	}
-	chain := compat.NewChain(router.Prefix, append(compat.All(compat.Deps{Users: userResolver{n.Users}}), compat.LegacyLDAPAPI(n.legacyLDAP()))...)
+	chain := compat.NewChain(router.Prefix, compat.All(compat.Deps{
+		Users: userResolver{n.Users}, LegacyViews: n.legacyViews(), LegacyLDAP: n.legacyLDAP(),
+	})...)
 	n.Router = router.New(router.Options{
 		Routes: routes, Auth: n.Auth, Chain: chain, DefaultRelease: defaultRelease, MinRelease: minRelease, AccessLog: accessLog,
 		TrustedHeader: auth.NewHeaderAuth(n.Auth, proxies, n.AuthServices),
@@ -387,8 +394,10 @@ func randomString(n int) (string, error) {
 // that work, including its final flush, is done.
 func (n *Node) Background(ctx context.Context) (wait func()) {
 	var wg sync.WaitGroup
-	wg.Go(func() { n.Tokens.Run(ctx, 500*time.Millisecond) })
-	wg.Go(func() { n.Sessions.Run(ctx, 500*time.Millisecond, 5*time.Minute) })
+	if n.Tokens != nil { // a gateway has neither
+		wg.Go(func() { n.Tokens.Run(ctx, 500*time.Millisecond) })
+		wg.Go(func() { n.Sessions.Run(ctx, 500*time.Millisecond, 5*time.Minute) })
+	}
 	return wg.Wait
 }
 
@@ -443,7 +452,7 @@ func (n *Node) Serve(ctx context.Context, ready func(addr net.Addr)) error {
 // given, is pinned on every request it serves (compat_listeners).
 func (n *Node) server(release *compat.Release) *http.Server {
 	srv := &http.Server{
-		Handler:           n.Router,
+		Handler:           n.served(),
 		ReadHeaderTimeout: 10 * time.Second,
 		// A client trickling a request body ties up a connection only
 		// this long.
@@ -458,6 +467,14 @@ func (n *Node) server(release *compat.Release) *http.Server {
 		}
 	}
 	return srv
+}
+
+// served is the handler the node's servers serve.
+func (n *Node) served() http.Handler {
+	if n.handler != nil {
+		return n.handler
+	}
+	return n.Router
 }
 
 // shutdown stops every server gracefully, within ten seconds.
@@ -482,7 +499,9 @@ func (n *Node) publishBound(addr net.Addr) {
 	}
 	u.Host = net.JoinHostPort(u.Hostname(), strconv.Itoa(tcp.Port))
 	n.Config.HTTPPublishURI = u.String()
-	n.Info.PublishURI = u.String()
+	if n.Info != nil {
+		n.Info.PublishURI = u.String()
+	}
 	n.Router.SetBaseURI(strings.TrimSuffix(u.String(), "/") + router.Prefix)
 }
 

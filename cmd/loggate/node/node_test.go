@@ -1,11 +1,13 @@
 package node_test
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/loggate/loggate/cmd/loggate/node"
 	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
 )
 
@@ -82,4 +84,17 @@ func TestLoggerLevelChangesLogging(t *testing.T) {
 	}
 	h.Do("PUT", "/system/loggers/loggate.http/level/trace", nil, nodetest.AsRoot()).Want(t, http.StatusNoContent)
 	h.Do("PUT", "/system/loggers/loggate/level/kaput", nil, nodetest.AsRoot()).WantError(t, http.StatusBadRequest, `Unknown log level "kaput"`)
+}
+
+// A second node on the same data_dir fails to start with a clear error, and
+// does not take the first one down.
+func TestSecondNodeOnSameDataDir(t *testing.T) {
+	h := nodetest.Start(t)
+	cfg := h.Config
+	cfg.HTTPBindAddress = "127.0.0.1:0"
+	_, err := node.New(context.Background(), cfg, node.Options{})
+	if err == nil || !strings.Contains(err.Error(), "locked") {
+		t.Fatalf("second node: %v, want a locked data_dir error", err)
+	}
+	h.Do("GET", "/cluster", nil, nodetest.AsRoot()).Want(t, http.StatusOK)
 }
