@@ -121,23 +121,7 @@ func (s *Service) DeleteSavedSearch(ctx context.Context, id string) error {
 // search loads a SEARCH view for an action allowed decides, checking the
 // permission before the lookup as Graylog does.
 func (s *Service) search(ctx context.Context, id string, allowed func(*auth.Principal, views.View) bool, perm string) (views.View, error) {
-	p := auth.FromContext(ctx)
-	if p == nil {
-		return views.View{}, auth.Unauthenticated()
-	}
-	v, err := s.views.Get(ctx, id)
-	switch {
-	case errors.Is(err, store.ErrNotFound) || err == nil && v.Type != views.Search:
-		if p.Permits(perm + id) {
-			return views.View{}, searchNotFound(id)
-		}
-		return views.View{}, notAuthorized(id)
-	case err != nil:
-		return views.View{}, err
-	case !allowed(p, v):
-		return views.View{}, notAuthorized(id)
-	}
-	return v, nil
+	return s.load(ctx, id, views.Search, searchNotFound, allowed, perm)
 }
 
 // searchState is the state entry of a saved search: the legacy query kept

@@ -183,15 +183,23 @@ type viewPosition struct {
 // Graylog, the permission is checked before the lookup: a caller without
 // it gets 403 whether or not the dashboard exists.
 func (s *Service) dashboard(ctx context.Context, id string, allowed func(*auth.Principal, views.View) bool, perm string) (views.View, error) {
+	return s.load(ctx, id, views.Dashboard, dashboardNotFound, allowed, perm)
+}
+
+// load loads a view of type typ for an action allowed decides; a missing
+// view, or one of another type, is notFound to a caller holding perm+id
+// and 403 to anyone else.
+func (s *Service) load(ctx context.Context, id string, typ views.Type, notFound func(string) error,
+	allowed func(*auth.Principal, views.View) bool, perm string) (views.View, error) {
 	p := auth.FromContext(ctx)
 	if p == nil {
 		return views.View{}, auth.Unauthenticated()
 	}
 	v, err := s.views.Get(ctx, id)
 	switch {
-	case errors.Is(err, store.ErrNotFound) || err == nil && v.Type != views.Dashboard:
+	case errors.Is(err, store.ErrNotFound) || err == nil && v.Type != typ:
 		if p.Permits(perm + id) {
-			return views.View{}, dashboardNotFound(id)
+			return views.View{}, notFound(id)
 		}
 		return views.View{}, notAuthorized(id)
 	case err != nil:

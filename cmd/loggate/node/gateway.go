@@ -30,15 +30,7 @@ import (
 // or in process. Releases come from X-API-Version, compat_listeners and
 // compat_default_release; pins on access tokens are a native feature.
 func NewGateway(ctx context.Context, cfg config.Config, o Options) (n *Node, err error) {
-	if o.Now == nil {
-		o.Now = time.Now
-	}
-	if o.LogSink == nil {
-		o.LogSink = loggers.NewTextSink(os.Stderr)
-	}
-	if cfg.HTTPPublishURI == "" {
-		cfg.HTTPPublishURI = "http://" + cfg.HTTPBindAddress + "/"
-	}
+	defaults(&cfg, &o)
 	base, err := upstream.ParseBaseURI(cfg.UpstreamURI)
 	if err != nil {
 		return nil, fmt.Errorf("upstream_uri: %w", err)

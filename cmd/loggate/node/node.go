@@ -102,8 +102,8 @@ type Options struct {
 	Now     func() time.Time
 }
 
-// New assembles a node. Nothing listens until Serve.
-func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error) {
+// defaults fills in what a node and a gateway assume when not given.
+func defaults(cfg *config.Config, o *Options) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -113,6 +113,11 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 	if cfg.HTTPPublishURI == "" {
 		cfg.HTTPPublishURI = "http://" + cfg.HTTPBindAddress + "/"
 	}
+}
+
+// New assembles a node. Nothing listens until Serve.
+func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error) {
+	defaults(&cfg, &o)
 	defaultRelease, err := compat.ParseRelease(cfg.CompatDefaultRelease)
 	if err != nil {
 		return nil, fmt.Errorf("compat_default_release: %w", err)
