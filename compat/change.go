@@ -1,12 +1,17 @@
 package compat
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"strconv"
 	"net/url"
 	"strings"
 
+	"github.com/loggate/loggate/backend/api"
 	"github.com/loggate/loggate/rewrite"
 )
 
@@ -58,6 +63,8 @@ type Exchange struct {
 	// State carries values from a change's Request to its Response.
 	State map[string]string
 
+	body []byte // read by Body
+
 	prefix string
 }
 
@@ -89,4 +96,32 @@ func (v Vars) Unescaped(name string) string {
 		return s
 	}
 	return raw
+}
+
+// Body reads the request body once (a write's; GET and DELETE have none)
+// and keeps it, so that several changes can read it. A body over
+// http_max_body_size is a 413.
+func (x *Exchange) Body() ([]byte, error) {
+	r := x.Req
+	if x.body != nil || r.Body == nil || r.Method == http.MethodGet || r.Method == http.MethodDelete {
+		return x.body, nil
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return nil, api.Errorf(api.TooLarge, "Request body is larger than the limit of %d bytes", tooLarge.Limit)
+		}
+		return nil, api.Wrap(api.Invalid, "Unable to read the request body", err)
+	}
+	x.SetBody(body)
+	return body, nil
+}
+
+// SetBody replaces the request body the backend will read.
+func (x *Exchange) SetBody(body []byte) {
+	x.body = body
+	x.Req.Body = io.NopCloser(bytes.NewReader(body))
+	x.Req.ContentLength = int64(len(body))
+	x.Req.Header.Set("Content-Length", strconv.Itoa(len(body)))
 }

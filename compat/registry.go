@@ -14,11 +14,13 @@ type Deps struct {
 	// LegacyLDAP serves the 3.x LDAP settings through the authentication
 	// backends.
 	LegacyLDAP LegacyLDAP
+	// IndexSets name the default index set of streams old clients create.
+	IndexSets IndexSets
 }
 
 // All returns every version change loggate applies, oldest release first.
 func All(d Deps) []*Change {
-	return NewChain("", OutputIDs(), CSRFHeader(), TokenIDs(), LegacyViewsAPI(d.LegacyViews), UsersByID(d.Users), LegacyViewsRemoval(d.LegacyViews), LegacyLDAPAPI(d.LegacyLDAP)).Changes()
+	return NewChain("", OutputIDs(), StreamIndexSet(d.IndexSets), CSRFHeader(), TokenIDs(), LegacyViewsAPI(d.LegacyViews), UsersByID(d.Users), LegacyViewsRemoval(d.LegacyViews), LegacyLDAPAPI(d.LegacyLDAP)).Changes()
 }
 
 // Changelog renders the changes as the lines of CHANGELOG.md's API

@@ -3,8 +3,6 @@ package compat
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"io"
 	"net/http"
 	"strings"
 
@@ -156,7 +154,7 @@ func serveLegacy(l LegacyViews, prefix string) func(context.Context, *Exchange) 
 		if err := CheckCSRF(x.Req); err != nil {
 			return err
 		}
-		body, err := legacyBody(x.Req)
+		body, err := x.Body()
 		if err != nil {
 			return err
 		}
@@ -168,21 +166,6 @@ func serveLegacy(l LegacyViews, prefix string) func(context.Context, *Exchange) 
 	}
 }
 
-// legacyBody reads the request body of a write; reads have none.
-func legacyBody(r *http.Request) ([]byte, error) {
-	if r.Body == nil || r.Method == http.MethodGet || r.Method == http.MethodDelete {
-		return nil, nil
-	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return nil, api.Errorf(api.TooLarge, "Request body is larger than the limit of %d bytes", tooLarge.Limit)
-		}
-		return nil, api.Wrap(api.Invalid, "Unable to read the request body", err)
-	}
-	return body, nil
-}
 
 func ok(body []byte, err error) (*Answer, error) {
 	if err != nil {

@@ -2,8 +2,6 @@ package compat
 
 import (
 	"context"
-	"errors"
-	"io"
 	"net/http"
 
 	"github.com/tidwall/gjson"
@@ -97,15 +95,9 @@ func answerLDAP(ctx context.Context, l LegacyLDAP, x *Exchange) error {
 	if err != nil {
 		return err
 	}
-	var body []byte
-	if r.Body != nil && r.Method != http.MethodGet && r.Method != http.MethodDelete {
-		if body, err = io.ReadAll(r.Body); err != nil {
-			var tooLarge *http.MaxBytesError
-			if errors.As(err, &tooLarge) {
-				return api.Errorf(api.TooLarge, "Request body is larger than the limit of %d bytes", tooLarge.Limit)
-			}
-			return api.Wrap(api.Invalid, "Unable to read the request body", err)
-		}
+	body, err := x.Body()
+	if err != nil {
+		return err
 	}
 	var out []byte
 	warn := false

@@ -241,7 +241,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 		accessLog = f
 	}
 	chain := compat.NewChain(router.Prefix, compat.All(compat.Deps{
-		Users: userResolver{n.Users}, LegacyViews: n.legacyViews(), LegacyLDAP: n.legacyLDAP(),
+		Users: userResolver{n.Users}, LegacyViews: n.legacyViews(), LegacyLDAP: n.legacyLDAP(), IndexSets: n.IndexSets,
 	})...)
 	n.Router = router.New(router.Options{
 		Routes: routes, Auth: n.Auth, Chain: chain, DefaultRelease: defaultRelease, MinRelease: minRelease, AccessLog: accessLog,
