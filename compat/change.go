@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/loggate/loggate/backend/api"

@@ -166,7 +166,6 @@ func serveLegacy(l LegacyViews, prefix string) func(context.Context, *Exchange) 
 	}
 }
 
-
 func ok(body []byte, err error) (*Answer, error) {
 	if err != nil {
 		return nil, err
