@@ -47,6 +47,7 @@ var exchanges = []exchange{
 
 var (
 	objectID  = regexp.MustCompile(`[0-9a-f]{24}`)
+	apiBase   = regexp.MustCompile(`^https?://[^/]+/api`)
 	timestamp = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}(Z|[+-]\d{4})`)
 )
 
@@ -116,7 +117,12 @@ func render(ex exchange, r *nodetest.Response, secrets map[string]string) string
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		fmt.Fprintf(&b, "%s: %s\n", k, r.Header.Get(k))
+		v := r.Header.Get(k)
+		if k == "Location" {
+			// The test server's port and fresh ids vary.
+			v = objectID.ReplaceAllString(apiBase.ReplaceAllString(v, "<api>"), "<id>")
+		}
+		fmt.Fprintf(&b, "%s: %s\n", k, v)
 	}
 	body := string(r.Body)
 	for secret, name := range secrets {
