@@ -29,6 +29,10 @@ func (h *Handler) Routes() []api.Route {
 		{Method: "GET", Path: "/system/cluster/nodes/{nodeId}", Summary: "Information about a node", Handler: h.nodeByID},
 		{Method: "GET", Path: "/system/lbstatus", Summary: "Get status of this Graylog node for load balancers", Public: true, Handler: h.lbStatus},
 		{Method: "PUT", Path: "/system/lbstatus/override/{status}", Summary: "Override load balancer status of this Graylog node", Permission: "lbstatus:change", Handler: h.lbOverride},
+		// loggate: the same without "override", to drain a node before maintenance.
+		{Method: "PUT", Path: "/system/lbstatus/{status}", Summary: "Set the load balancer status of this node (alive, dead, throttled; loggate alias of /override)", Permission: "lbstatus:change", Handler: h.lbOverride},
+		{Method: "PUT", Path: "/system/processing/pause", Summary: "Pauses message processing on this node", Permission: "processing:changestate:{nodeId}", Handler: h.pause},
+		{Method: "PUT", Path: "/system/processing/resume", Summary: "Resumes message processing on this node", Permission: "processing:changestate:{nodeId}", Handler: h.resume},
 		{Method: "GET", Path: "/system/plugins", Summary: "List all installed plugins on this node", Handler: h.plugins},
 	}
 }
@@ -115,6 +119,23 @@ func (h *Handler) lbOverride(w http.ResponseWriter, r *http.Request) error {
 		return api.Errorf(api.Invalid, "Invalid load balancer status %q; use alive, dead or throttled", api.Var(r, "status"))
 	}
 	h.node.SetLBStatus(s)
+	api.NoContent(w)
+	return nil
+}
+
+func (h *Handler) pause(w http.ResponseWriter, r *http.Request) error {
+	return h.setProcessing(w, r, false)
+}
+
+func (h *Handler) resume(w http.ResponseWriter, r *http.Request) error {
+	return h.setProcessing(w, r, true)
+}
+
+func (h *Handler) setProcessing(w http.ResponseWriter, r *http.Request, on bool) error {
+	if err := auth.Require(r.Context(), "processing:changestate:"+h.node.ID); err != nil {
+		return err
+	}
+	h.node.SetProcessing(on)
 	api.NoContent(w)
 	return nil
 }

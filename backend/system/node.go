@@ -45,10 +45,17 @@ type Node struct {
 	PublishURI   string
 	OS           string
 	Lifecycle    string
-	IsProcessing bool
 
-	lb atomic.Pointer[string] // alive, dead or throttled
+	lb     atomic.Pointer[string] // alive, dead or throttled
+	paused atomic.Bool            // message processing paused by an operator
 }
+
+// IsProcessing reports whether the node processes messages (not paused).
+func (n *Node) IsProcessing() bool { return !n.paused.Load() }
+
+// SetProcessing pauses (false) or resumes (true) message processing; the
+// message pipeline reads IsProcessing.
+func (n *Node) SetProcessing(on bool) { n.paused.Store(!on) }
 
 // LBStatus returns the status load balancers see.
 func (n *Node) LBStatus() string { return *n.lb.Load() }
@@ -81,7 +88,7 @@ func (n *Node) Record() Record {
 		Facility: "graylog-server", Codename: Codename, NodeID: n.ID, ClusterID: n.ClusterID,
 		Version: Version(), StartedAt: n.StartedAt.UTC().Format("2006-01-02T15:04:05.000Z"),
 		Hostname: n.Hostname, Lifecycle: n.Lifecycle, LBStatus: n.LBStatus(), Timezone: n.Timezone,
-		OperatingSystem: n.OS, IsProcessing: n.IsProcessing,
+		OperatingSystem: n.OS, IsProcessing: n.IsProcessing(),
 	}
 }
 
@@ -100,7 +107,7 @@ func NewNode(ctx context.Context, dataDir string, st store.Store, timezone, publ
 	host, _ := os.Hostname()
 	n := &Node{
 		ID: id, ClusterID: cluster, Hostname: host, Timezone: timezone, StartedAt: now,
-		PublishURI: publishURI, OS: operatingSystem(), Lifecycle: "running", IsProcessing: true,
+		PublishURI: publishURI, OS: operatingSystem(), Lifecycle: "running",
 	}
 	n.SetLBStatus("alive")
 	return n, nil

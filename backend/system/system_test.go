@@ -133,3 +133,38 @@ func TestLBStatusOverride(t *testing.T) {
 		t.Errorf("plugins: %s", p.Body)
 	}
 }
+
+// A load balancer drains a node set dead through the alias too, and
+// message processing can be paused and resumed per node.
+func TestDrainAndPauseProcessing(t *testing.T) {
+	h := nodetest.Start(t)
+	h.CreateUser("viewer", "pw")
+	root := nodetest.AsRoot()
+	for _, c := range []struct {
+		status, body string
+		code         int
+	}{{"dead", "DEAD", http.StatusServiceUnavailable}, {"throttled", "THROTTLED", http.StatusTooManyRequests}, {"alive", "ALIVE", http.StatusOK}} {
+		h.Do("PUT", "/system/lbstatus/"+c.status, nil, root).Want(t, http.StatusNoContent)
+		if lb := h.Do("GET", "/system/lbstatus", nil); lb.Status != c.code || string(lb.Body) != c.body {
+			t.Errorf("after %s: %d %q", c.status, lb.Status, lb.Body)
+		}
+	}
+	h.Do("PUT", "/system/lbstatus/sleepy", nil, root).WantError(t, http.StatusBadRequest, "sleepy")
+	h.Do("PUT", "/system/lbstatus/dead", nil, nodetest.Basic("viewer", "pw")).WantError(t, http.StatusForbidden, "")
+
+	processing := func() bool {
+		return h.Do("GET", "/system", nil, root).Want(t, http.StatusOK).Get("is_processing").Bool()
+	}
+	if !processing() {
+		t.Fatal("a fresh node is not processing")
+	}
+	h.Do("PUT", "/system/processing/pause", nil, nodetest.Basic("viewer", "pw")).WantError(t, http.StatusForbidden, "")
+	h.Do("PUT", "/system/processing/pause", nil, root).Want(t, http.StatusNoContent)
+	if processing() {
+		t.Error("still processing after pause")
+	}
+	h.Do("PUT", "/system/processing/resume", nil, root).Want(t, http.StatusNoContent)
+	if !processing() {
+		t.Error("not processing after resume")
+	}
+}
