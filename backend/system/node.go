@@ -37,14 +37,14 @@ var Build = "dev"
 
 // Node is this node's identity and state.
 type Node struct {
-	ID           string
-	ClusterID    string
-	Hostname     string
-	Timezone     string
-	StartedAt    time.Time
-	PublishURI   string
-	OS           string
-	Lifecycle    string
+	ID         string
+	ClusterID  string
+	Hostname   string
+	Timezone   string
+	StartedAt  time.Time
+	PublishURI string
+	OS         string
+	Lifecycle  string
 
 	lb     atomic.Pointer[string] // alive, dead or throttled
 	paused atomic.Bool            // message processing paused by an operator
