@@ -100,6 +100,15 @@ type Options struct {
 	// LogSink receives loggate's own log records; default: text on stderr.
 	LogSink slog.Handler
 	Now     func() time.Time
+	// Store, when set, is the document store to use instead of the one the
+	// configuration names; the caller closes it. Tests run several nodes of
+	// one cluster in one process on a shared store this way.
+	Store store.Store
+}
+
+// Indexes are the unique indexes every document store of a node needs.
+func Indexes() []store.Index {
+	return slices.Concat(users.Indexes, roles.Indexes, tokens.Indexes, configIndexes())
 }
 
 // defaults fills in what a node and a gateway assume when not given.
@@ -153,13 +162,14 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 	if err != nil {
 		return nil, err
 	}
-	indexes := slices.Concat(users.Indexes, roles.Indexes, tokens.Indexes, configIndexes())
-	st, err := openStore(ctx, cfg, indexes)
-	if err != nil {
-		return nil, err
+	st := o.Store
+	if st == nil {
+		if st, err = openStore(ctx, cfg, Indexes()); err != nil {
+			return nil, err
+		}
+		n.closer = append(n.closer, st.Close)
 	}
 	n.Store = st
-	n.closer = append(n.closer, st.Close)
 
 	c, err := n.cache(cfg)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +22,8 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/loggate/loggate/backend/loggers"
+	"github.com/loggate/loggate/backend/store"
+	"github.com/loggate/loggate/backend/store/bolt"
 	"github.com/loggate/loggate/cmd/loggate/config"
 	"github.com/loggate/loggate/cmd/loggate/node"
 )
@@ -62,12 +65,32 @@ type Harness struct {
 	Config config.Config
 	Clock  *Clock
 	logs   *syncBuffer // everything the node logged
+	store  store.Store // a shared store (StartOn), or nil
 
 	stop func()
 }
 
 // Option changes the configuration of a test node.
 type Option func(*config.Config)
+
+// SharedStore returns an embedded document store for several test nodes of
+// one cluster, closed when the test ends.
+func SharedStore(t testing.TB) store.Store {
+	t.Helper()
+	st, err := bolt.Open(filepath.Join(t.TempDir(), "shared.db"), node.Indexes())
+	if err != nil {
+		t.Fatalf("shared store: %v", err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	return st
+}
+
+// StartOn starts a node on a shared document store (SharedStore), as one
+// node of a cluster; each node keeps its own data_dir and node id.
+func StartOn(t testing.TB, st store.Store, opts ...Option) *Harness {
+	t.Helper()
+	return start(t, st, opts)
+}
 
 // WithRedis makes the node cache credentials in Redis at addr.
 func WithRedis(addr string) Option {
@@ -80,6 +103,11 @@ func WithConfig(f func(*config.Config)) Option { return Option(f) }
 // Start starts a node in a fresh temporary data directory.
 func Start(t testing.TB, opts ...Option) *Harness {
 	t.Helper()
+	return start(t, nil, opts)
+}
+
+func start(t testing.TB, st store.Store, opts []Option) *Harness {
+	t.Helper()
 	cfg := config.Default()
 	cfg.DataDir = t.TempDir()
 	cfg.HTTPBindAddress = "127.0.0.1:0"
@@ -90,7 +118,7 @@ func Start(t testing.TB, opts ...Option) *Harness {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	h := &Harness{t: t, Config: cfg, Clock: &Clock{now: time.Now()}, logs: &syncBuffer{b: &bytes.Buffer{}}}
+	h := &Harness{t: t, Config: cfg, Clock: &Clock{now: time.Now()}, logs: &syncBuffer{b: &bytes.Buffer{}}, store: st}
 	h.start()
 	t.Cleanup(h.Stop)
 	return h
@@ -119,7 +147,7 @@ func (h *Harness) Logs() string { return h.logs.String() }
 func (h *Harness) start() {
 	h.t.Helper()
 	sink := loggers.NewTextSink(h.logs)
-	n, err := node.New(context.Background(), h.Config, node.Options{LogSink: sink, Now: h.Clock.Now})
+	n, err := node.New(context.Background(), h.Config, node.Options{LogSink: sink, Now: h.Clock.Now, Store: h.store})
 	if err != nil {
 		h.t.Fatalf("start node: %v", err)
 	}

@@ -1,0 +1,46 @@
+package node_test
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/loggate/loggate/auth/cache/redistest"
+	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
+)
+
+// Three nodes of one cluster share the document store and Redis: a session
+// made on one works on another, and a token deleted or a user disabled on
+// one is refused by the others at once — their caches were warm.
+func TestNodesShareCredentials(t *testing.T) {
+	redis := redistest.Start(t)
+	st := nodetest.SharedStore(t)
+	var nodes [3]*nodetest.Harness
+	for i := range nodes {
+		nodes[i] = nodetest.StartOn(t, st, nodetest.WithRedis(redis.Addr))
+	}
+	n1, n2, n3 := nodes[0], nodes[1], nodes[2]
+	if n1.Node.Info.ID == n2.Node.Info.ID || n1.Node.Info.ClusterID != n3.Node.Info.ClusterID {
+		t.Fatalf("node ids %s %s, cluster ids %s %s", n1.Node.Info.ID, n2.Node.Info.ID, n1.Node.Info.ClusterID, n3.Node.Info.ClusterID)
+	}
+	gm := n1.CreateUser("GM", "superpower")
+	sid := n1.Login("GM", "superpower")
+	n3.Do("GET", "/cluster", nil, nodetest.Session(sid)).Want(t, http.StatusOK)
+
+	tok, tokID := n1.CreateToken(gm, "ci", nodetest.Basic("GM", "superpower"))
+	for _, n := range nodes {
+		n.Do("GET", "/cluster", nil, nodetest.Token(tok)).Want(t, http.StatusOK) // warm every cache
+	}
+	n2.Do("DELETE", "/users/"+gm+"/tokens/"+tokID, nil, nodetest.Basic("GM", "superpower")).Want(t, http.StatusNoContent)
+	deleted := time.Now()
+	n1.Do("GET", "/cluster", nil, nodetest.Token(tok)).WantError(t, http.StatusUnauthorized, "")
+	if d := time.Since(deleted); d > 100*time.Millisecond {
+		t.Errorf("node 1 refused the deleted token only after %v", d)
+	}
+	n3.Do("GET", "/cluster", nil, nodetest.Token(tok)).WantError(t, http.StatusUnauthorized, "")
+
+	// Disabling the user on node 3 ends the session everywhere.
+	n3.Do("PUT", "/users/"+gm+"/status/disabled", nil, nodetest.AsRoot()).Want(t, http.StatusOK)
+	n1.Do("GET", "/cluster", nil, nodetest.Session(sid)).WantError(t, http.StatusUnauthorized, "")
+	n2.Do("GET", "/cluster", nil, nodetest.Basic("GM", "superpower")).WantError(t, http.StatusUnauthorized, "")
+}
