@@ -31,6 +31,24 @@ const (
 // /streams/enabled, …/rules/types) come before the templates that would
 // take them for an id: gorilla/mux matches in registration order.
 func (h *Handler) Routes() []api.Route {
+	routes := h.routes()
+	for i := range routes {
+		routes[i].Handler = h.fresh(routes[i].Handler)
+	}
+	return routes
+}
+
+// fresh makes a handler see the other nodes' stream changes first.
+func (h *Handler) fresh(next api.HandlerFunc) api.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if err := h.svc.Refresh(r.Context()); err != nil {
+			return err
+		}
+		return next(w, r)
+	}
+}
+
+func (h *Handler) routes() []api.Route {
 	const (
 		one   = "/streams/{streamId}"
 		rules = "/streams/{streamid}/rules"

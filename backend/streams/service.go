@@ -51,7 +51,16 @@ type Service struct {
 	// of the store's writes. Readers do not take it.
 	mu   sync.Mutex
 	snap atomic.Pointer[snapshot]
+
+	// seen is the store's change counter of streams the snapshot reflects;
+	// checked is when Refresh last compared it (unix nanoseconds).
+	seen    atomic.Uint64
+	checked atomic.Int64
 }
+
+// refreshInterval bounds how stale a node's snapshot can be after another
+// node of the cluster changed streams.
+const refreshInterval = time.Second
 
 // NewService returns the stream service. It creates the built-in streams
 // that are missing — on the first start all three — and loads the snapshot.
@@ -72,8 +81,14 @@ func NewService(ctx context.Context, st store.Store, indexSets IndexSets, outs O
 func (s *Service) Reload(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// Read the counter first: a write after it makes the next Refresh
+	// reload again rather than be missed.
+	version, err := store.Version(ctx, s.st, Collection)
+	if err != nil {
+		return fmt.Errorf("load streams: %w", err)
+	}
 	var all []*Stream
-	err := s.st.List(ctx, Collection, func(id string, doc []byte) error {
+	err = s.st.List(ctx, Collection, func(id string, doc []byte) error {
 		st, err := decodeStream(doc)
 		if err != nil {
 			return fmt.Errorf("stream %s: %w", id, err)
@@ -87,7 +102,39 @@ func (s *Service) Reload(ctx context.Context) error {
 		return fmt.Errorf("load streams: %w", err)
 	}
 	s.snap.Store(newSnapshot(all))
+	s.seen.Store(version)
+	s.checked.Store(s.now().UnixNano())
 	return nil
+}
+
+// Refresh reloads the snapshot when another node sharing the store changed
+// streams, asking the store at most once per refreshInterval. Handlers call
+// it first; so will the message pipeline.
+func (s *Service) Refresh(ctx context.Context) error {
+	now := s.now().UnixNano()
+	if now-s.checked.Load() < int64(refreshInterval) {
+		return nil
+	}
+	s.checked.Store(now)
+	version, err := store.Version(ctx, s.st, Collection)
+	if err != nil {
+		return fmt.Errorf("check streams for changes: %w", err)
+	}
+	if version == s.seen.Load() {
+		return nil
+	}
+	return s.Reload(ctx)
+}
+
+// changed records a write of this node in the store's change counter. s.mu
+// is held. When no other node wrote since the snapshot's version, the
+// snapshot (already updated) is current at the new version; otherwise the
+// next Refresh reloads.
+func (s *Service) changed(ctx context.Context) {
+	n, err := store.Bump(ctx, s.st, Collection)
+	if err == nil && n == s.seen.Load()+1 {
+		s.seen.Store(n)
+	}
 }
 
 // All returns every stream, paused ones included, ordered by title. The
@@ -155,6 +202,7 @@ func (s *Service) insert(ctx context.Context, st *Stream) error {
 		return fmt.Errorf("store stream %s: %w", st.ID, err)
 	}
 	s.publish(shared)
+	s.changed(ctx)
 	return nil
 }
 
@@ -193,6 +241,7 @@ func (s *Service) modify(ctx context.Context, id string, fn func(*Stream) error)
 		return nil, fmt.Errorf("update stream %s: %w", norm, err)
 	}
 	s.publish(out)
+	s.changed(ctx)
 	return out, nil
 }
 
@@ -213,6 +262,7 @@ func (s *Service) remove(ctx context.Context, id string) error {
 		return fmt.Errorf("delete stream %s: %w", norm, err)
 	}
 	s.unpublish(norm)
+	s.changed(ctx)
 	return nil
 }
 

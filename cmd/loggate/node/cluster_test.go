@@ -44,3 +44,27 @@ func TestNodesShareCredentials(t *testing.T) {
 	n1.Do("GET", "/cluster", nil, nodetest.Session(sid)).WantError(t, http.StatusUnauthorized, "")
 	n2.Do("GET", "/cluster", nil, nodetest.Basic("GM", "superpower")).WantError(t, http.StatusUnauthorized, "")
 }
+
+// A node sees streams another node of the cluster created, changed and
+// deleted within a second.
+func TestNodesShareStreams(t *testing.T) {
+	st := nodetest.SharedStore(t)
+	n1, n2 := nodetest.StartOn(t, st), nodetest.StartOn(t, st)
+	root := nodetest.AsRoot()
+	is := n1.Do("GET", "/system/indices/index_sets", nil, root).Get(`index_sets.#(default==true).id`).String()
+	sid := n1.Do("POST", "/streams", map[string]any{"title": "shared", "index_set_id": is}, root).Want(t, http.StatusCreated).Get("stream_id").String()
+
+	n2.Clock.Advance(2 * time.Second)
+	n2.Do("GET", "/streams/"+sid, nil, root).Want(t, http.StatusOK)
+	n1.Do("PUT", "/streams/"+sid, map[string]any{"title": "renamed"}, root).Want(t, http.StatusOK)
+	n2.Clock.Advance(2 * time.Second)
+	if got := n2.Do("GET", "/streams/"+sid, nil, root).Get("title").String(); got != "renamed" {
+		t.Errorf("node 2 sees title %q", got)
+	}
+	n2.Do("DELETE", "/streams/"+sid, nil, root).Want(t, http.StatusNoContent)
+	n1.Clock.Advance(2 * time.Second)
+	n1.Do("GET", "/streams/"+sid, nil, root).WantError(t, http.StatusNotFound, "")
+	// The writer itself never waits for its own changes.
+	sid2 := n1.Do("POST", "/streams", map[string]any{"title": "mine", "index_set_id": is}, root).Want(t, http.StatusCreated).Get("stream_id").String()
+	n1.Do("GET", "/streams/"+sid2, nil, root).Want(t, http.StatusOK)
+}
