@@ -39,9 +39,9 @@ func (s *Service) Import(ctx context.Context, ps []Pattern, replace bool) error 
 		return err
 	}
 	if replace {
-		s.publish(news)
+		s.published(ctx, news)
 	} else {
-		s.publish(append(slices.Clone(snap.sorted), news...))
+		s.published(ctx, append(slices.Clone(snap.sorted), news...))
 	}
 	return nil
 }

@@ -28,6 +28,21 @@ const (
 // Routes returns the /system/grok routes. The literal paths come before
 // /system/grok/{patternId}, which would otherwise take them.
 func (h *Handler) Routes() []api.Route {
+	routes := h.routes()
+	for i := range routes {
+		next := routes[i].Handler
+		routes[i].Handler = func(w http.ResponseWriter, r *http.Request) error {
+			// See the other nodes' changes first.
+			if err := h.s.Refresh(r.Context()); err != nil {
+				return err
+			}
+			return next(w, r)
+		}
+	}
+	return routes
+}
+
+func (h *Handler) routes() []api.Route {
 	replace := []string{"replace"}
 	return []api.Route{
 		{Method: "GET", Path: "/system/grok", Summary: "Get all existing grok patterns", Permission: "inputs:read",

@@ -33,12 +33,14 @@ type Service struct {
 	write sync.Mutex // serializes writers: validate, store, publish
 	mu    sync.RWMutex
 	snap  *snapshot
+	// fresh tells when another node of the cluster changed patterns.
+	fresh *store.Freshness
 }
 
 // NewService loads the stored patterns, installing the default set first
 // when this store has never had it.
 func NewService(ctx context.Context, st store.Store, now func() time.Time) (*Service, error) {
-	s := &Service{st: st, now: now}
+	s := &Service{st: st, now: now, fresh: store.NewFreshness(st, Collection, time.Second, now)}
 	if err := s.seed(ctx); err != nil {
 		return nil, err
 	}
@@ -57,8 +59,12 @@ func (s *Service) Reload(ctx context.Context) error {
 }
 
 func (s *Service) reload(ctx context.Context) error {
+	version, err := s.fresh.Version(ctx)
+	if err != nil {
+		return fmt.Errorf("grok: loading patterns: %w", err)
+	}
 	var ps []Pattern
-	err := s.st.List(ctx, Collection, func(id string, doc []byte) error {
+	err = s.st.List(ctx, Collection, func(id string, doc []byte) error {
 		var p Pattern
 		if err := json.Unmarshal(doc, &p); err != nil {
 			return fmt.Errorf("pattern %s: %w", id, err)
@@ -71,7 +77,24 @@ func (s *Service) reload(ctx context.Context) error {
 		return fmt.Errorf("grok: loading patterns: %w", err)
 	}
 	s.publish(ps)
+	s.fresh.Loaded(version)
 	return nil
+}
+
+// Refresh reloads the patterns when another node sharing the store changed
+// them, asking the store at most once a second.
+func (s *Service) Refresh(ctx context.Context) error {
+	stale, err := s.fresh.Stale(ctx)
+	if err != nil || !stale {
+		return err
+	}
+	return s.Reload(ctx)
+}
+
+// published publishes this node's write and records it for the others.
+func (s *Service) published(ctx context.Context, ps []Pattern) {
+	s.publish(ps)
+	s.fresh.Changed(ctx)
 }
 
 func (s *Service) current() *snapshot {
@@ -178,7 +201,7 @@ func (s *Service) Create(ctx context.Context, p Pattern) (Pattern, error) {
 		}
 		return Pattern{}, fmt.Errorf("grok: saving pattern %s: %w", p.Name, err)
 	}
-	s.publish(snap.with(p))
+	s.published(ctx, snap.with(p))
 	return p, nil
 }
 
@@ -220,7 +243,7 @@ func (s *Service) Update(ctx context.Context, id string, p Pattern) (Pattern, er
 	case err != nil:
 		return Pattern{}, fmt.Errorf("grok: updating pattern %s: %w", id, err)
 	}
-	s.publish(snap.with(p))
+	s.published(ctx, snap.with(p))
 	return p, nil
 }
 
@@ -237,7 +260,7 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("grok: deleting pattern %s: %w", id, err)
 	}
-	s.publish(snap.without(id))
+	s.published(ctx, snap.without(id))
 	if err != nil {
 		return notFound(id) // deleted on another node meanwhile
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync/atomic"
+	"time"
 )
 
 // changesCollection holds one change counter per collection that services
@@ -53,4 +55,57 @@ func Version(ctx context.Context, st Store, coll string) (uint64, error) {
 		return 0, fmt.Errorf("change counter of %s: %w", coll, err)
 	}
 	return c.N, nil
+}
+
+// Freshness tells a service that keeps a collection in memory when another
+// node sharing the store wrote to it: the service calls Loaded after
+// (re)loading, Changed after each of its own writes, and Stale before
+// serving, which asks the store at most once per interval.
+type Freshness struct {
+	st       Store
+	coll     string
+	now      func() time.Time
+	interval time.Duration
+
+	seen    atomic.Uint64 // the change counter the memory reflects
+	checked atomic.Int64  // when Stale last asked, unix nanoseconds
+}
+
+// NewFreshness tracks coll in st.
+func NewFreshness(st Store, coll string, interval time.Duration, now func() time.Time) *Freshness {
+	return &Freshness{st: st, coll: coll, now: now, interval: interval}
+}
+
+// Version reads the counter; call it before loading the collection and pass
+// the result to Loaded, so that a write during the load is not missed.
+func (f *Freshness) Version(ctx context.Context) (uint64, error) { return Version(ctx, f.st, f.coll) }
+
+// Loaded records that memory reflects the collection at version.
+func (f *Freshness) Loaded(version uint64) {
+	f.seen.Store(version)
+	f.checked.Store(f.now().UnixNano())
+}
+
+// Changed records one of this node's writes. Memory (already updated by
+// the caller) stays current unless another node wrote since, in which case
+// the next Stale says so.
+func (f *Freshness) Changed(ctx context.Context) {
+	if n, err := Bump(ctx, f.st, f.coll); err == nil {
+		f.seen.CompareAndSwap(n-1, n)
+	}
+}
+
+// Stale reports whether another node wrote since memory was loaded; it
+// asks the store at most once per interval and says false in between.
+func (f *Freshness) Stale(ctx context.Context) (bool, error) {
+	now := f.now().UnixNano()
+	if now-f.checked.Load() < int64(f.interval) {
+		return false, nil
+	}
+	f.checked.Store(now)
+	v, err := Version(ctx, f.st, f.coll)
+	if err != nil {
+		return false, fmt.Errorf("check %s for changes: %w", f.coll, err)
+	}
+	return v != f.seen.Load(), nil
 }

@@ -52,10 +52,8 @@ type Service struct {
 	mu   sync.Mutex
 	snap atomic.Pointer[snapshot]
 
-	// seen is the store's change counter of streams the snapshot reflects;
-	// checked is when Refresh last compared it (unix nanoseconds).
-	seen    atomic.Uint64
-	checked atomic.Int64
+	// fresh tells when another node of the cluster changed streams.
+	fresh *store.Freshness
 }
 
 // refreshInterval bounds how stale a node's snapshot can be after another
@@ -65,7 +63,8 @@ const refreshInterval = time.Second
 // NewService returns the stream service. It creates the built-in streams
 // that are missing — on the first start all three — and loads the snapshot.
 func NewService(ctx context.Context, st store.Store, indexSets IndexSets, outs Outputs, now func() time.Time) (*Service, error) {
-	s := &Service{st: st, indexSets: indexSets, outputs: outs, now: now}
+	s := &Service{st: st, indexSets: indexSets, outputs: outs, now: now,
+		fresh: store.NewFreshness(st, Collection, refreshInterval, now)}
 	s.snap.Store(newSnapshot(nil))
 	if err := s.seed(ctx); err != nil {
 		return nil, fmt.Errorf("create the built-in streams: %w", err)
@@ -83,7 +82,7 @@ func (s *Service) Reload(ctx context.Context) error {
 	defer s.mu.Unlock()
 	// Read the counter first: a write after it makes the next Refresh
 	// reload again rather than be missed.
-	version, err := store.Version(ctx, s.st, Collection)
+	version, err := s.fresh.Version(ctx)
 	if err != nil {
 		return fmt.Errorf("load streams: %w", err)
 	}
@@ -102,8 +101,7 @@ func (s *Service) Reload(ctx context.Context) error {
 		return fmt.Errorf("load streams: %w", err)
 	}
 	s.snap.Store(newSnapshot(all))
-	s.seen.Store(version)
-	s.checked.Store(s.now().UnixNano())
+	s.fresh.Loaded(version)
 	return nil
 }
 
@@ -111,31 +109,15 @@ func (s *Service) Reload(ctx context.Context) error {
 // streams, asking the store at most once per refreshInterval. Handlers call
 // it first; so will the message pipeline.
 func (s *Service) Refresh(ctx context.Context) error {
-	now := s.now().UnixNano()
-	if now-s.checked.Load() < int64(refreshInterval) {
-		return nil
-	}
-	s.checked.Store(now)
-	version, err := store.Version(ctx, s.st, Collection)
-	if err != nil {
-		return fmt.Errorf("check streams for changes: %w", err)
-	}
-	if version == s.seen.Load() {
-		return nil
+	stale, err := s.fresh.Stale(ctx)
+	if err != nil || !stale {
+		return err
 	}
 	return s.Reload(ctx)
 }
 
-// changed records a write of this node in the store's change counter. s.mu
-// is held. When no other node wrote since the snapshot's version, the
-// snapshot (already updated) is current at the new version; otherwise the
-// next Refresh reloads.
-func (s *Service) changed(ctx context.Context) {
-	n, err := store.Bump(ctx, s.st, Collection)
-	if err == nil && n == s.seen.Load()+1 {
-		s.seen.Store(n)
-	}
-}
+// changed records a write of this node. s.mu is held.
+func (s *Service) changed(ctx context.Context) { s.fresh.Changed(ctx) }
 
 // All returns every stream, paused ones included, ordered by title. The
 // slice is the caller's; the streams are shared and must not be modified.

@@ -68,3 +68,16 @@ func TestNodesShareStreams(t *testing.T) {
 	sid2 := n1.Do("POST", "/streams", map[string]any{"title": "mine", "index_set_id": is}, root).Want(t, http.StatusCreated).Get("stream_id").String()
 	n1.Do("GET", "/streams/"+sid2, nil, root).Want(t, http.StatusOK)
 }
+
+// Grok patterns saved on one node compile on another within a second.
+func TestNodesShareGrokPatterns(t *testing.T) {
+	st := nodetest.SharedStore(t)
+	n1, n2 := nodetest.StartOn(t, st), nodetest.StartOn(t, st)
+	root := nodetest.AsRoot()
+	n1.Do("POST", "/system/grok", map[string]any{"name": "SHARED_ID", "pattern": "[a-z]{3}-[0-9]+"}, root).Want(t, http.StatusCreated)
+	test := map[string]any{"grok_pattern": map[string]any{"name": "t", "pattern": "%{SHARED_ID:id}"}, "sampleData": "abc-42"}
+	n2.Clock.Advance(2 * time.Second)
+	if got := n2.Do("POST", "/system/grok/test", test, root).Want(t, http.StatusOK).Get("id").String(); got != "abc-42" {
+		t.Errorf("node 2 matched id %q", got)
+	}
+}
