@@ -1,22 +1,43 @@
 package system
 
 import (
+	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/loggate/loggate/auth"
 	"github.com/loggate/loggate/backend/api"
+	"github.com/loggate/loggate/backend/nodes"
+	"github.com/loggate/loggate/backend/store"
 )
+
+// Registry is the cluster's node registry (nodes.Registry): the live nodes
+// and the lease holder.
+type Registry interface {
+	Live(ctx context.Context) ([]nodes.Info, error)
+	Get(ctx context.Context, id string) (nodes.Info, error)
+	Leader(ctx context.Context) (string, error)
+}
 
 // Handler serves /, /cluster and /system.
 type Handler struct {
 	node *Node
 	now  func() time.Time
+	reg  Registry
 }
 
-// NewHandler returns the system resources.
+// NewHandler returns the system resources. Without SetRegistry it answers
+// for this node alone.
 func NewHandler(node *Node, now func() time.Time) *Handler { return &Handler{node: node, now: now} }
+
+// SetRegistry makes /cluster and /system/cluster/… answer for every live
+// node of the cluster.
+func (h *Handler) SetRegistry(reg Registry) *Handler {
+	h.reg = reg
+	return h
+}
 
 // Routes returns the routes.
 func (h *Handler) Routes() []api.Route {
@@ -45,7 +66,19 @@ func (h *Handler) hello(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *Handler) cluster(w http.ResponseWriter, r *http.Request) error {
-	api.WriteJSON(w, http.StatusOK, map[string]Record{h.node.ID: h.node.Record()})
+	if h.reg == nil {
+		api.WriteJSON(w, http.StatusOK, map[string]Record{h.node.ID: h.node.Record()})
+		return nil
+	}
+	live, err := h.reg.Live(r.Context())
+	if err != nil {
+		return err
+	}
+	out := make(map[string]Record, len(live))
+	for _, in := range live {
+		out[in.NodeID] = recordOf(in)
+	}
+	api.WriteJSON(w, http.StatusOK, out)
 	return nil
 }
 
@@ -70,34 +103,87 @@ type nodeSummary struct {
 }
 
 func (h *Handler) summary() nodeSummary {
-	short := h.node.ID
-	if len(short) > 8 {
-		short = short[:8]
-	}
-	return nodeSummary{
-		ClusterID: h.node.ClusterID, NodeID: h.node.ID, Type: "server", IsMaster: true,
-		TransportAddress: h.node.PublishURI, LastSeen: h.now().UTC().Format("2006-01-02T15:04:05.000Z"),
-		ShortNodeID: short, Hostname: h.node.Hostname,
-	}
+	return summaryOf(nodes.Info{
+		NodeID: h.node.ID, ClusterID: h.node.ClusterID, TransportAddress: h.node.PublishURI,
+		Hostname: h.node.Hostname, LastSeen: h.now(),
+	}, true)
 }
 
 func (h *Handler) nodes(w http.ResponseWriter, r *http.Request) error {
-	api.WriteJSON(w, http.StatusOK, map[string]any{"nodes": []nodeSummary{h.summary()}, "total": 1})
+	if h.reg == nil {
+		api.WriteJSON(w, http.StatusOK, map[string]any{"nodes": []nodeSummary{h.summary()}, "total": 1})
+		return nil
+	}
+	live, err := h.reg.Live(r.Context())
+	if err != nil {
+		return err
+	}
+	leader, err := h.reg.Leader(r.Context())
+	if err != nil {
+		return err
+	}
+	out := make([]nodeSummary, len(live))
+	for i, in := range live {
+		out[i] = summaryOf(in, in.NodeID == leader)
+	}
+	api.WriteJSON(w, http.StatusOK, map[string]any{"nodes": out, "total": len(out)})
 	return nil
 }
 
 func (h *Handler) thisNode(w http.ResponseWriter, r *http.Request) error {
-	api.WriteJSON(w, http.StatusOK, h.summary())
-	return nil
+	return h.writeNode(w, r, h.node.ID)
 }
 
 func (h *Handler) nodeByID(w http.ResponseWriter, r *http.Request) error {
 	id := api.Var(r, "nodeId")
-	if id != h.node.ID {
+	if h.reg == nil && id != h.node.ID {
 		return api.Errorf(api.NotFound, "Node %s not found", id)
 	}
-	api.WriteJSON(w, http.StatusOK, h.summary())
+	return h.writeNode(w, r, id)
+}
+
+func (h *Handler) writeNode(w http.ResponseWriter, r *http.Request, id string) error {
+	if h.reg == nil {
+		api.WriteJSON(w, http.StatusOK, h.summary())
+		return nil
+	}
+	in, err := h.reg.Get(r.Context(), id)
+	if errors.Is(err, store.ErrNotFound) {
+		return api.Errorf(api.NotFound, "Node %s not found", id)
+	}
+	if err != nil {
+		return err
+	}
+	leader, err := h.reg.Leader(r.Context())
+	if err != nil {
+		return err
+	}
+	api.WriteJSON(w, http.StatusOK, summaryOf(in, id == leader))
 	return nil
+}
+
+func summaryOf(in nodes.Info, master bool) nodeSummary {
+	short := in.NodeID
+	if len(short) > 8 {
+		short = short[:8]
+	}
+	return nodeSummary{
+		ClusterID: in.ClusterID, NodeID: in.NodeID, Type: "server", IsMaster: master,
+		TransportAddress: in.TransportAddress, LastSeen: in.LastSeen.UTC().Format(timeLayout),
+		ShortNodeID: short, Hostname: in.Hostname,
+	}
+}
+
+const timeLayout = "2006-01-02T15:04:05.000Z"
+
+// recordOf is another node's record as its heartbeat last wrote it.
+func recordOf(in nodes.Info) Record {
+	return Record{
+		Facility: in.Facility, Codename: in.Codename, NodeID: in.NodeID, ClusterID: in.ClusterID,
+		Version: in.Version, StartedAt: in.StartedAt.UTC().Format(timeLayout), Hostname: in.Hostname,
+		Lifecycle: in.Lifecycle, LBStatus: in.LBStatus, Timezone: in.Timezone,
+		OperatingSystem: in.OperatingSystem, IsProcessing: in.IsProcessing,
+	}
 }
 
 // lbStatus answers load balancers in plain text: ALIVE 200, THROTTLED 429,

@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 	"golang.org/x/sys/unix"
 
+	"github.com/loggate/loggate/backend/nodes"
 	"github.com/loggate/loggate/backend/store"
 )
 
@@ -89,6 +90,17 @@ func (n *Node) Record() Record {
 		Version: Version(), StartedAt: n.StartedAt.UTC().Format("2006-01-02T15:04:05.000Z"),
 		Hostname: n.Hostname, Lifecycle: n.Lifecycle, LBStatus: n.LBStatus(), Timezone: n.Timezone,
 		OperatingSystem: n.OS, IsProcessing: n.IsProcessing(),
+	}
+}
+
+// Info is the node's state as the registry publishes it to the cluster.
+func (n *Node) Info() nodes.Info {
+	r := n.Record()
+	return nodes.Info{
+		NodeID: n.ID, ClusterID: n.ClusterID, TransportAddress: n.PublishURI, Hostname: n.Hostname,
+		StartedAt: n.StartedAt, Lifecycle: r.Lifecycle, LBStatus: r.LBStatus, IsProcessing: r.IsProcessing,
+		Version: r.Version, Timezone: r.Timezone, OperatingSystem: r.OperatingSystem,
+		Codename: r.Codename, Facility: r.Facility,
 	}
 }
 

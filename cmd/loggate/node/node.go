@@ -34,6 +34,7 @@ import (
 	"github.com/loggate/loggate/backend/cluster"
 	"github.com/loggate/loggate/backend/loggers"
 	"github.com/loggate/loggate/backend/metrics"
+	"github.com/loggate/loggate/backend/nodes"
 	"github.com/loggate/loggate/backend/roles"
 	"github.com/loggate/loggate/backend/sessions"
 	"github.com/loggate/loggate/backend/store"
@@ -64,6 +65,9 @@ type Node struct {
 	Metrics      *metrics.Registry
 	Levels       *loggers.Levels
 	Info         *system.Node
+	// Nodes is the cluster's node registry: heartbeats, live nodes and
+	// the leader lease.
+	Nodes *nodes.Registry
 	Resources
 
 	// GeneratedRootPassword is set on the first start without
@@ -215,6 +219,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 	if n.Info, err = system.NewNode(ctx, cfg.DataDir, st, cfg.RootTimezone, cfg.HTTPPublishURI, o.Now()); err != nil {
 		return nil, err
 	}
+	n.Nodes = nodes.New(st, o.Now, n.Info.Info, nodes.Options{})
 	config, err := n.configResources(ctx, st, o.Now)
 	if err != nil {
 		return nil, err
@@ -224,8 +229,8 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 	browser := apibrowser.New(func() []api.Route { return n.Router.Routes() })
 	var routes []api.Route
 	for _, rs := range [][]api.Route{
-		system.NewHandler(n.Info, o.Now).Routes(),
-		cluster.NewHandler(n.Info.ID, local).Routes(),
+		system.NewHandler(n.Info, o.Now).SetRegistry(n.Nodes).Routes(),
+		cluster.NewHandler(n.Info.ID, local).SetPeers(n.Nodes, nil, 0).Routes(),
 		sessions.NewHandler(n.Sessions, n.Auth, o.Now).Routes(),
 		users.NewHandler(n.Users, n.Roles).Routes(),
 		tokens.NewHandler(n.Tokens, n.Users, func(s string) (string, error) {
@@ -404,11 +409,22 @@ func randomString(n int) (string, error) {
 	return string(b), nil
 }
 
-// Background runs the node's periodic work (writing token and session uses,
-// purging expired sessions) until ctx ends. The returned function waits until
+// Background runs the node's periodic work (heartbeats and the leader lease,
+// writing token and session uses, purging expired sessions) until ctx ends;
+// the node then deregisters from the cluster. The returned function waits until
 // that work, including its final flush, is done.
 func (n *Node) Background(ctx context.Context) (wait func()) {
 	var wg sync.WaitGroup
+	if n.Nodes != nil { // a gateway is no node of the cluster
+		// The first beat before anything listens: a node answers /cluster
+		// with itself in it from its first request.
+		if err := n.Nodes.Beat(ctx); err != nil {
+			n.log.Warn("node heartbeat failed", "error", err)
+		}
+		wg.Go(func() {
+			n.Nodes.Run(ctx, func(err error) { n.log.Warn("node heartbeat failed", "error", err) })
+		})
+	}
 	if n.Tokens != nil { // a gateway has neither
 		wg.Go(func() { n.Tokens.Run(ctx, 500*time.Millisecond) })
 		wg.Go(func() { n.Sessions.Run(ctx, 500*time.Millisecond, 5*time.Minute) })

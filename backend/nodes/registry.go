@@ -1,0 +1,262 @@
+// Package nodes is the cluster's node registry: every node keeps a document
+// in the shared store and refreshes it on each heartbeat; nodes whose
+// heartbeat is older than the timeout are dead. One node holds a lease in
+// the store and runs the cluster's periodic jobs.
+package nodes
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/loggate/loggate/backend/store"
+)
+
+// Collections of the registry.
+const (
+	Collection      = "nodes"
+	LeaseCollection = "cluster_leases"
+	leaderLease     = "leader"
+)
+
+// Defaults of Options.
+const (
+	DefaultHeartbeatInterval = time.Second
+	DefaultNodeTimeout       = 5 * time.Second
+	DefaultLeaseTTL          = 5 * time.Second
+	DefaultGrace             = time.Minute
+)
+
+// Info is a node's document: its identity, where it answers, and the state
+// other nodes show of it.
+type Info struct {
+	NodeID           string    `json:"node_id"`
+	ClusterID        string    `json:"cluster_id"`
+	TransportAddress string    `json:"transport_address"`
+	Hostname         string    `json:"hostname"`
+	StartedAt        time.Time `json:"started_at"`
+	LastSeen         time.Time `json:"last_seen"`
+	Lifecycle        string    `json:"lifecycle"`
+	LBStatus         string    `json:"lb_status"`
+	IsProcessing     bool      `json:"is_processing"`
+	Version          string    `json:"version"`
+	Timezone         string    `json:"timezone"`
+	OperatingSystem  string    `json:"operating_system"`
+	Codename         string    `json:"codename"`
+	Facility         string    `json:"facility"`
+}
+
+// Options tune the registry; zero values take the defaults.
+type Options struct {
+	// HeartbeatInterval is how often Run beats.
+	HeartbeatInterval time.Duration
+	// NodeTimeout is how old a heartbeat may be for its node to be live.
+	NodeTimeout time.Duration
+	// LeaseTTL is how long the leader lease lasts unless renewed.
+	LeaseTTL time.Duration
+	// Grace is how long the leader keeps a dead node's document before
+	// removing it.
+	Grace time.Duration
+}
+
+func (o *Options) defaults() {
+	if o.HeartbeatInterval <= 0 {
+		o.HeartbeatInterval = DefaultHeartbeatInterval
+	}
+	if o.NodeTimeout <= 0 {
+		o.NodeTimeout = DefaultNodeTimeout
+	}
+	if o.LeaseTTL <= 0 {
+		o.LeaseTTL = DefaultLeaseTTL
+	}
+	if o.Grace <= 0 {
+		o.Grace = DefaultGrace
+	}
+}
+
+// Registry registers one node, heartbeats for it, competes for the leader
+// lease and answers which nodes are live.
+type Registry struct {
+	st    store.Store
+	now   func() time.Time
+	state func() Info
+	opts  Options
+
+	leaseUntil atomic.Int64 // unix nanoseconds until which this node holds the lease; 0 if not
+	abandoned  atomic.Bool
+
+	mu   sync.Mutex
+	jobs []*job
+}
+
+// New returns the registry of the node whose current state state returns
+// (its NodeID is the document id; LastSeen is set by the registry).
+func New(st store.Store, now func() time.Time, state func() Info, opts Options) *Registry {
+	opts.defaults()
+	return &Registry{st: st, now: now, state: state, opts: opts}
+}
+
+// Options returns the registry's effective options.
+func (r *Registry) Options() Options { return r.opts }
+
+// Self returns this node's id.
+func (r *Registry) Self() string { return r.state().NodeID }
+
+// Beat writes this node's heartbeat, acquires or renews the leader lease,
+// and, as leader, removes long-dead nodes and runs due jobs. Run calls it
+// every HeartbeatInterval; tests call it directly after moving the clock.
+func (r *Registry) Beat(ctx context.Context) error {
+	if r.abandoned.Load() {
+		return nil
+	}
+	info := r.state()
+	now := r.now()
+	info.LastSeen = now
+	doc, err := json.Marshal(info)
+	if err != nil {
+		return fmt.Errorf("heartbeat: %w", err)
+	}
+	if err := r.st.Put(ctx, Collection, info.NodeID, doc); err != nil {
+		return fmt.Errorf("heartbeat: %w", err)
+	}
+	if err := r.renew(ctx, info.NodeID, now); err != nil {
+		return err
+	}
+	if !r.IsLeader() {
+		return nil
+	}
+	return errors.Join(r.sweep(ctx, now), r.runJobs(ctx, now))
+}
+
+// Run beats every HeartbeatInterval until ctx ends, then deregisters.
+// Failed beats are reported to onErr (which may be nil) and retried on the
+// next tick: a store outage must not stop the node.
+func (r *Registry) Run(ctx context.Context, onErr func(error)) {
+	t := time.NewTicker(r.opts.HeartbeatInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			if err := r.Deregister(context.WithoutCancel(ctx)); err != nil && onErr != nil {
+				onErr(err)
+			}
+			return
+		case <-t.C:
+			if err := r.Beat(ctx); err != nil && onErr != nil && ctx.Err() == nil {
+				onErr(err)
+			}
+		}
+	}
+}
+
+// Deregister removes this node's document and releases the lease if it
+// holds it, so that the cluster forgets a stopped node at once and another
+// node takes the lease on its next beat.
+func (r *Registry) Deregister(ctx context.Context) error {
+	if r.abandoned.Load() {
+		return nil
+	}
+	self := r.Self()
+	var errs []error
+	if err := r.st.Delete(ctx, Collection, self); err != nil && !errors.Is(err, store.ErrNotFound) {
+		errs = append(errs, fmt.Errorf("deregister: %w", err))
+	}
+	if err := r.release(ctx, self); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// Abandon stops the registry's work without deregistering, as if the
+// process had been killed: its heartbeat ages and its lease expires. It is
+// for tests of failover.
+func (r *Registry) Abandon() {
+	r.abandoned.Store(true)
+	r.leaseUntil.Store(0)
+}
+
+// Live returns the live nodes (heartbeat no older than NodeTimeout), by id.
+func (r *Registry) Live(ctx context.Context) ([]Info, error) {
+	now := r.now()
+	var out []Info
+	err := r.st.List(ctx, Collection, func(_ string, doc []byte) error {
+		var in Info
+		if err := json.Unmarshal(doc, &in); err != nil {
+			return fmt.Errorf("node document: %w", err)
+		}
+		if r.live(in, now) {
+			out = append(out, in)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list nodes: %w", err)
+	}
+	return out, nil
+}
+
+// Get returns a live node, or store.ErrNotFound for an unknown or dead one.
+func (r *Registry) Get(ctx context.Context, id string) (Info, error) {
+	doc, err := r.st.Get(ctx, Collection, id)
+	if err != nil {
+		return Info{}, fmt.Errorf("node %s: %w", id, err)
+	}
+	var in Info
+	if err := json.Unmarshal(doc, &in); err != nil {
+		return Info{}, fmt.Errorf("node document: %w", err)
+	}
+	if !r.live(in, r.now()) {
+		return Info{}, fmt.Errorf("node %s: %w", id, store.ErrNotFound)
+	}
+	return in, nil
+}
+
+// Address returns a live node's transport address (its publish URI).
+func (r *Registry) Address(ctx context.Context, id string) (string, error) {
+	in, err := r.Get(ctx, id)
+	return in.TransportAddress, err
+}
+
+func (r *Registry) live(in Info, now time.Time) bool {
+	return now.Sub(in.LastSeen) <= r.opts.NodeTimeout
+}
+
+// sweep removes the documents of nodes dead for longer than Grace.
+func (r *Registry) sweep(ctx context.Context, now time.Time) error {
+	var dead []string
+	err := r.st.List(ctx, Collection, func(id string, doc []byte) error {
+		var in Info
+		if json.Unmarshal(doc, &in) != nil || now.Sub(in.LastSeen) > r.opts.NodeTimeout+r.opts.Grace {
+			dead = append(dead, id)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("sweep nodes: %w", err)
+	}
+	var errs []error
+	for _, id := range slices.Compact(dead) {
+		if err := r.st.Delete(ctx, Collection, id); err != nil && !errors.Is(err, store.ErrNotFound) {
+			errs = append(errs, fmt.Errorf("sweep node %s: %w", id, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// LiveIDs returns the ids of the live nodes.
+func (r *Registry) LiveIDs(ctx context.Context) ([]string, error) {
+	live, err := r.Live(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(live))
+	for i, in := range live {
+		ids[i] = in.NodeID
+	}
+	return ids, nil
+}
