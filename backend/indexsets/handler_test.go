@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/loggate/loggate/backend/indexsets"
+	"github.com/loggate/loggate/router/routertest"
 )
 
 var (
@@ -63,7 +64,7 @@ func TestList(t *testing.T) {
 			if rec.Code != http.StatusOK {
 				t.Fatalf("status %d: %s", rec.Code, rec.Body)
 			}
-			got := decodeJSON[listBody](t, rec)
+			got := routertest.Decode[listBody](t, rec)
 			if got.Total != tt.total || !slices.Equal(titles(got.IndexSets), tt.titles) {
 				t.Errorf("total %d, titles %q; want %d, %q", got.Total, titles(got.IndexSets), tt.total, tt.titles)
 			}
@@ -100,7 +101,7 @@ func TestListErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {
-			wantError(t, e.do("GET", "/system/indices/index_sets"+tt.query, "", tt.perms), tt.status, tt.msg)
+			routertest.WantError(t, e.do("GET", "/system/indices/index_sets"+tt.query, "", tt.perms), tt.status, tt.msg)
 		})
 	}
 }
@@ -146,32 +147,32 @@ func TestGetAndStats(t *testing.T) {
 		check      func(t *testing.T, rec *httptest.ResponseRecorder)
 	}{
 		{"get", "/system/indices/index_sets/{custom}", []string{"indexsets:read:{custom}"}, 200, func(t *testing.T, rec *httptest.ResponseRecorder) {
-			if s := decodeJSON[indexsets.Summary](t, rec); s.Title != "Custom" || s.ID != e.ids["custom"] || s.Default {
+			if s := routertest.Decode[indexsets.Summary](t, rec); s.Title != "Custom" || s.ID != e.ids["custom"] || s.Default {
 				t.Errorf("got %+v", s)
 			}
 		}},
 		{"get upper-case id", "/system/indices/index_sets/" + upper(e.ids["custom"]), all, 200, nil},
 		{"get unknown", "/system/indices/index_sets/" + unknown, all, 404, func(t *testing.T, rec *httptest.ResponseRecorder) {
-			wantError(t, rec, 404, "Couldn't load index set with ID <"+unknown+">")
+			routertest.WantError(t, rec, 404, "Couldn't load index set with ID <"+unknown+">")
 		}},
 		{"get malformed", "/system/indices/index_sets/nope", all, 404, func(t *testing.T, rec *httptest.ResponseRecorder) {
-			wantError(t, rec, 404, "Couldn't load index set with ID <nope>")
+			routertest.WantError(t, rec, 404, "Couldn't load index set with ID <nope>")
 		}},
 		{"get someone else's", "/system/indices/index_sets/{custom}", []string{"indexsets:read:{archive}"}, 403, nil},
 		{"get anonymous", "/system/indices/index_sets/{custom}", nil, 401, nil},
 		{"stats of one", "/system/indices/index_sets/{custom}/stats", []string{"indexsets:read:{custom}"}, 200, func(t *testing.T, rec *httptest.ResponseRecorder) {
-			if got := decodeJSON[indexsets.IndexSetStats](t, rec); got != e.stats.per[e.ids["custom"]] {
+			if got := routertest.Decode[indexsets.IndexSetStats](t, rec); got != e.stats.per[e.ids["custom"]] {
 				t.Errorf("got %+v", got)
 			}
 		}},
 		{"stats of unknown", "/system/indices/index_sets/" + unknown + "/stats", all, 404, func(t *testing.T, rec *httptest.ResponseRecorder) {
-			wantError(t, rec, 404, "Couldn't load index set with ID <"+unknown+">")
+			routertest.WantError(t, rec, 404, "Couldn't load index set with ID <"+unknown+">")
 		}},
 		{"stats forbidden", "/system/indices/index_sets/{custom}/stats", noPerms, 403, nil},
 		{"total stats", "/system/indices/index_sets/stats", readOnly, 200, func(t *testing.T, rec *httptest.ResponseRecorder) {
 			// 1..5 indices, 100..500 documents, 10000..50000 bytes.
 			want := indexsets.IndexSetStats{Indices: 15, Documents: 1500, Size: 150_000}
-			if got := decodeJSON[indexsets.IndexSetStats](t, rec); got != want {
+			if got := routertest.Decode[indexsets.IndexSetStats](t, rec); got != want {
 				t.Errorf("got %+v, want %+v", got, want)
 			}
 		}},
@@ -218,8 +219,8 @@ func TestStatsWithoutMessageIndex(t *testing.T) {
 		t.Errorf("TotalStats = %+v, %v; want zeros", st, err)
 	}
 	e.stats.err = errBroken
-	wantError(t, e.do("GET", "/system/indices/index_sets/stats", "", all), 500, "Internal error")
-	wantError(t, e.do("GET", "/system/indices/index_sets?stats=true", "", all), 500, "Internal error")
+	routertest.WantError(t, e.do("GET", "/system/indices/index_sets/stats", "", all), 500, "Internal error")
+	routertest.WantError(t, e.do("GET", "/system/indices/index_sets?stats=true", "", all), 500, "Internal error")
 }
 
 func TestStrategies(t *testing.T) {
@@ -249,7 +250,7 @@ func TestStrategies(t *testing.T) {
 	} {
 		t.Run(tt.kind, func(t *testing.T) {
 			rec := e.do("GET", "/system/indices/"+tt.kind+"/strategies", "", noPerms)
-			got := decodeJSON[list](t, rec)
+			got := routertest.Decode[list](t, rec)
 			if rec.Code != 200 || got.Total != 3 || len(got.Strategies) != 3 {
 				t.Fatalf("status %d: %s", rec.Code, rec.Body)
 			}
@@ -267,12 +268,12 @@ func TestStrategies(t *testing.T) {
 				}
 			}
 			one := e.do("GET", "/system/indices/"+tt.kind+"/strategies/"+tt.classes[1], "", noPerms)
-			if d := decodeJSON[desc](t, one); one.Code != 200 || d.Type != tt.classes[1] || d.JSONSchema.ID == "" {
+			if d := routertest.Decode[desc](t, one); one.Code != 200 || d.Type != tt.classes[1] || d.JSONSchema.ID == "" {
 				t.Errorf("one strategy: %d %s", one.Code, one.Body)
 			}
-			wantError(t, e.do("GET", "/system/indices/"+tt.kind+"/strategies/nope", "", noPerms), 404,
+			routertest.WantError(t, e.do("GET", "/system/indices/"+tt.kind+"/strategies/nope", "", noPerms), 404,
 				"Couldn't find "+tt.kind+" strategy for given type nope")
-			wantError(t, e.do("GET", "/system/indices/"+tt.kind+"/strategies", "", nil), 401, "Not authenticated")
+			routertest.WantError(t, e.do("GET", "/system/indices/"+tt.kind+"/strategies", "", nil), 401, "Not authenticated")
 		})
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/loggate/loggate/auth"
-	"github.com/loggate/loggate/backend/api"
 	"github.com/loggate/loggate/backend/indexsets"
 	"github.com/loggate/loggate/backend/store"
 	"github.com/loggate/loggate/backend/store/bolt"
@@ -180,51 +179,6 @@ func body(overrides map[string]any) string {
 		panic(err)
 	}
 	return string(out)
-}
-
-func decodeJSON[T any](t testing.TB, rec *httptest.ResponseRecorder) T {
-	t.Helper()
-	var v T
-	if err := json.Unmarshal(rec.Body.Bytes(), &v); err != nil {
-		t.Fatalf("decoding %q: %v", rec.Body.String(), err)
-	}
-	return v
-}
-
-// wantError checks an ApiError response.
-func wantError(t testing.TB, rec *httptest.ResponseRecorder, status int, msg string) {
-	t.Helper()
-	if rec.Code != status {
-		t.Fatalf("status = %d, want %d; body %s", rec.Code, status, rec.Body)
-	}
-	got := decodeJSON[api.ErrorBody](t, rec)
-	if got.Type != "ApiError" || !strings.Contains(got.Message, msg) {
-		t.Errorf("body = %+v, want an ApiError containing %q", got, msg)
-	}
-}
-
-type validationBody struct {
-	Type   string                         `json:"type"`
-	Errors map[string][]map[string]string `json:"validation_errors"`
-}
-
-// wantInvalid checks a ValidationApiError naming field with a message
-// containing msg.
-func wantInvalid(t testing.TB, rec *httptest.ResponseRecorder, field, msg string) {
-	t.Helper()
-	if rec.Code != http.StatusBadRequest {
-		t.Fatalf("status = %d, want 400; body %s", rec.Code, rec.Body)
-	}
-	got := decodeJSON[validationBody](t, rec)
-	if got.Type != "ValidationApiError" {
-		t.Fatalf("type = %q, want ValidationApiError; body %s", got.Type, rec.Body)
-	}
-	for _, e := range got.Errors[field] {
-		if strings.Contains(e["error"], msg) {
-			return
-		}
-	}
-	t.Errorf("no error on %s containing %q; body %s", field, msg, rec.Body)
 }
 
 var errBroken = errors.New("broken")

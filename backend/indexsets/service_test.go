@@ -87,7 +87,7 @@ func TestRestart(t *testing.T) {
 		t.Errorf("default after restart = %s, %v; want %s", def, err, e.ids["custom"])
 	}
 	e.h = routertest.Handler(indexsets.NewHandler(svc).Routes())
-	if got := decodeJSON[indexsets.Summary](t, e.do("GET", "/system/indices/index_sets/{custom}", "", all)); !got.Default {
+	if got := routertest.Decode[indexsets.Summary](t, e.do("GET", "/system/indices/index_sets/{custom}", "", all)); !got.Default {
 		t.Errorf("after a restart the moved default is not marked default: %+v", got)
 	}
 	if ev, sys, err := svc.Builtin(ctx); err != nil || ev != events || sys != system {
@@ -196,7 +196,7 @@ func TestBrokenDefault(t *testing.T) {
 	if _, err := e.svc.DefaultID(t.Context()); err == nil || errors.Is(err, store.ErrNotFound) {
 		t.Errorf("DefaultID = %v; want an error that is not a 404", err)
 	}
-	wantError(t, e.do("GET", "/system/indices/index_sets", "", all), http.StatusInternalServerError, "Internal error")
+	routertest.WantError(t, e.do("GET", "/system/indices/index_sets", "", all), http.StatusInternalServerError, "Internal error")
 }
 
 // TestConcurrentCreate: of two index sets whose prefixes conflict, created

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/loggate/loggate/backend/indexsets"
+	"github.com/loggate/loggate/router/routertest"
 )
 
 const (
@@ -19,7 +20,7 @@ func TestCreate(t *testing.T) {
 	if rec.Code != http.StatusOK {
 		t.Fatalf("status %d, want 200 as Graylog: %s", rec.Code, rec.Body)
 	}
-	got := decodeJSON[indexsets.Summary](t, rec)
+	got := routertest.Decode[indexsets.Summary](t, rec)
 	if got.ID == "" || got.Title != "Nginx" || got.IndexPrefix != "nginx" || got.Default || !got.Writable ||
 		got.Shards != 2 || got.Replicas != 1 || got.RotationStrategy.MaxSize != 1<<20 ||
 		got.RetentionStrategyClass != indexsets.ClosingRetention || got.RetentionStrategy.MaxNumberOfIndices != 7 ||
@@ -29,7 +30,7 @@ func TestCreate(t *testing.T) {
 		t.Errorf("created %+v", got)
 	}
 	// What was answered is what is stored.
-	again := decodeJSON[indexsets.Summary](t, e.do("GET", "/system/indices/index_sets/"+got.ID, "", all))
+	again := routertest.Decode[indexsets.Summary](t, e.do("GET", "/system/indices/index_sets/"+got.ID, "", all))
 	if again.CreationDate != got.CreationDate || again.Title != got.Title || again.RotationStrategy != got.RotationStrategy {
 		t.Errorf("stored %+v, answered %+v", again, got)
 	}
@@ -46,7 +47,7 @@ func TestCreateDefaults(t *testing.T) {
 	if rec.Code != http.StatusOK {
 		t.Fatalf("status %d: %s", rec.Code, rec.Body)
 	}
-	got := decodeJSON[indexsets.Summary](t, rec)
+	got := routertest.Decode[indexsets.Summary](t, rec)
 	if got.ID == "ignored" || got.Default || !got.Writable || got.Replicas != 0 || got.IndexAnalyzer != "standard" ||
 		got.IndexOptimizationMaxNumSegments != 1 || got.IndexOptimizationDisabled || got.FieldTypeRefreshInterval != 5000 ||
 		!got.CreationDate.Equal(epoch) || got.Description != nil || got.RotationStrategy.RotationPeriod.String() != "PT12H" ||
@@ -112,7 +113,7 @@ func TestCreateInvalid(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			wantInvalid(t, e.do("POST", "/system/indices/index_sets", body(tt.overrides), all), tt.field, tt.msg)
+			routertest.WantInvalid(t, e.do("POST", "/system/indices/index_sets", body(tt.overrides), all), map[string]string{tt.field: tt.msg})
 		})
 	}
 	// None of them was stored.
@@ -139,7 +140,7 @@ func TestCreateRefused(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			wantError(t, e.do("POST", "/system/indices/index_sets", tt.body, tt.perms), tt.status, tt.msg)
+			routertest.WantError(t, e.do("POST", "/system/indices/index_sets", tt.body, tt.perms), tt.status, tt.msg)
 		})
 	}
 }
@@ -194,8 +195,8 @@ func TestUpdate(t *testing.T) {
 			if rec.Code != http.StatusOK {
 				t.Fatalf("status %d: %s", rec.Code, rec.Body)
 			}
-			tt.check(t, decodeJSON[indexsets.Summary](t, rec))
-			stored := decodeJSON[indexsets.Summary](t, e.do("GET", "/system/indices/index_sets/"+tt.id, "", all))
+			tt.check(t, routertest.Decode[indexsets.Summary](t, rec))
+			stored := routertest.Decode[indexsets.Summary](t, e.do("GET", "/system/indices/index_sets/"+tt.id, "", all))
 			tt.check(t, stored)
 		})
 	}
@@ -231,13 +232,13 @@ func TestUpdateRefused(t *testing.T) {
 			}
 			rec := e.do("PUT", "/system/indices/index_sets/"+tt.id, tt.body, perms)
 			if tt.field != "" {
-				wantInvalid(t, rec, tt.field, tt.msg)
+				routertest.WantInvalid(t, rec, map[string]string{tt.field: tt.msg})
 				return
 			}
-			wantError(t, rec, tt.status, e.expand(tt.msg))
+			routertest.WantError(t, rec, tt.status, e.expand(tt.msg))
 		})
 	}
-	got := decodeJSON[indexsets.Summary](t, e.do("GET", "/system/indices/index_sets/{default}", "", all))
+	got := routertest.Decode[indexsets.Summary](t, e.do("GET", "/system/indices/index_sets/{default}", "", all))
 	if !got.Writable || got.Title != "Default index set" {
 		t.Errorf("a refused update changed the default: %+v", got)
 	}
@@ -249,10 +250,10 @@ func TestSetDefault(t *testing.T) {
 	if rec.Code != http.StatusOK {
 		t.Fatalf("status %d: %s", rec.Code, rec.Body)
 	}
-	if got := decodeJSON[indexsets.Summary](t, rec); !got.Default || got.ID != e.ids["custom"] {
+	if got := routertest.Decode[indexsets.Summary](t, rec); !got.Default || got.ID != e.ids["custom"] {
 		t.Errorf("answered %+v", got)
 	}
-	if got := decodeJSON[indexsets.Summary](t, e.do("GET", "/system/indices/index_sets/{default}", "", all)); got.Default {
+	if got := routertest.Decode[indexsets.Summary](t, e.do("GET", "/system/indices/index_sets/{default}", "", all)); got.Default {
 		t.Errorf("the old default is still marked default")
 	}
 	if def, err := e.svc.DefaultID(t.Context()); err != nil || def != e.ids["custom"] {
@@ -262,7 +263,7 @@ func TestSetDefault(t *testing.T) {
 	if rec := e.do("DELETE", "/system/indices/index_sets/{default}", "", all); rec.Code != http.StatusNoContent {
 		t.Errorf("deleting the former default: %d %s", rec.Code, rec.Body)
 	}
-	wantError(t, e.do("DELETE", "/system/indices/index_sets/{custom}", "", all), 400, e.expand("Default index set <{custom}> cannot be deleted!"))
+	routertest.WantError(t, e.do("DELETE", "/system/indices/index_sets/{custom}", "", all), 400, e.expand("Default index set <{custom}> cannot be deleted!"))
 
 	const unknown = "5f0000000000000000000000"
 	for _, tt := range []struct {
@@ -280,7 +281,7 @@ func TestSetDefault(t *testing.T) {
 			for i, p := range tt.perms {
 				perms[i] = e.expand(p)
 			}
-			wantError(t, e.do("PUT", "/system/indices/index_sets/"+tt.id+"/default", "", perms), tt.status, tt.msg)
+			routertest.WantError(t, e.do("PUT", "/system/indices/index_sets/"+tt.id+"/default", "", perms), tt.status, tt.msg)
 		})
 	}
 }
@@ -312,7 +313,7 @@ func TestDelete(t *testing.T) {
 			rec := e.do("DELETE", tt.path, "", perms)
 			after, _ := e.svc.Count(t.Context())
 			if tt.status != http.StatusNoContent {
-				wantError(t, rec, tt.status, e.expand(tt.msg))
+				routertest.WantError(t, rec, tt.status, e.expand(tt.msg))
 				if after != before {
 					t.Errorf("a refused delete removed an index set")
 				}
@@ -324,7 +325,7 @@ func TestDelete(t *testing.T) {
 			if after != before-1 {
 				t.Errorf("Count %d → %d", before, after)
 			}
-			wantError(t, e.do("GET", tt.path, "", all), 404, "Couldn't load index set")
+			routertest.WantError(t, e.do("GET", tt.path, "", all), 404, "Couldn't load index set")
 		})
 	}
 }
@@ -332,7 +333,7 @@ func TestDelete(t *testing.T) {
 func TestDeleteStreamsFailure(t *testing.T) {
 	e := newEnv(t)
 	e.streams.err = errBroken
-	wantError(t, e.do("DELETE", "/system/indices/index_sets/{custom}", "", all), 500, "Internal error")
+	routertest.WantError(t, e.do("DELETE", "/system/indices/index_sets/{custom}", "", all), 500, "Internal error")
 	// Without streams wired nothing uses an index set.
 	e.svc.SetStreams(nil)
 	if rec := e.do("DELETE", "/system/indices/index_sets/{events}", "", all); rec.Code != http.StatusNoContent {

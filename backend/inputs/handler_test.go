@@ -14,6 +14,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/loggate/loggate/backend/inputs"
+	"github.com/loggate/loggate/router/routertest"
 )
 
 const (
@@ -37,14 +38,14 @@ func attributes(t *testing.T, body string) map[string]any {
 func TestCreateGetList(t *testing.T) {
 	e := newEnv(t)
 	rec := e.admin("POST", "/system/inputs", udpBody)
-	wantStatus(t, rec, http.StatusCreated)
+	routertest.WantStatus(t, rec, http.StatusCreated)
 	id := gjson.Get(rec.Body.String(), "id").String()
 	if rec.Body.String() != `{"id":"`+id+`"}` || len(id) != 24 || rec.Header().Get("Location") != "/system/inputs/"+id {
 		t.Errorf("created %s, Location %q", rec.Body, rec.Header().Get("Location"))
 	}
 
 	one := e.admin("GET", "/system/inputs/"+id, "")
-	wantStatus(t, one, http.StatusOK)
+	routertest.WantStatus(t, one, http.StatusOK)
 	s := gjson.Parse(one.Body.String())
 	for path, want := range map[string]string{
 		"title": "gelf udp", "global": "true", "name": "GELF UDP", "id": id, "created_at": "2021-03-04T05:06:07.891Z",
@@ -67,7 +68,7 @@ func TestCreateGetList(t *testing.T) {
 
 	tid := e.create(`{"title":"tcp","type":"` + tcp + `","global":false,"node":"n1","configuration":{"bind_address":"127.0.0.1","port":"5555","tls_enable":true,"tls_key_password":"hunter2","tls_client_auth":"REQUIRED"}}`)
 	list := e.admin("GET", "/system/inputs", "")
-	wantStatus(t, list, http.StatusOK)
+	routertest.WantStatus(t, list, http.StatusOK)
 	l := gjson.Parse(list.Body.String())
 	if l.Get("total").Int() != 2 || l.Get("inputs.0.id").String() != id || l.Get("inputs.1.id").String() != tid {
 		t.Fatalf("list %s", list.Body)
@@ -90,12 +91,12 @@ func TestCreateGetList(t *testing.T) {
 func TestListEmpty(t *testing.T) {
 	e := newEnv(t)
 	rec := e.admin("GET", "/system/inputs", "")
-	wantStatus(t, rec, http.StatusOK)
+	routertest.WantStatus(t, rec, http.StatusOK)
 	if rec.Body.String() != `{"total":0,"inputs":[]}` {
 		t.Errorf("empty list %s", rec.Body)
 	}
 	rec = e.admin("GET", "/system/inputstates", "")
-	wantStatus(t, rec, http.StatusOK)
+	routertest.WantStatus(t, rec, http.StatusOK)
 	if rec.Body.String() != `{"states":[]}` {
 		t.Errorf("empty states %s", rec.Body)
 	}
@@ -121,7 +122,7 @@ func TestCreateRefuses(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t)
-			wantInvalid(t, e.admin("POST", "/system/inputs", c.body), c.fields)
+			routertest.WantInvalid(t, e.admin("POST", "/system/inputs", c.body), c.fields)
 			if n := e.count(); n != 0 {
 				t.Errorf("%d inputs stored", n)
 			}
@@ -142,7 +143,7 @@ func TestCreateMalformed(t *testing.T) {
 		{`{"title":"a","type":"` + udp + `","configuration":[1]}`, http.StatusBadRequest, "property configuration must be an object"},
 	} {
 		e := newEnv(t)
-		wantError(t, e.admin("POST", "/system/inputs", c.body), c.status, c.msg)
+		routertest.WantError(t, e.admin("POST", "/system/inputs", c.body), c.status, c.msg)
 		if n := e.count(); n != 0 {
 			t.Errorf("%s: %d inputs stored", c.body, n)
 		}
@@ -155,10 +156,10 @@ func TestGetNotFound(t *testing.T) {
 		{"5f0000000000000000000000", "Input <5f0000000000000000000000> not found!"},
 		{"nope", "Input id <nope> is invalid!"},
 	} {
-		wantError(t, e.admin("GET", "/system/inputs/"+c.id, ""), http.StatusNotFound, c.msg)
-		wantError(t, e.admin("PUT", "/system/inputs/"+c.id, udpBody), http.StatusNotFound, c.msg)
-		wantError(t, e.admin("DELETE", "/system/inputs/"+c.id, ""), http.StatusNotFound, c.msg)
-		wantError(t, e.admin("GET", "/system/inputstates/"+c.id, ""), http.StatusNotFound, "No input state for input id <"+c.id+"> on this node.")
+		routertest.WantError(t, e.admin("GET", "/system/inputs/"+c.id, ""), http.StatusNotFound, c.msg)
+		routertest.WantError(t, e.admin("PUT", "/system/inputs/"+c.id, udpBody), http.StatusNotFound, c.msg)
+		routertest.WantError(t, e.admin("DELETE", "/system/inputs/"+c.id, ""), http.StatusNotFound, c.msg)
+		routertest.WantError(t, e.admin("GET", "/system/inputstates/"+c.id, ""), http.StatusNotFound, "No input state for input id <"+c.id+"> on this node.")
 	}
 }
 
@@ -168,7 +169,7 @@ func TestUpdate(t *testing.T) {
 	e.clock.set(start.Add(time.Hour))
 	rec := e.do(principal(t, "inputs:edit:"+id), "PUT", "/system/inputs/"+id,
 		`{"title":"renamed","type":"`+tcp+`","global":true,"node":"n2","configuration":{"bind_address":"0.0.0.0","port":2,"tls_key_password":"<password set>"}}`)
-	wantStatus(t, rec, http.StatusCreated)
+	routertest.WantStatus(t, rec, http.StatusCreated)
 	if rec.Body.String() != `{"id":"`+id+`"}` || rec.Header().Get("Location") != "/system/inputs/"+id {
 		t.Errorf("update answered %s, Location %q", rec.Body, rec.Header().Get("Location"))
 	}
@@ -181,7 +182,7 @@ func TestUpdate(t *testing.T) {
 		t.Errorf("after update %+v", in)
 	}
 	// A new password replaces the stored one; another type is validated as such.
-	wantStatus(t, e.admin("PUT", "/system/inputs/"+id,
+	routertest.WantStatus(t, e.admin("PUT", "/system/inputs/"+id,
 		`{"title":"http","type":"`+gelfHTTP+`","node":"n3","configuration":{"bind_address":"::","port":3,"tls_key_password":"new","enable_cors":false}}`), http.StatusCreated)
 	if in, _ = e.svc.Get(t.Context(), id); in.Type != gelfHTTP || *in.Node != "n3" || in.Configuration["tls_key_password"] != "new" ||
 		in.Configuration["enable_cors"] != false || in.Configuration["max_chunk_size"] != 65536 {
@@ -204,7 +205,7 @@ func TestUpdateRefuses(t *testing.T) {
 			e := newEnv(t)
 			id := e.create(udpBody)
 			before := e.admin("GET", "/system/inputs/"+id, "").Body.String()
-			wantInvalid(t, e.admin("PUT", "/system/inputs/"+id, c.body), c.fields)
+			routertest.WantInvalid(t, e.admin("PUT", "/system/inputs/"+id, c.body), c.fields)
 			if after := e.admin("GET", "/system/inputs/"+id, "").Body.String(); after != before {
 				t.Errorf("changed by a refused update:\n%s\n%s", before, after)
 			}
@@ -212,8 +213,8 @@ func TestUpdateRefuses(t *testing.T) {
 	}
 	e := newEnv(t)
 	id := e.create(udpBody)
-	wantError(t, e.admin("PUT", "/system/inputs/"+id, `{"title":"a","type":"org.example.Nope","global":true}`), http.StatusNotFound, "There is no such input type registered.")
-	wantError(t, e.admin("PUT", "/system/inputs/"+id, `{"title":"a","extra":1}`), http.StatusBadRequest, "Unable to map property extra")
+	routertest.WantError(t, e.admin("PUT", "/system/inputs/"+id, `{"title":"a","type":"org.example.Nope","global":true}`), http.StatusNotFound, "There is no such input type registered.")
+	routertest.WantError(t, e.admin("PUT", "/system/inputs/"+id, `{"title":"a","extra":1}`), http.StatusBadRequest, "Unable to map property extra")
 }
 
 func TestNodeChecker(t *testing.T) {
@@ -228,9 +229,9 @@ func TestNodeChecker(t *testing.T) {
 		return `{"title":"a","type":"` + udp + `","node":"` + node + `","configuration":{"bind_address":"0.0.0.0","port":1}}`
 	}
 	id := e.create(body("n1"))
-	wantInvalid(t, e.admin("POST", "/system/inputs", body("n9")), map[string]string{"node": "Node n9 does not exist"})
-	wantInvalid(t, e.admin("PUT", "/system/inputs/"+id, body("n9")), map[string]string{"node": "Node n9 does not exist"})
-	wantStatus(t, e.admin("POST", "/system/inputs", body("broken")), http.StatusInternalServerError)
+	routertest.WantInvalid(t, e.admin("POST", "/system/inputs", body("n9")), map[string]string{"node": "Node n9 does not exist"})
+	routertest.WantInvalid(t, e.admin("PUT", "/system/inputs/"+id, body("n9")), map[string]string{"node": "Node n9 does not exist"})
+	routertest.WantStatus(t, e.admin("POST", "/system/inputs", body("broken")), http.StatusInternalServerError)
 	// Global inputs name no node, and none is checked.
 	e.create(`{"title":"g","type":"` + udp + `","global":true,"node":"n9","configuration":{"bind_address":"0.0.0.0","port":1}}`)
 	if n := e.count(); n != 2 {
@@ -243,10 +244,10 @@ func TestDelete(t *testing.T) {
 	id := e.create(udpBody)
 	keep := e.create(udpBody)
 	e.states.Set(id, inputs.StateRunning, "")
-	wantStatus(t, e.admin("DELETE", "/system/inputs/"+id, ""), http.StatusNoContent)
-	wantError(t, e.admin("GET", "/system/inputs/"+id, ""), http.StatusNotFound, "not found")
-	wantError(t, e.admin("DELETE", "/system/inputs/"+id, ""), http.StatusNotFound, "not found")
-	wantStatus(t, e.admin("GET", "/system/inputs/"+keep, ""), http.StatusOK)
+	routertest.WantStatus(t, e.admin("DELETE", "/system/inputs/"+id, ""), http.StatusNoContent)
+	routertest.WantError(t, e.admin("GET", "/system/inputs/"+id, ""), http.StatusNotFound, "not found")
+	routertest.WantError(t, e.admin("DELETE", "/system/inputs/"+id, ""), http.StatusNotFound, "not found")
+	routertest.WantStatus(t, e.admin("GET", "/system/inputs/"+keep, ""), http.StatusOK)
 	// The state of a deleted input is dropped: an input stored again under
 	// the same id would start from CREATED.
 	if st := e.states.Summary(inputs.Input{ID: id}); st.State != inputs.StateCreated {
@@ -257,8 +258,8 @@ func TestDelete(t *testing.T) {
 func TestTypes(t *testing.T) {
 	e := newEnv(t)
 	rec := e.admin("GET", "/system/inputs/types", "")
-	wantStatus(t, rec, http.StatusOK)
-	names := decode[struct {
+	routertest.WantStatus(t, rec, http.StatusOK)
+	names := routertest.Decode[struct {
 		Types map[string]string `json:"types"`
 	}](t, rec)
 	if want := map[string]string{udp: "GELF UDP", tcp: "GELF TCP", gelfHTTP: "GELF HTTP"}; !maps.Equal(names.Types, want) {
@@ -266,7 +267,7 @@ func TestTypes(t *testing.T) {
 	}
 
 	all := e.admin("GET", "/system/inputs/types/all", "")
-	wantStatus(t, all, http.StatusOK)
+	routertest.WantStatus(t, all, http.StatusOK)
 	a := gjson.Parse(all.Body.String())
 	if len(a.Map()) != 3 {
 		t.Fatalf("all types %s", all.Body)
@@ -293,7 +294,7 @@ func TestTypes(t *testing.T) {
 			t.Errorf("%s info %s", class, info.Raw)
 		}
 		one := e.admin("GET", "/system/inputs/types/"+class, "")
-		wantStatus(t, one, http.StatusOK)
+		routertest.WantStatus(t, one, http.StatusOK)
 		if one.Body.String() != info.Raw {
 			t.Errorf("%s alone %s\nin all %s", class, one.Body, info.Raw)
 		}
@@ -320,7 +321,7 @@ func TestTypes(t *testing.T) {
 	if u := a.Get(gjson.Escape(udp) + ".requested_configuration"); u.Get("recv_buffer_size.default_value").Int() != 262144 {
 		t.Errorf("GELF UDP fields %s", u.Raw)
 	}
-	wantError(t, e.admin("GET", "/system/inputs/types/org.example.Nope", ""), http.StatusNotFound, "Unknown input type org.example.Nope requested.")
+	routertest.WantError(t, e.admin("GET", "/system/inputs/types/org.example.Nope", ""), http.StatusNotFound, "Unknown input type org.example.Nope requested.")
 }
 
 func TestStates(t *testing.T) {
@@ -332,7 +333,7 @@ func TestStates(t *testing.T) {
 	id := e.create(`{"title":"tcp","type":"` + tcp + `","node":"n1","configuration":{"bind_address":"0.0.0.0","port":1,"tls_key_password":"pw"}}`)
 
 	rec := e.admin("GET", "/system/inputstates", "")
-	wantStatus(t, rec, http.StatusOK)
+	routertest.WantStatus(t, rec, http.StatusOK)
 	s := gjson.Parse(rec.Body.String())
 	if s.Get("states.#").Int() != 2 {
 		t.Fatalf("states %s", rec.Body)
@@ -353,7 +354,7 @@ func TestStates(t *testing.T) {
 	e.clock.set(start.Add(3 * time.Minute))
 	e.states.Set(id, inputs.StateFailed, "bind: address already in use")
 	one := e.admin("GET", "/system/inputstates/"+id, "")
-	wantStatus(t, one, http.StatusOK)
+	routertest.WantStatus(t, one, http.StatusOK)
 	o := gjson.Parse(one.Body.String())
 	if o.Get("state").String() != "FAILED" || o.Get("detailed_message").String() != "bind: address already in use" ||
 		o.Get("started_at").String() != "2021-03-04T05:08:07.891Z" || o.Get("message_input.title").String() != "tcp" {
@@ -391,7 +392,7 @@ func TestPermissions(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			wantStatus(t, e.do(principal(t, c.perms...), c.method, c.path, c.body), c.status)
+			routertest.WantStatus(t, e.do(principal(t, c.perms...), c.method, c.path, c.body), c.status)
 		})
 	}
 	for _, c := range cases {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/loggate/loggate/backend/inputs"
 	"github.com/loggate/loggate/backend/store"
+	"github.com/loggate/loggate/router/routertest"
 )
 
 func TestPersistence(t *testing.T) {
@@ -15,7 +16,7 @@ func TestPersistence(t *testing.T) {
 	ctx := t.Context()
 	a := e.create(udpBody)
 	b := e.create(`{"title":"tcp","type":"` + tcp + `","node":"n1","configuration":{"bind_address":"0.0.0.0","port":"1","tls_key_password":"hunter2","tls_enable":"true"}}`)
-	wantStatus(t, e.admin("PUT", "/system/inputs/"+a, `{"title":"renamed","type":"`+udp+`","global":true,"configuration":{"bind_address":"::","port":2}}`), 201)
+	routertest.WantStatus(t, e.admin("PUT", "/system/inputs/"+a, `{"title":"renamed","type":"`+udp+`","global":true,"configuration":{"bind_address":"::","port":2}}`), 201)
 	before, err := e.svc.All(ctx)
 	if err != nil {
 		t.Fatal(err)

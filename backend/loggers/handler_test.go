@@ -1,7 +1,6 @@
 package loggers_test
 
 import (
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -32,15 +31,6 @@ func serve(t testing.TB, h http.Handler, p *auth.Principal, method, path string)
 	return rec
 }
 
-func decode[T any](t testing.TB, rec *httptest.ResponseRecorder) T {
-	t.Helper()
-	var v T
-	if err := json.Unmarshal(rec.Body.Bytes(), &v); err != nil {
-		t.Fatalf("decoding %q: %v", rec.Body.String(), err)
-	}
-	return v
-}
-
 func checkError(t testing.TB, rec *httptest.ResponseRecorder, status int, msg string) {
 	t.Helper()
 	if rec.Code != status {
@@ -49,7 +39,7 @@ func checkError(t testing.TB, rec *httptest.ResponseRecorder, status int, msg st
 	if msg == "" {
 		return
 	}
-	body := decode[api.ErrorBody](t, rec)
+	body := routertest.Decode[api.ErrorBody](t, rec)
 	if body.Type != "ApiError" || body.Message != msg {
 		t.Errorf("body = %+v, want ApiError %q", body, msg)
 	}
@@ -106,7 +96,7 @@ func TestListLoggers(t *testing.T) {
 			if rec.Code != http.StatusOK {
 				t.Fatalf("status = %d; body %s", rec.Code, rec.Body)
 			}
-			got := decode[loggersJSON](t, rec)
+			got := routertest.Decode[loggersJSON](t, rec)
 			if got.Total != len(tt.want) || !reflect.DeepEqual(got.Loggers, tt.want) {
 				t.Errorf("got total %d %v, want total %d %v", got.Total, got.Loggers, len(tt.want), tt.want)
 			}
@@ -157,7 +147,7 @@ func TestListSubsystems(t *testing.T) {
 			if rec.Code != http.StatusOK {
 				t.Fatalf("status = %d; body %s", rec.Code, rec.Body)
 			}
-			got := decode[struct {
+			got := routertest.Decode[struct {
 				Subsystems map[string]subsystemJSON `json:"subsystems"`
 			}](t, rec)
 			want := map[string]subsystemJSON{}
@@ -254,7 +244,7 @@ func TestSetThenList(t *testing.T) {
 	h := newRouter(levels)
 	admin := principal(t, "*")
 	checkError(t, serve(t, h, admin, http.MethodPut, "/system/loggers/loggate.indexer/level/debug"), http.StatusNoContent, "")
-	got := decode[loggersJSON](t, serve(t, h, admin, http.MethodGet, "/system/loggers"))
+	got := routertest.Decode[loggersJSON](t, serve(t, h, admin, http.MethodGet, "/system/loggers"))
 	want := map[string]loggerJSON{
 		"loggate":              {"info", 400},
 		"loggate.indexer":      {"debug", 500},

@@ -10,6 +10,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/loggate/loggate/backend/outputs"
+	"github.com/loggate/loggate/router/routertest"
 )
 
 const gelf = outputs.GELFType
@@ -32,8 +33,8 @@ const minimal = `{"title":"fwd","type":"` + gelf + `","configuration":{"hostname
 func TestCreateGetList(t *testing.T) {
 	e := newEnv(t)
 	rec := e.admin("POST", "/system/outputs", minimal)
-	wantStatus(t, rec, http.StatusCreated)
-	got := decode[outputs.Summary](t, rec)
+	routertest.WantStatus(t, rec, http.StatusCreated)
+	got := routertest.Decode[outputs.Summary](t, rec)
 	if rec.Header().Get("Location") != "/system/outputs/"+got.ID || len(got.ID) != 24 {
 		t.Errorf("Location %q for id %q", rec.Header().Get("Location"), got.ID)
 	}
@@ -47,7 +48,7 @@ func TestCreateGetList(t *testing.T) {
 	}
 
 	one := e.admin("GET", "/system/outputs/"+got.ID, "")
-	wantStatus(t, one, http.StatusOK)
+	routertest.WantStatus(t, one, http.StatusOK)
 	if one.Body.String() != rec.Body.String() {
 		t.Errorf("GET %s\nPOST %s", one.Body, rec.Body)
 	}
@@ -57,7 +58,7 @@ func TestCreateGetList(t *testing.T) {
 		t.Errorf("coerced %+v", second)
 	}
 	list := e.admin("GET", "/system/outputs", "")
-	wantStatus(t, list, http.StatusOK)
+	routertest.WantStatus(t, list, http.StatusOK)
 	l := gjson.Parse(list.Body.String())
 	if l.Get("total").Int() != 2 || l.Get("outputs.0.id").String() != got.ID || l.Get("outputs.1.id").String() != second.ID {
 		t.Errorf("list %s", list.Body)
@@ -74,7 +75,7 @@ func jsonNumbers(m map[string]any) map[string]any {
 
 func TestListEmpty(t *testing.T) {
 	rec := newEnv(t).admin("GET", "/system/outputs", "")
-	wantStatus(t, rec, http.StatusOK)
+	routertest.WantStatus(t, rec, http.StatusOK)
 	if rec.Body.String() != `{"total":0,"outputs":[]}` {
 		t.Errorf("empty list %s", rec.Body)
 	}
@@ -99,7 +100,7 @@ func TestCreateRefuses(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t)
-			wantInvalid(t, e.admin("POST", "/system/outputs", c.body), c.fields)
+			routertest.WantInvalid(t, e.admin("POST", "/system/outputs", c.body), c.fields)
 			if n := e.count(); n != 0 {
 				t.Errorf("%d outputs stored", n)
 			}
@@ -115,7 +116,7 @@ func TestCreateMalformed(t *testing.T) {
 		{`{"title":1}`, "property title must be a string"},
 	} {
 		e := newEnv(t)
-		wantError(t, e.admin("POST", "/system/outputs", c.body), http.StatusBadRequest, c.msg)
+		routertest.WantError(t, e.admin("POST", "/system/outputs", c.body), http.StatusBadRequest, c.msg)
 	}
 }
 
@@ -133,7 +134,7 @@ func TestCreateAttachesStreams(t *testing.T) {
 func TestCreateUnknownStreamStoresNothing(t *testing.T) {
 	e := newEnv(t)
 	rec := e.admin("POST", "/system/outputs", `{"title":"a","type":"`+gelf+`","configuration":{"hostname":"h","port":1,"protocol":"TCP"},"streams":["s1","nope"]}`)
-	wantError(t, rec, http.StatusNotFound, "Stream <nope> not found!")
+	routertest.WantError(t, rec, http.StatusNotFound, "Stream <nope> not found!")
 	if n := e.count(); n != 0 {
 		t.Errorf("%d outputs stored", n)
 	}
@@ -145,9 +146,9 @@ func TestCreateUnknownStreamStoresNothing(t *testing.T) {
 func TestGetNotFound(t *testing.T) {
 	e := newEnv(t)
 	for _, id := range []string{"5f0000000000000000000000", "nope", "5F000000000000000000000Z"} {
-		wantError(t, e.admin("GET", "/system/outputs/"+id, ""), http.StatusNotFound, "Couldn't find output with id "+id)
-		wantError(t, e.admin("PUT", "/system/outputs/"+id, `{"title":"x"}`), http.StatusNotFound, "Couldn't find output with id "+id)
-		wantError(t, e.admin("DELETE", "/system/outputs/"+id, ""), http.StatusNotFound, "Couldn't find output with id "+id)
+		routertest.WantError(t, e.admin("GET", "/system/outputs/"+id, ""), http.StatusNotFound, "Couldn't find output with id "+id)
+		routertest.WantError(t, e.admin("PUT", "/system/outputs/"+id, `{"title":"x"}`), http.StatusNotFound, "Couldn't find output with id "+id)
+		routertest.WantError(t, e.admin("DELETE", "/system/outputs/"+id, ""), http.StatusNotFound, "Couldn't find output with id "+id)
 	}
 }
 
@@ -156,8 +157,8 @@ func TestUpdate(t *testing.T) {
 	out := e.create(minimal)
 	rec := e.admin("PUT", "/system/outputs/"+out.ID,
 		`{"title":"renamed","type":"`+gelf+`","configuration":{"hostname":"other","port":"1514","protocol":"UDP"},"streams":["s1"],"id":"x","whatever":1}`)
-	wantStatus(t, rec, http.StatusOK)
-	got := decode[outputs.Summary](t, rec)
+	routertest.WantStatus(t, rec, http.StatusOK)
+	got := routertest.Decode[outputs.Summary](t, rec)
 	want := out
 	want.Title = "renamed"
 	want.Configuration = jsonNumbers(gelfDefaults(map[string]any{"hostname": "other", "port": 1514, "protocol": "UDP"}))
@@ -172,8 +173,8 @@ func TestUpdate(t *testing.T) {
 	}
 	// A title alone leaves the configuration.
 	rec = e.admin("PUT", "/system/outputs/"+out.ID, `{"title":"again","content_pack":"cp"}`)
-	wantStatus(t, rec, http.StatusOK)
-	if g := decode[outputs.Summary](t, rec); g.Title != "again" || *g.ContentPack != "cp" || g.Configuration["hostname"] != "other" {
+	routertest.WantStatus(t, rec, http.StatusOK)
+	if g := routertest.Decode[outputs.Summary](t, rec); g.Title != "again" || *g.ContentPack != "cp" || g.Configuration["hostname"] != "other" {
 		t.Errorf("after a title update %+v", g)
 	}
 }
@@ -197,7 +198,7 @@ func TestUpdateRefuses(t *testing.T) {
 			e := newEnv(t)
 			out := e.create(minimal)
 			before := e.admin("GET", "/system/outputs/"+out.ID, "").Body.String()
-			wantInvalid(t, e.admin("PUT", "/system/outputs/"+out.ID, c.body), c.fields)
+			routertest.WantInvalid(t, e.admin("PUT", "/system/outputs/"+out.ID, c.body), c.fields)
 			if after := e.admin("GET", "/system/outputs/"+out.ID, "").Body.String(); after != before {
 				t.Errorf("changed by a refused update:\n%s\n%s", before, after)
 			}
@@ -206,7 +207,7 @@ func TestUpdateRefuses(t *testing.T) {
 	e := newEnv(t)
 	out := e.create(minimal)
 	for _, body := range []string{`null`, `[]`, ``, `{`} {
-		wantError(t, e.admin("PUT", "/system/outputs/"+out.ID, body), http.StatusBadRequest, "")
+		routertest.WantError(t, e.admin("PUT", "/system/outputs/"+out.ID, body), http.StatusBadRequest, "")
 	}
 }
 
@@ -214,28 +215,28 @@ func TestDelete(t *testing.T) {
 	e := newEnv(t)
 	out := e.create(`{"title":"a","type":"` + gelf + `","configuration":{"hostname":"h","port":1,"protocol":"TCP"},"streams":["s1","s2"]}`)
 	keep := e.create(`{"title":"b","type":"` + gelf + `","configuration":{"hostname":"h","port":1,"protocol":"TCP"},"streams":["s1"]}`)
-	wantStatus(t, e.admin("DELETE", "/system/outputs/"+out.ID, ""), http.StatusNoContent)
+	routertest.WantStatus(t, e.admin("DELETE", "/system/outputs/"+out.ID, ""), http.StatusNoContent)
 	if got := e.streams.of("s1"); !slices.Equal(got, []string{keep.ID}) {
 		t.Errorf("s1 has %v after the delete", got)
 	}
 	if got := e.streams.of("s2"); len(got) != 0 {
 		t.Errorf("s2 has %v after the delete", got)
 	}
-	wantError(t, e.admin("GET", "/system/outputs/"+out.ID, ""), http.StatusNotFound, "Couldn't find output")
-	wantError(t, e.admin("DELETE", "/system/outputs/"+out.ID, ""), http.StatusNotFound, "Couldn't find output")
+	routertest.WantError(t, e.admin("GET", "/system/outputs/"+out.ID, ""), http.StatusNotFound, "Couldn't find output")
+	routertest.WantError(t, e.admin("DELETE", "/system/outputs/"+out.ID, ""), http.StatusNotFound, "Couldn't find output")
 }
 
 func TestDeleteKeepsOutputWhenStreamsFail(t *testing.T) {
 	e := newEnv(t)
 	out := e.create(minimal)
 	e.streams.removeErr = errBroken
-	wantStatus(t, e.admin("DELETE", "/system/outputs/"+out.ID, ""), http.StatusInternalServerError)
-	wantStatus(t, e.admin("GET", "/system/outputs/"+out.ID, ""), http.StatusOK)
+	routertest.WantStatus(t, e.admin("DELETE", "/system/outputs/"+out.ID, ""), http.StatusInternalServerError)
+	routertest.WantStatus(t, e.admin("GET", "/system/outputs/"+out.ID, ""), http.StatusOK)
 }
 
 func TestAvailable(t *testing.T) {
 	rec := newEnv(t).admin("GET", "/system/outputs/available", "")
-	wantStatus(t, rec, http.StatusOK)
+	routertest.WantStatus(t, rec, http.StatusOK)
 	body := gjson.Parse(rec.Body.String())
 	if n := len(body.Get("types").Map()); n != 1 {
 		t.Fatalf("%d types: %s", n, rec.Body)
@@ -298,7 +299,7 @@ func TestPermissions(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			wantStatus(t, e.do(principal(t, c.perms...), c.method, c.path, c.body), c.status)
+			routertest.WantStatus(t, e.do(principal(t, c.perms...), c.method, c.path, c.body), c.status)
 		})
 	}
 	for _, c := range cases {

@@ -2,7 +2,6 @@ package outputs_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -15,7 +14,6 @@ import (
 	"time"
 
 	"github.com/loggate/loggate/auth"
-	"github.com/loggate/loggate/backend/api"
 	"github.com/loggate/loggate/backend/outputs"
 	"github.com/loggate/loggate/backend/store"
 	"github.com/loggate/loggate/backend/store/bolt"
@@ -150,54 +148,7 @@ func (e *env) create(body string) outputs.Summary {
 	if rec.Code != http.StatusCreated {
 		e.t.Fatalf("create: %d %s", rec.Code, rec.Body)
 	}
-	return decode[outputs.Summary](e.t, rec)
-}
-
-func decode[T any](t testing.TB, rec *httptest.ResponseRecorder) T {
-	t.Helper()
-	var v T
-	if err := json.Unmarshal(rec.Body.Bytes(), &v); err != nil {
-		t.Fatalf("decoding %q: %v", rec.Body.String(), err)
-	}
-	return v
-}
-
-func wantStatus(t testing.TB, rec *httptest.ResponseRecorder, status int) {
-	t.Helper()
-	if rec.Code != status {
-		t.Fatalf("status %d, want %d; body %s", rec.Code, status, rec.Body)
-	}
-}
-
-// wantError checks an ApiError's status and message.
-func wantError(t testing.TB, rec *httptest.ResponseRecorder, status int, msg string) {
-	t.Helper()
-	wantStatus(t, rec, status)
-	body := decode[api.ErrorBody](t, rec)
-	if body.Type != "ApiError" || !strings.Contains(body.Message, msg) {
-		t.Errorf("body %s, want an ApiError containing %q", rec.Body, msg)
-	}
-}
-
-type validationBody struct {
-	Type   string                         `json:"type"`
-	Errors map[string][]map[string]string `json:"validation_errors"`
-}
-
-// wantInvalid checks a ValidationApiError naming exactly fields, each with a
-// message containing its text.
-func wantInvalid(t testing.TB, rec *httptest.ResponseRecorder, fields map[string]string) {
-	t.Helper()
-	wantStatus(t, rec, http.StatusBadRequest)
-	body := decode[validationBody](t, rec)
-	if body.Type != "ValidationApiError" || len(body.Errors) != len(fields) {
-		t.Fatalf("body %s, want a ValidationApiError on %v", rec.Body, fields)
-	}
-	for f, part := range fields {
-		if len(body.Errors[f]) == 0 || !strings.Contains(body.Errors[f][0]["error"], part) {
-			t.Errorf("%s: %v, want a message containing %q", f, body.Errors[f], part)
-		}
-	}
+	return routertest.Decode[outputs.Summary](e.t, rec)
 }
 
 func (e *env) count() int {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/loggate/loggate/backend/outputs"
 	"github.com/loggate/loggate/backend/store"
+	"github.com/loggate/loggate/router/routertest"
 )
 
 func TestPersistence(t *testing.T) {
@@ -92,7 +93,7 @@ func TestCreateReportsFailedUndo(t *testing.T) {
 	e.streams.removeErr = errors.New("detach failed")
 	rec := e.admin("POST", "/system/outputs", `{"title":"a","type":"`+gelf+`","configuration":{"hostname":"h","port":1,"protocol":"TCP"},"streams":["nope"]}`)
 	// The client sees the cause; the undo's failure is only logged.
-	wantError(t, rec, http.StatusNotFound, "Stream <nope> not found!")
+	routertest.WantError(t, rec, http.StatusNotFound, "Stream <nope> not found!")
 	if n := e.count(); n != 0 {
 		t.Errorf("%d outputs stored", n)
 	}

@@ -20,14 +20,13 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/loggate/loggate/internal/servicetest"
 )
 
 const (
-	// launchAttempts bounds retries when another process takes the port
-	// between freePort and redis-server binding it.
-	launchAttempts = 5
-	readyTimeout   = 5 * time.Second
-	pollInterval   = 10 * time.Millisecond
+	readyTimeout = 5 * time.Second
+	pollInterval = 10 * time.Millisecond
 )
 
 // Server is a redis-server child process owned by one test. Its methods must
@@ -41,8 +40,7 @@ type Server struct {
 	dir    string
 	port   int
 	client *redis.Client
-	cmd    *exec.Cmd
-	exited chan struct{} // closed when cmd has exited
+	proc   *servicetest.Process // nil while stopped
 }
 
 // Start starts a redis-server for tb and stops it when tb ends. It skips tb
@@ -50,27 +48,23 @@ type Server struct {
 // PATH.
 func Start(tb testing.TB) *Server {
 	tb.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		if os.Getenv("LOGGATE_REQUIRE_SERVICES") == "1" {
-			tb.Fatalf("redis-server is not installed (apt-get install redis-server) and LOGGATE_REQUIRE_SERVICES=1: %v", err)
-		}
-		tb.Skip("SKIPPED: redis-server is not installed (apt-get install redis-server); Redis tests did not run")
-	}
+	bin := servicetest.Find(tb, "redis-server", "apt-get install redis-server", func() (string, error) {
+		return exec.LookPath("redis-server")
+	})
 	s := &Server{tb: tb, bin: bin, dir: tb.TempDir()}
 	// Registered after TempDir so the server is killed before its directory
 	// is removed, and before launching so a half-started server is killed too.
 	tb.Cleanup(s.cleanup)
 
-	for attempt := 1; ; attempt++ {
-		if s.port, err = freePort(); err == nil {
-			if err = s.launch(); err == nil {
-				break
-			}
+	err := servicetest.Retry(func() error {
+		var err error
+		if s.port, err = servicetest.FreePort(); err != nil {
+			return err
 		}
-		if attempt == launchAttempts {
-			tb.Fatalf("redistest: %v", err)
-		}
+		return s.launch()
+	})
+	if err != nil {
+		tb.Fatalf("redistest: %v", err)
 	}
 	s.Addr = s.addr()
 	s.client = redis.NewClient(&redis.Options{Addr: s.Addr})
@@ -84,12 +78,8 @@ func (s *Server) Client() *redis.Client { return s.client }
 // Stop kills the server and waits for it to exit. Stopping a stopped server
 // does nothing.
 func (s *Server) Stop() {
-	if s.cmd == nil {
-		return
-	}
-	_ = s.cmd.Process.Kill() // fails only if it has exited already
-	<-s.exited
-	s.cmd = nil
+	s.proc.Stop()
+	s.proc = nil
 }
 
 // Restart stops the server if it is running and starts an empty one on the
@@ -97,15 +87,11 @@ func (s *Server) Stop() {
 func (s *Server) Restart() {
 	s.tb.Helper()
 	s.Stop()
-	var err error
 	// The port may be briefly unavailable, or taken by another process,
 	// in which case every attempt fails and so does the test.
-	for range launchAttempts {
-		if err = s.launch(); err == nil {
-			return
-		}
+	if err := servicetest.Retry(s.launch); err != nil {
+		s.tb.Fatalf("redistest: restart: %v", err)
 	}
-	s.tb.Fatalf("redistest: restart: %v", err)
 }
 
 func (s *Server) cleanup() {
@@ -120,25 +106,13 @@ func (s *Server) addr() string { return net.JoinHostPort("127.0.0.1", strconv.It
 // launch starts redis-server on s.port and waits until it answers.
 func (s *Server) launch() error {
 	logPath := filepath.Join(s.dir, "redis.log")
-	log, err := os.Create(logPath)
+	proc, err := servicetest.Start(exec.Command(s.bin,
+		"--bind", "127.0.0.1", "--port", strconv.Itoa(s.port),
+		"--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", s.dir), logPath)
 	if err != nil {
 		return err
 	}
-	defer log.Close() // the child has its own descriptor
-	cmd := exec.Command(s.bin,
-		"--bind", "127.0.0.1", "--port", strconv.Itoa(s.port),
-		"--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", s.dir)
-	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = sysProcAttr()
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start redis-server: %w", err)
-	}
-	exited := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		close(exited)
-	}()
-	s.cmd, s.exited = cmd, exited
+	s.proc = proc
 
 	if err := s.waitReady(); err != nil {
 		s.Stop()
@@ -159,7 +133,7 @@ func (s *Server) waitReady() error {
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
 	defer cancel()
-	want := "process_id:" + strconv.Itoa(s.cmd.Process.Pid)
+	want := "process_id:" + strconv.Itoa(s.proc.Pid())
 	var lastErr error
 	for {
 		info, err := c.Info(ctx, "server").Result()
@@ -171,8 +145,8 @@ func (s *Server) waitReady() error {
 		}
 		lastErr = err
 		select {
-		case <-s.exited:
-			return fmt.Errorf("exited early: %v", s.cmd.ProcessState)
+		case <-s.proc.Exited():
+			return fmt.Errorf("exited early: %v", s.proc.State())
 		case <-ctx.Done():
 			return fmt.Errorf("not ready after %v: %w", readyTimeout, lastErr)
 		case <-time.After(pollInterval):
@@ -187,14 +161,4 @@ func hasLine(text, line string) bool {
 		}
 	}
 	return false
-}
-
-// freePort returns a loopback port that was free a moment ago.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }

@@ -2,9 +2,6 @@ package redistest_test
 
 import (
 	"context"
-	"fmt"
-	"runtime"
-	"strings"
 	"testing"
 	"time"
 
@@ -58,56 +55,5 @@ func TestServersAreSeparate(t *testing.T) {
 	}
 	if n, err := b.Client().Exists(t.Context(), "k").Result(); err != nil || n != 0 {
 		t.Errorf("EXISTS k on b = %d, %v; want 0", n, err)
-	}
-}
-
-// recorder stands in for a testing.TB to observe Skip and Fatalf, which end
-// the calling goroutine as the real ones do.
-type recorder struct {
-	testing.TB
-	skipped, failed string
-}
-
-func (r *recorder) Helper() {}
-
-func (r *recorder) Skip(args ...any) {
-	r.skipped = fmt.Sprint(args...)
-	runtime.Goexit()
-}
-
-func (r *recorder) Fatalf(format string, args ...any) {
-	r.failed = fmt.Sprintf(format, args...)
-	runtime.Goexit()
-}
-
-func TestNotInstalled(t *testing.T) {
-	for _, tc := range []struct {
-		require            string
-		wantSkip, wantFail bool
-	}{
-		{"", true, false},
-		{"0", true, false},
-		{"1", false, true},
-	} {
-		t.Run("LOGGATE_REQUIRE_SERVICES="+tc.require, func(t *testing.T) {
-			t.Setenv("PATH", t.TempDir())
-			t.Setenv("LOGGATE_REQUIRE_SERVICES", tc.require)
-			r := &recorder{TB: t}
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				redistest.Start(r)
-			}()
-			<-done
-			if got := r.skipped != ""; got != tc.wantSkip {
-				t.Errorf("skipped = %v (%q), want %v", got, r.skipped, tc.wantSkip)
-			}
-			if got := r.failed != ""; got != tc.wantFail {
-				t.Errorf("failed = %v (%q), want %v", got, r.failed, tc.wantFail)
-			}
-			if msg := r.skipped + r.failed; !strings.Contains(msg, "redis-server is not installed") {
-				t.Errorf("message %q does not say redis-server is not installed", msg)
-			}
-		})
 	}
 }

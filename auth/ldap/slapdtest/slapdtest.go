@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"github.com/go-ldap/ldap/v3"
+
+	"github.com/loggate/loggate/internal/servicetest"
 )
 
 // The directory's fixed names. Every server has the same suffix and
@@ -34,11 +36,8 @@ const (
 )
 
 const (
-	// launchAttempts bounds retries when another process takes a port
-	// between freePort and slapd binding it.
-	launchAttempts = 5
-	readyTimeout   = 5 * time.Second
-	pollInterval   = 5 * time.Millisecond
+	readyTimeout = 5 * time.Second
+	pollInterval = 5 * time.Millisecond
 )
 
 // Server is a slapd child process owned by one test. Its methods must be
@@ -58,12 +57,11 @@ type Server struct {
 	CACert []byte
 	CAPool *x509.CertPool
 
-	tb     testing.TB
-	bin    string
-	dir    string
-	conf   string
-	cmd    *exec.Cmd
-	exited chan struct{} // closed when cmd has exited
+	tb   testing.TB
+	bin  string
+	dir  string
+	conf string
+	proc *servicetest.Process // nil while stopped
 }
 
 // Option changes how Start configures the server.
@@ -84,13 +82,7 @@ func Start(tb testing.TB, opts ...Option) *Server {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	bin, err := lookSlapd()
-	if err != nil {
-		if os.Getenv("LOGGATE_REQUIRE_SERVICES") == "1" {
-			tb.Fatalf("slapd is not installed (apt-get install slapd ldap-utils) and LOGGATE_REQUIRE_SERVICES=1: %v", err)
-		}
-		tb.Skip("SKIPPED: slapd is not installed (apt-get install slapd ldap-utils); LDAP tests did not run")
-	}
+	bin := servicetest.Find(tb, "slapd", "apt-get install slapd ldap-utils", lookSlapd)
 	s := &Server{
 		Host: "127.0.0.1", BaseDN: BaseDN, AdminDN: AdminDN, AdminPassword: AdminPassword,
 		tb: tb, bin: bin, dir: tb.TempDir(),
@@ -101,15 +93,14 @@ func Start(tb testing.TB, opts ...Option) *Server {
 	if err := s.configure(o); err != nil {
 		tb.Fatalf("slapdtest: %v", err)
 	}
-	for attempt := 1; ; attempt++ {
-		if err = s.pickPorts(o.tls); err == nil {
-			if err = s.launch(); err == nil {
-				break
-			}
+	err := servicetest.Retry(func() error {
+		if err := s.pickPorts(o.tls); err != nil {
+			return err
 		}
-		if attempt == launchAttempts {
-			tb.Fatalf("slapdtest: %v", err)
-		}
+		return s.launch()
+	})
+	if err != nil {
+		tb.Fatalf("slapdtest: %v", err)
 	}
 	if err := s.seed(); err != nil {
 		tb.Fatalf("slapdtest: seed: %v", err)
@@ -131,12 +122,8 @@ func (s *Server) TLSURL() string {
 // Stop kills the server and waits for it to exit; its data stays for
 // Restart. Stopping a stopped server does nothing.
 func (s *Server) Stop() {
-	if s.cmd == nil {
-		return
-	}
-	_ = s.cmd.Process.Kill() // fails only if it has exited already
-	<-s.exited
-	s.cmd = nil
+	s.proc.Stop()
+	s.proc = nil
 }
 
 // Restart stops the server if it is running and starts it again on the same
@@ -144,15 +131,11 @@ func (s *Server) Stop() {
 func (s *Server) Restart() {
 	s.tb.Helper()
 	s.Stop()
-	var err error
 	// The port may be briefly unavailable, or taken by another process,
 	// in which case every attempt fails and so does the test.
-	for range launchAttempts {
-		if err = s.launch(); err == nil {
-			return
-		}
+	if err := servicetest.Retry(s.launch); err != nil {
+		s.tb.Fatalf("slapdtest: restart: %v", err)
 	}
-	s.tb.Fatalf("slapdtest: restart: %v", err)
 }
 
 // lookSlapd finds the slapd binary: LOGGATE_SLAPD when set, else slapd on
@@ -190,11 +173,11 @@ func (s *Server) configure(o options) error {
 
 func (s *Server) pickPorts(withTLS bool) error {
 	var err error
-	if s.Port, err = freePort(); err != nil {
+	if s.Port, err = servicetest.FreePort(); err != nil {
 		return err
 	}
 	if withTLS {
-		s.TLSPort, err = freePort()
+		s.TLSPort, err = servicetest.FreePort()
 	}
 	return err
 }
@@ -204,11 +187,6 @@ func (s *Server) addr(port int) string { return net.JoinHostPort(s.Host, strconv
 // launch starts slapd on s.Port (and s.TLSPort) and waits until it answers.
 func (s *Server) launch() error {
 	logPath := filepath.Join(s.dir, "slapd.log")
-	log, err := os.Create(logPath)
-	if err != nil {
-		return err
-	}
-	defer log.Close() // the child has its own descriptor
 	pidFile := filepath.Join(s.dir, "slapd.pid")
 	if err := os.Remove(pidFile); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
@@ -218,18 +196,11 @@ func (s *Server) launch() error {
 		urls += " " + s.TLSURL() + "/"
 	}
 	// -d 0 keeps slapd in the foreground, our child, without debug output.
-	cmd := exec.Command(s.bin, "-f", s.conf, "-h", urls, "-d", "0")
-	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = sysProcAttr()
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start slapd: %w", err)
+	proc, err := servicetest.Start(exec.Command(s.bin, "-f", s.conf, "-h", urls, "-d", "0"), logPath)
+	if err != nil {
+		return err
 	}
-	exited := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		close(exited)
-	}()
-	s.cmd, s.exited = cmd, exited
+	s.proc = proc
 
 	if err := s.waitReady(pidFile); err != nil {
 		s.Stop()
@@ -244,7 +215,7 @@ func (s *Server) launch() error {
 // server's), and then answers a search of the root DSE.
 func (s *Server) waitReady(pidFile string) error {
 	deadline := time.Now().Add(readyTimeout)
-	want := strconv.Itoa(s.cmd.Process.Pid)
+	want := strconv.Itoa(s.proc.Pid())
 	tick := time.NewTicker(pollInterval)
 	defer tick.Stop()
 	var lastErr error
@@ -257,8 +228,8 @@ func (s *Server) waitReady(pidFile string) error {
 			return nil
 		}
 		select {
-		case <-s.exited:
-			return fmt.Errorf("exited early: %v", s.cmd.ProcessState)
+		case <-s.proc.Exited():
+			return fmt.Errorf("exited early: %v", s.proc.State())
 		case <-tick.C:
 		}
 		if time.Now().After(deadline) {
@@ -286,14 +257,4 @@ func (s *Server) dial(timeout time.Duration) (*ldap.Conn, error) {
 	}
 	c.SetTimeout(timeout)
 	return c, nil
-}
-
-// freePort returns a loopback port that was free a moment ago.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }

@@ -2,10 +2,7 @@ package slapdtest_test
 
 import (
 	"crypto/tls"
-	"fmt"
 	"net"
-	"runtime"
-	"strings"
 	"testing"
 	"time"
 
@@ -178,56 +175,5 @@ func TestServersAreSeparate(t *testing.T) {
 	dn := a.AddUser(t, "erin", "erinpw", "Erin Brockovich", "")
 	if err := dial(t, b.URL()).Bind(dn, "erinpw"); !ldap.IsErrorWithCode(err, ldap.LDAPResultInvalidCredentials) {
 		t.Errorf("Bind on b as a user of a = %v, want invalid credentials", err)
-	}
-}
-
-// recorder stands in for a testing.TB to observe Skip and Fatalf, which end
-// the calling goroutine as the real ones do.
-type recorder struct {
-	testing.TB
-	skipped, failed string
-}
-
-func (r *recorder) Helper() {}
-
-func (r *recorder) Skip(args ...any) {
-	r.skipped = fmt.Sprint(args...)
-	runtime.Goexit()
-}
-
-func (r *recorder) Fatalf(format string, args ...any) {
-	r.failed = fmt.Sprintf(format, args...)
-	runtime.Goexit()
-}
-
-func TestNotInstalled(t *testing.T) {
-	for _, tc := range []struct {
-		require            string
-		wantSkip, wantFail bool
-	}{
-		{"", true, false},
-		{"0", true, false},
-		{"1", false, true},
-	} {
-		t.Run("LOGGATE_REQUIRE_SERVICES="+tc.require, func(t *testing.T) {
-			t.Setenv("LOGGATE_SLAPD", t.TempDir()+"/slapd")
-			t.Setenv("LOGGATE_REQUIRE_SERVICES", tc.require)
-			r := &recorder{TB: t}
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				slapdtest.Start(r)
-			}()
-			<-done
-			if got := r.skipped != ""; got != tc.wantSkip {
-				t.Errorf("skipped = %v (%q), want %v", got, r.skipped, tc.wantSkip)
-			}
-			if got := r.failed != ""; got != tc.wantFail {
-				t.Errorf("failed = %v (%q), want %v", got, r.failed, tc.wantFail)
-			}
-			if msg := r.skipped + r.failed; !strings.Contains(msg, "slapd is not installed") {
-				t.Errorf("message %q does not say slapd is not installed", msg)
-			}
-		})
 	}
 }

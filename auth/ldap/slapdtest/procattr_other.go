@@ -1,9 +1,0 @@
-//go:build !linux
-
-package slapdtest
-
-import "syscall"
-
-// sysProcAttr has nothing to add where the kernel offers no parent-death
-// signal; cleanups still stop the server.
-func sysProcAttr() *syscall.SysProcAttr { return nil }
