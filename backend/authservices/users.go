@@ -4,25 +4,16 @@ import (
 	"context"
 	"fmt"
 	"slices"
+
+	"github.com/loggate/loggate/backend/users"
 )
 
-// UserOverview is a user created through a backend, in the shape of
-// Graylog 4.0's UserOverviewDTO. Roles are role ids here; the listing's
-// context names them.
+// UserOverview is a user created through a backend: Graylog 4.0's
+// UserOverviewDTO, with role ids instead of names — the listing's context
+// names them.
 type UserOverview struct {
-	ID             string   `json:"id"`
-	AuthServiceID  *string  `json:"auth_service_id"`
-	AuthServiceUID *string  `json:"auth_service_uid"`
-	Username       string   `json:"username"`
-	Email          string   `json:"email"`
-	FullName       string   `json:"full_name"`
-	ExternalUser   bool     `json:"external_user"`
-	Roles          []string `json:"roles"`
-	ReadOnly       bool     `json:"read_only"`
-	SessionActive  bool     `json:"session_active"`
-	LastActivity   *string  `json:"last_activity"`
-	ClientAddress  *string  `json:"client_address"`
-	AccountStatus  string   `json:"account_status"`
+	users.Overview
+	Roles []string `json:"roles"`
 }
 
 // userField is a user's value of a searchable or sortable field.

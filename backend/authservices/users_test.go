@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/loggate/loggate/backend/authservices"
+	"github.com/loggate/loggate/backend/users"
 )
 
 // fakeUsers holds users by backend id.
@@ -45,12 +46,12 @@ func TestBackendUsers(t *testing.T) {
 	const deletedRole = "5f1f0f0f0f0f0f0f0f0f0fff"
 	e.svc.SetUsers(fakeUsers{byBackend: map[string][]authservices.UserOverview{
 		id: {
-			{ID: "u1", Username: "carol", FullName: "Carol Zeta", Email: "carol@example.org", Roles: []string{readerID}},
-			{ID: "u2", Username: "alice", FullName: "alice Liddell", Email: "alice@example.org", Roles: []string{readerID, adminID}},
-			{ID: "u3", Username: "bob", FullName: "Bob Builder", Email: "bob@corp.example", Roles: []string{deletedRole}},
-			{ID: "u4", Username: "dave", FullName: "Dave", Email: "dave@corp.example"},
+			{Overview: users.Overview{ID: "u1", Username: "carol", FullName: "Carol Zeta", Email: "carol@example.org"}, Roles: []string{readerID}},
+			{Overview: users.Overview{ID: "u2", Username: "alice", FullName: "alice Liddell", Email: "alice@example.org"}, Roles: []string{readerID, adminID}},
+			{Overview: users.Overview{ID: "u3", Username: "bob", FullName: "Bob Builder", Email: "bob@corp.example"}, Roles: []string{deletedRole}},
+			{Overview: users.Overview{ID: "u4", Username: "dave", FullName: "Dave", Email: "dave@corp.example"}},
 		},
-		other: {{ID: "u9", Username: "zed", FullName: "Zed"}},
+		other: {{Overview: users.Overview{ID: "u9", Username: "zed", FullName: "Zed"}}},
 	}})
 	path := backendsPath + "/" + id + "/users"
 	cases := []struct {

@@ -154,12 +154,7 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	resp, err := h.svc.Response(ctx, st)
-	if err != nil {
-		return err
-	}
-	api.WriteJSON(w, http.StatusOK, resp)
-	return nil
+	return h.respond(w, r, st)
 }
 
 func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
@@ -207,12 +202,7 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	resp, err := h.svc.Response(ctx, st)
-	if err != nil {
-		return err
-	}
-	api.WriteJSON(w, http.StatusOK, resp)
-	return nil
+	return h.respond(w, r, st)
 }
 
 func (h *Handler) delete(w http.ResponseWriter, r *http.Request) error {
@@ -342,4 +332,14 @@ func testMessage(fields map[string]json.RawMessage) (map[string]any, error) {
 		msg[k] = v
 	}
 	return msg, nil
+}
+
+// respond writes a stream as Graylog's StreamResponse, outputs embedded.
+func (h *Handler) respond(w http.ResponseWriter, r *http.Request, st *Stream) error {
+	resp, err := h.svc.Response(r.Context(), st)
+	if err != nil {
+		return err
+	}
+	api.WriteJSON(w, http.StatusOK, resp)
+	return nil
 }

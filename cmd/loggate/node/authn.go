@@ -92,12 +92,7 @@ func (b backendUsers) ByAuthService(ctx context.Context, backendID string) ([]au
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, authservices.UserOverview{
-			ID: o.ID, AuthServiceID: o.AuthServiceID, AuthServiceUID: o.AuthServiceUID, Username: o.Username,
-			Email: o.Email, FullName: o.FullName, ExternalUser: o.ExternalUser, Roles: u.RoleIDs,
-			ReadOnly: o.ReadOnly, SessionActive: o.SessionActive, LastActivity: o.LastActivity,
-			ClientAddress: o.ClientAddress, AccountStatus: o.AccountStatus,
-		})
+		out = append(out, authservices.UserOverview{Overview: o, Roles: u.RoleIDs})
 	}
 	return out, nil
 }
