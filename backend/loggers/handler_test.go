@@ -22,13 +22,7 @@ func principal(t testing.TB, perms ...string) *auth.Principal {
 
 func serve(t testing.TB, h http.Handler, p *auth.Principal, method, path string) *httptest.ResponseRecorder {
 	t.Helper()
-	req := httptest.NewRequest(method, path, nil)
-	if p != nil {
-		req = req.WithContext(auth.WithPrincipal(req.Context(), p))
-	}
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	return rec
+	return routertest.Serve(h, p, method, path, "")
 }
 
 func checkError(t testing.TB, rec *httptest.ResponseRecorder, status int, msg string) {

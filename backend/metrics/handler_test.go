@@ -47,13 +47,7 @@ func handlerRegistry() *metrics.Registry {
 
 func serve(t testing.TB, h http.Handler, p *auth.Principal, method, path, body string) *httptest.ResponseRecorder {
 	t.Helper()
-	req := httptest.NewRequest(method, "/system/metrics"+path, strings.NewReader(body))
-	if p != nil {
-		req = req.WithContext(auth.WithPrincipal(req.Context(), p))
-	}
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	return rec
+	return routertest.Serve(h, p, method, "/system/metrics"+path, body)
 }
 
 type list struct {

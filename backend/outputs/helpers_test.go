@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -126,13 +125,7 @@ func principal(t testing.TB, perms ...string) *auth.Principal {
 // do serves a request as p (anonymous when nil).
 func (e *env) do(p *auth.Principal, method, path, body string) *httptest.ResponseRecorder {
 	e.t.Helper()
-	req := httptest.NewRequest(method, path, strings.NewReader(body))
-	if p != nil {
-		req = req.WithContext(auth.WithPrincipal(req.Context(), p))
-	}
-	rec := httptest.NewRecorder()
-	e.h.ServeHTTP(rec, req)
-	return rec
+	return routertest.Serve(e.h, p, method, path, body)
 }
 
 // admin serves a request with every permission.

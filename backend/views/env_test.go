@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -100,14 +99,7 @@ func user(t testing.TB, name string, perms ...string) *auth.Principal {
 // do sends a request as p (anonymous when nil).
 func (e *env) do(p *auth.Principal, method, path, body string) *httptest.ResponseRecorder {
 	e.t.Helper()
-	r := httptest.NewRequest(method, path, strings.NewReader(body))
-	r.Header.Set("Content-Type", "application/json")
-	if p != nil {
-		r = r.WithContext(auth.WithPrincipal(r.Context(), p))
-	}
-	w := httptest.NewRecorder()
-	e.h.ServeHTTP(w, r)
-	return w
+	return routertest.Serve(e.h, p, method, path, body)
 }
 
 // add creates a view through the service, owned by owner.

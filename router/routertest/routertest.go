@@ -4,6 +4,8 @@ package routertest
 
 import (
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/loggate/loggate/auth"
@@ -32,4 +34,19 @@ func Principal(t testing.TB, perms ...string) *auth.Principal {
 		t.Fatalf("NewSet(%q): %v", perms, err)
 	}
 	return &auth.Principal{UserID: "id", Username: "user", Permissions: set}
+}
+
+// Serve sends a request through h as p (anonymous when nil) and returns the
+// response; a body is sent as JSON.
+func Serve(h http.Handler, p *auth.Principal, method, path, body string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if p != nil {
+		req = req.WithContext(auth.WithPrincipal(req.Context(), p))
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
 }
