@@ -24,6 +24,11 @@ func (r *recorder) Skip(args ...any) {
 	runtime.Goexit()
 }
 
+func (r *recorder) Skipf(format string, args ...any) {
+	r.skipped = fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
+
 func (r *recorder) Fatalf(format string, args ...any) {
 	r.failed = fmt.Sprintf(format, args...)
 	runtime.Goexit()
