@@ -1,0 +1,208 @@
+package messages
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+)
+
+// The record is how a message travels through the journal: inputs append
+// it once the message is decoded and valid, processing reads it back. It is
+// a compact binary form rather than JSON because both ends run for every
+// message, and it round-trips every value type exactly (JSON would turn an
+// int64 above 2^53 into a float).
+//
+//	record  = version:1 id:str millis:varint nstreams:uvarint stream:str*
+//	          nfields:uvarint field*
+//	field   = key:str tag:1 value
+//	str     = len:uvarint bytes
+const recordVersion = 1
+
+const (
+	tagString = 's'
+	tagInt    = 'i'
+	tagFloat  = 'f'
+	tagTrue   = 't'
+	tagFalse  = 'F'
+)
+
+// ErrBadRecord is returned by UnmarshalBinary for bytes that are not a
+// record this version wrote.
+var ErrBadRecord = errors.New("messages: malformed record")
+
+// AppendBinary appends the record form of m to b.
+func (m *Message) AppendBinary(b []byte) ([]byte, error) {
+	b = append(b, recordVersion)
+	b = appendString(b, m.ID)
+	b = binary.AppendVarint(b, m.Timestamp.UnixMilli())
+	b = binary.AppendUvarint(b, uint64(len(m.Streams)))
+	for _, s := range m.Streams {
+		b = appendString(b, s)
+	}
+	b = binary.AppendUvarint(b, uint64(len(m.Fields)))
+	for _, f := range m.Fields {
+		b = appendString(b, f.Key)
+		switch v := f.Value.(type) {
+		case string:
+			b = append(b, tagString)
+			b = appendString(b, v)
+		case int64:
+			b = append(b, tagInt)
+			b = binary.AppendVarint(b, v)
+		case float64:
+			b = append(b, tagFloat)
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+		case bool:
+			if v {
+				b = append(b, tagTrue)
+			} else {
+				b = append(b, tagFalse)
+			}
+		default:
+			return nil, fmt.Errorf("messages: field %q has unsupported type %T", f.Key, f.Value)
+		}
+	}
+	return b, nil
+}
+
+// MarshalBinary returns the record form of m.
+func (m *Message) MarshalBinary() ([]byte, error) {
+	return m.AppendBinary(make([]byte, 0, 64+m.sizeHint()))
+}
+
+func (m *Message) sizeHint() int {
+	n := len(m.ID)
+	for _, s := range m.Streams {
+		n += len(s) + 1
+	}
+	for _, f := range m.Fields {
+		n += len(f.Key) + 10
+		if s, ok := f.Value.(string); ok {
+			n += len(s)
+		}
+	}
+	return n
+}
+
+// UnmarshalBinary reads a record written by MarshalBinary. Strings are
+// copied, so b may be reused afterwards.
+func (m *Message) UnmarshalBinary(b []byte) error {
+	r := reader{b: b}
+	if r.byte() != recordVersion {
+		return fmt.Errorf("%w: unknown version", ErrBadRecord)
+	}
+	m.ID = r.string()
+	m.Timestamp = time.UnixMilli(r.varint()).UTC()
+	n := r.count()
+	m.Streams = nil
+	if n > 0 {
+		m.Streams = make([]string, n)
+		for i := range m.Streams {
+			m.Streams[i] = r.string()
+		}
+	}
+	n = r.count()
+	m.Fields = make([]Field, 0, n)
+	for i := 0; i < n && r.err == nil; i++ {
+		key := r.string()
+		var v any
+		switch r.byte() {
+		case tagString:
+			v = r.string()
+		case tagInt:
+			v = r.varint()
+		case tagFloat:
+			v = math.Float64frombits(r.uint64())
+		case tagTrue:
+			v = true
+		case tagFalse:
+			v = false
+		default:
+			r.fail("unknown value tag")
+		}
+		m.Fields = append(m.Fields, Field{Key: key, Value: v})
+	}
+	if r.err == nil && len(r.b) != 0 {
+		r.fail("trailing bytes")
+	}
+	return r.err
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// reader decodes a record; the first error sticks and every later read
+// returns a zero value, so the decoder checks once at the end.
+type reader struct {
+	b   []byte
+	err error
+}
+
+func (r *reader) fail(why string) {
+	if r.err == nil {
+		r.err = fmt.Errorf("%w: %s", ErrBadRecord, why)
+	}
+	r.b = nil
+}
+
+func (r *reader) byte() byte {
+	if len(r.b) < 1 {
+		r.fail("truncated")
+		return 0
+	}
+	c := r.b[0]
+	r.b = r.b[1:]
+	return c
+}
+
+func (r *reader) uvarint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.fail("bad varint")
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) varint() int64 {
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.fail("bad varint")
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+// count reads a length that must fit in what is left, so a forged length
+// cannot make the decoder allocate more than the record's size.
+func (r *reader) count() int {
+	n := r.uvarint()
+	if n > uint64(len(r.b)) {
+		r.fail("count exceeds record")
+		return 0
+	}
+	return int(n)
+}
+
+func (r *reader) string() string {
+	n := r.count()
+	s := string(r.b[:n])
+	r.b = r.b[n:]
+	return s
+}
+
+func (r *reader) uint64() uint64 {
+	if len(r.b) < 8 {
+		r.fail("truncated")
+		return 0
+	}
+	v := binary.LittleEndian.Uint64(r.b)
+	r.b = r.b[8:]
+	return v
+}

@@ -1,0 +1,118 @@
+package messages
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"reflect"
+	"testing"
+	"time"
+)
+
+func TestRecordRoundTrip(t *testing.T) {
+	tests := []struct {
+		name string
+		msg  Message
+	}{
+		{"minimal", Message{ID: "a", Timestamp: time.UnixMilli(0).UTC(), Fields: []Field{}}},
+		{"every type", Message{
+			ID:        "2b7e4c1a-0f0e-4d7a-9c6d-8f5d3b1a2c3d",
+			Timestamp: time.UnixMilli(1700000000123).UTC(),
+			Streams:   []string{"000000000000000000000001", "s2"},
+			Fields: []Field{
+				{"source", "web-1"}, {"message", "GET / 200"},
+				{"level", int64(6)}, {"big", int64(math.MaxInt64)}, {"neg", int64(-42)},
+				{"ratio", 0.25}, {"nan", math.Inf(-1)}, {"ok", true}, {"bad", false},
+				{"empty", ""}, {"utf8", "grüße ✓"},
+			},
+		}},
+		{"before epoch", Message{ID: "x", Timestamp: time.UnixMilli(-5000).UTC(), Fields: []Field{}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := tt.msg.MarshalBinary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got Message
+			if err := got.UnmarshalBinary(b); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.msg) {
+				t.Fatalf("round trip:\n got %#v\nwant %#v", got, tt.msg)
+			}
+		})
+	}
+}
+
+func TestRecordRejects(t *testing.T) {
+	good, _ := (&Message{ID: "id", Timestamp: time.UnixMilli(1).UTC(), Fields: []Field{{"k", "v"}}}).MarshalBinary()
+	tests := map[string][]byte{
+		"empty":        nil,
+		"version":      append([]byte{9}, good[1:]...),
+		"truncated":    good[:len(good)-1],
+		"trailing":     append(append([]byte{}, good...), 0),
+		"huge count":   {recordVersion, 0, 0, 0xff, 0xff, 0xff, 0xff, 0x0f},
+		"unknown type": {recordVersion, 0, 0, 0, 1, 1, 'k', 'x'},
+	}
+	for name, b := range tests {
+		t.Run(name, func(t *testing.T) {
+			var m Message
+			if err := m.UnmarshalBinary(b); !errors.Is(err, ErrBadRecord) {
+				t.Fatalf("err = %v, want ErrBadRecord", err)
+			}
+		})
+	}
+	if _, err := (&Message{Fields: []Field{{"k", []int{1}}}}).MarshalBinary(); err == nil {
+		t.Fatal("MarshalBinary accepted an unsupported type")
+	}
+}
+
+// FuzzRecord: no input panics the decoder or makes it allocate beyond the
+// input's size, and whatever it accepts re-encodes to the same bytes.
+func FuzzRecord(f *testing.F) {
+	seed, _ := (&Message{ID: "id", Timestamp: time.UnixMilli(1700000000000).UTC(), Streams: []string{"s"},
+		Fields: []Field{{"a", "b"}, {"n", int64(1)}, {"f", 1.5}, {"t", true}}}).MarshalBinary()
+	f.Add(seed)
+	f.Add([]byte{recordVersion})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var m Message
+		if err := m.UnmarshalBinary(b); err != nil {
+			return
+		}
+		again, err := m.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m2 Message
+		if err := m2.UnmarshalBinary(again); err != nil {
+			t.Fatalf("re-encoded record rejected: %v", err)
+		}
+		// Bytes, not DeepEqual: a NaN field is stable but never equal.
+		third, _ := m2.MarshalBinary()
+		if !bytes.Equal(again, third) {
+			t.Fatalf("not stable:\n%x\n%x", again, third)
+		}
+	})
+}
+
+func BenchmarkRecord(b *testing.B) {
+	m := Message{ID: "2b7e4c1a-0f0e-4d7a-9c6d-8f5d3b1a2c3d", Timestamp: time.Now().UTC(),
+		Fields: []Field{{"source", "web-1"}, {"message", "GET /index.html 200 1532 0.012"}, {"level", int64(6)},
+			{"gl2_source_input", "5fd0e2a1c1d2e3f4a5b6c7d8"}, {"user_id", "u-1234"}, {"took", 0.012}}}
+	buf, _ := m.MarshalBinary()
+	b.Run("marshal", func(b *testing.B) {
+		b.ReportAllocs()
+		out := make([]byte, 0, 512)
+		for b.Loop() {
+			out, _ = m.AppendBinary(out[:0])
+		}
+	})
+	b.Run("unmarshal", func(b *testing.B) {
+		b.ReportAllocs()
+		var got Message
+		for b.Loop() {
+			_ = got.UnmarshalBinary(buf)
+		}
+	})
+}
