@@ -46,6 +46,10 @@ var validPrefix = regexp.MustCompile(prefixPattern)
 // second costs more than it tells.
 const minRefreshInterval = 1000
 
+// maxResultWindow caps max_result_window: deep paging costs memory on
+// every search that reaches it.
+const maxResultWindow = 1_000_000
+
 // IndexSet is a stored index set, Graylog's IndexSetConfig. Whether it is the
 // default is not a property of the index set but of the cluster (DefaultID).
 type IndexSet struct {
@@ -69,6 +73,11 @@ type IndexSet struct {
 	// FieldTypeRefreshInterval is in milliseconds, as Graylog writes a Joda
 	// Duration.
 	FieldTypeRefreshInterval int64 `json:"field_type_refresh_interval"`
+	// MaxResultWindow is loggate's stand-in for Elasticsearch's
+	// index.max_result_window: the deepest offset+limit a search of this
+	// index set may page to. 0 means the default, 10,000. It is omitted
+	// from responses until set, so Graylog's shape is unchanged.
+	MaxResultWindow int `json:"max_result_window,omitempty"`
 }
 
 // Summary is Graylog's IndexSetSummary, the shape of an index set in every
@@ -91,6 +100,7 @@ type Summary struct {
 	IndexOptimizationMaxNumSegments int             `json:"index_optimization_max_num_segments"`
 	IndexOptimizationDisabled       bool            `json:"index_optimization_disabled"`
 	FieldTypeRefreshInterval        int64           `json:"field_type_refresh_interval"`
+	MaxResultWindow                 int             `json:"max_result_window,omitempty"`
 	IndexTemplateType               *string         `json:"index_template_type"`
 }
 
@@ -106,6 +116,7 @@ func Summarize(s IndexSet, isDefault bool) Summary {
 		IndexOptimizationMaxNumSegments: s.IndexOptimizationMaxNumSegments,
 		IndexOptimizationDisabled:       s.IndexOptimizationDisabled,
 		FieldTypeRefreshInterval:        s.FieldTypeRefreshInterval,
+		MaxResultWindow:                 s.MaxResultWindow,
 		IndexTemplateType:               s.IndexTemplateType,
 	}
 }

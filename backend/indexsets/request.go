@@ -33,6 +33,7 @@ type CreateRequest struct {
 	IndexOptimizationMaxNumSegments *int32          `json:"index_optimization_max_num_segments"`
 	IndexOptimizationDisabled       *bool           `json:"index_optimization_disabled"`
 	FieldTypeRefreshInterval        *int64          `json:"field_type_refresh_interval"`
+	MaxResultWindow                 *int            `json:"max_result_window"`
 	IndexTemplateType               *string         `json:"index_template_type"`
 }
 
@@ -52,6 +53,7 @@ func (r CreateRequest) IndexSet(now time.Time) (IndexSet, error) {
 		IndexOptimizationMaxNumSegments: int(deref(r.IndexOptimizationMaxNumSegments, 1)),
 		IndexOptimizationDisabled:       deref(r.IndexOptimizationDisabled, false),
 		FieldTypeRefreshInterval:        deref(r.FieldTypeRefreshInterval, 5000),
+		MaxResultWindow:                 deref(r.MaxResultWindow, 0),
 	}
 	if r.CreationDate != nil && !r.CreationDate.IsZero() {
 		// MongoDB, and so Graylog, keeps milliseconds.
@@ -99,6 +101,7 @@ type UpdateRequest struct {
 	IndexOptimizationMaxNumSegments *int32          `json:"index_optimization_max_num_segments"`
 	IndexOptimizationDisabled       *bool           `json:"index_optimization_disabled"`
 	FieldTypeRefreshInterval        *int64          `json:"field_type_refresh_interval"`
+	MaxResultWindow                 *int            `json:"max_result_window"`
 }
 
 // Apply validates the request and returns old changed by it.
@@ -115,6 +118,7 @@ func (r UpdateRequest) Apply(old IndexSet) (IndexSet, error) {
 	s.IndexOptimizationMaxNumSegments = int(deref(r.IndexOptimizationMaxNumSegments, int32(old.IndexOptimizationMaxNumSegments)))
 	s.IndexOptimizationDisabled = deref(r.IndexOptimizationDisabled, old.IndexOptimizationDisabled)
 	s.FieldTypeRefreshInterval = deref(r.FieldTypeRefreshInterval, old.FieldTypeRefreshInterval)
+	s.MaxResultWindow = deref(r.MaxResultWindow, old.MaxResultWindow)
 	// A strategy changes as a whole: class and configuration together, or
 	// either alone when it still matches the other.
 	if r.RotationStrategyClass != nil || !isNull(r.RotationStrategy) {
@@ -161,6 +165,9 @@ func check(verr *api.ValidationError, s IndexSet) {
 	}
 	if s.IndexOptimizationMaxNumSegments < 1 {
 		verr.Add("index_optimization_max_num_segments", "must be greater than or equal to 1")
+	}
+	if s.MaxResultWindow < 0 || s.MaxResultWindow > maxResultWindow {
+		verr.Add("max_result_window", "must be between 1 and %d, or 0 for the default of 10000", maxResultWindow)
 	}
 	if s.FieldTypeRefreshInterval < minRefreshInterval {
 		verr.Add("field_type_refresh_interval", "Index field_type_refresh_interval %q is too short. It must be 1 second or longer.", jodaDuration(s.FieldTypeRefreshInterval))

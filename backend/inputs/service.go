@@ -26,11 +26,25 @@ func WithNodeChecker(check NodeChecker) Option {
 	return func(s *Service) { s.knownNode = check }
 }
 
+// WithChangeHook makes the service call fn after every input it creates,
+// updates or deletes, so that this node's runner starts or stops it at
+// once (other nodes notice on their next reconciliation).
+func WithChangeHook(fn func()) Option {
+	return func(s *Service) { s.changed = fn }
+}
+
 // Service stores inputs.
 type Service struct {
 	st        store.Store
 	now       func() time.Time
 	knownNode NodeChecker
+	changed   func()
+}
+
+func (s *Service) notify() {
+	if s.changed != nil {
+		s.changed()
+	}
 }
 
 // NewService returns the input service.
@@ -125,6 +139,7 @@ func (s *Service) Create(ctx context.Context, req CreateRequest, creator string)
 	if err := s.st.Insert(ctx, Collection, in.ID, doc); err != nil {
 		return Input{}, fmt.Errorf("store input: %w", err)
 	}
+	s.notify()
 	return in, nil
 }
 
@@ -170,6 +185,7 @@ func (s *Service) Update(ctx context.Context, id string, req CreateRequest) (Inp
 	if err != nil {
 		return Input{}, err
 	}
+	s.notify()
 	return updated, nil
 }
 
@@ -222,6 +238,9 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 	err := s.st.Delete(ctx, Collection, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return notFound(id)
+	}
+	if err == nil {
+		s.notify()
 	}
 	return err
 }

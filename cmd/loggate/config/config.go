@@ -5,30 +5,38 @@
 // loggate does not use are reported as warnings, not errors.
 package config
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // Config is loggate's configuration. The zero value is not useful: start
 // from Default or Load.
 type Config struct {
-	HTTPBindAddress      string     // http_bind_address: host:port to listen on
-	HTTPPublishURI       string     // http_publish_uri: absolute http(s) URI ending in "/"
-	HTTPEnableCORS       bool       // http_enable_cors
-	HTTPEnableGzip       bool       // http_enable_gzip
-	HTTPMaxBodySize      int64      // http_max_body_size, in bytes
-	RootUsername         string     // root_username
-	RootPasswordSHA2     string     // root_password_sha2: lower-case hex, or "" to generate one
-	RootTimezone         string     // root_timezone: a name time.LoadLocation knows
-	PasswordSecret       string     // password_secret: "" to generate one in DataDir
-	DataDir              string     // data_dir
-	RedisURI             string     // redis_uri: "" for the in-process cache
-	MongoDBURI           string     // mongodb_uri: "" for the embedded store in DataDir
-	CompatDefaultRelease string     // compat_default_release: <major>.<minor>
-	TrustedProxies       string     // trusted_proxies: addresses/CIDRs whose username header is believed
-	CompatListeners      []Listener // compat_listeners: extra listeners pinned to a release
-	CompatMinRelease     string     // compat_min_release: older clients get 410; "" for none
-	AccessLog            string     // access_log: file of JSON lines, one per request; "" for none
-	UpstreamURI          string     // upstream_uri: a Graylog 4.x API root to be a gateway for; "" to serve natively
-	ConfigFile           string     // the --config path, if any
+	HTTPBindAddress      string        // http_bind_address: host:port to listen on
+	HTTPPublishURI       string        // http_publish_uri: absolute http(s) URI ending in "/"
+	HTTPEnableCORS       bool          // http_enable_cors
+	HTTPEnableGzip       bool          // http_enable_gzip
+	HTTPMaxBodySize      int64         // http_max_body_size, in bytes
+	RootUsername         string        // root_username
+	RootPasswordSHA2     string        // root_password_sha2: lower-case hex, or "" to generate one
+	RootTimezone         string        // root_timezone: a name time.LoadLocation knows
+	PasswordSecret       string        // password_secret: "" to generate one in DataDir
+	DataDir              string        // data_dir
+	RedisURI             string        // redis_uri: "" for the in-process cache
+	MongoDBURI           string        // mongodb_uri: "" for the embedded store in DataDir
+	CompatDefaultRelease string        // compat_default_release: <major>.<minor>
+	TrustedProxies       string        // trusted_proxies: addresses/CIDRs whose username header is believed
+	CompatListeners      []Listener    // compat_listeners: extra listeners pinned to a release
+	CompatMinRelease     string        // compat_min_release: older clients get 410; "" for none
+	AccessLog            string        // access_log: file of JSON lines, one per request; "" for none
+	UpstreamURI          string        // upstream_uri: a Graylog 4.x API root to be a gateway for; "" to serve natively
+	ElasticsearchHosts   []string      // elasticsearch_hosts: message store URLs; empty for the embedded store in DataDir
+	JournalDir           string        // message_journal_dir: "" for DataDir/journal
+	JournalMaxSize       int64         // message_journal_max_size, in bytes
+	JournalMaxAge        time.Duration // message_journal_max_age
+	LeadingWildcard      bool          // allow_leading_wildcard_searches
+	ConfigFile           string        // the --config path, if any
 }
 
 // Listener is an extra HTTP listener whose clients are served as Release

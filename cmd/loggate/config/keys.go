@@ -1,6 +1,9 @@
 package config
 
-import "slices"
+import (
+	"slices"
+	"time"
+)
 
 // Key describes one configuration key: its name (as in Graylog's server.conf
 // where Graylog has it), its default, and how a value is parsed into Config.
@@ -71,6 +74,16 @@ var table = []Key{
 	// value must not show its password.
 	redacted(newKey("upstream_uri", "", "Graylog 4.x API root, e.g. http://graylog:9000/api: serve as a compatibility gateway in front of it instead of natively (default: native)",
 		func(c *Config) *string { return &c.UpstreamURI }, parseUpstreamURI, formatString), redactURI),
+	redacted(newKey("elasticsearch_hosts", "", "comma-separated Elasticsearch 6.8–7.10 or OpenSearch 1.x URLs to store messages in, e.g. http://user:pass@es1:9200,http://es2:9200 (default: the embedded message store in data_dir)",
+		func(c *Config) *[]string { return &c.ElasticsearchHosts }, parseHosts, formatHosts), redactHosts),
+	newKey("message_journal_dir", "", "directory of the message journal (default: <data_dir>/journal)",
+		func(c *Config) *string { return &c.JournalDir }, parseAny, formatString),
+	newKey("message_journal_max_size", "5GiB", "largest backlog of unprocessed messages on disk; then HTTP inputs answer 503 and TCP inputs stop reading",
+		func(c *Config) *int64 { return &c.JournalMaxSize }, parseSize, formatInt),
+	newKey("message_journal_max_age", "12h", "oldest unprocessed message the journal keeps before refusing more, e.g. 12h or 7d",
+		func(c *Config) *time.Duration { return &c.JournalMaxAge }, parseDuration, formatDuration),
+	boolKey("allow_leading_wildcard_searches", false, "let search queries start with * or ? (slow on large stores)",
+		func(c *Config) *bool { return &c.LeadingWildcard }),
 }
 
 // byName indexes table.

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loggate/loggate/cmd/loggate/config"
 )
@@ -44,6 +45,8 @@ func TestDefault(t *testing.T) {
 		RootTimezone:         "UTC",
 		DataDir:              "./data",
 		CompatDefaultRelease: "4.0",
+		JournalMaxSize:       5 << 30,
+		JournalMaxAge:        12 * time.Hour,
 	}
 	if got := config.Default(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Default() = %+v\nwant %+v", got, want)

@@ -346,3 +346,54 @@ func parseUpstreamURI(s string) (string, error) {
 	}
 	return u.String(), nil
 }
+
+// parseHosts parses elasticsearch_hosts: comma-separated http(s) URLs.
+func parseHosts(s string) ([]string, error) {
+	var hosts []string
+	for _, h := range strings.Split(s, ",") {
+		if h = strings.TrimSpace(h); h == "" {
+			continue
+		}
+		u, err := url.Parse(h)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("expected comma-separated http(s)://[user:password@]host:port URLs, got %q", redactURI(h))
+		}
+		hosts = append(hosts, strings.TrimSuffix(h, "/"))
+	}
+	return hosts, nil
+}
+
+func formatHosts(hosts []string) string { return strings.Join(hosts, ",") }
+
+func redactHosts(s string) string {
+	parts := strings.Split(s, ",")
+	for i, p := range parts {
+		parts[i] = redactURI(strings.TrimSpace(p))
+	}
+	return strings.Join(parts, ",")
+}
+
+// parseDuration parses a Go duration such as 12h or 90m, and days as 7d,
+// the unit Graylog's files use for long durations.
+func parseDuration(s string) (time.Duration, error) {
+	s = trim(s)
+	if d, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.Atoi(d)
+		if err != nil || n <= 0 || n > 100_000 {
+			return 0, errors.New("expected a positive duration such as 12h, 90m or 7d")
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil || v <= 0 {
+		return 0, errors.New("expected a positive duration such as 12h, 90m or 7d")
+	}
+	return v, nil
+}
+
+func formatDuration(d time.Duration) string {
+	if d%(24*time.Hour) == 0 {
+		return strconv.Itoa(int(d/(24*time.Hour))) + "d"
+	}
+	return d.String()
+}

@@ -123,3 +123,33 @@ func FuzzRedactURI(f *testing.F) {
 		}
 	})
 }
+
+func TestParseHostsAndDuration(t *testing.T) {
+	hosts, err := parseHosts(" http://es1:9200/, https://u:p@es2:9200 ,")
+	if err != nil || len(hosts) != 2 || hosts[0] != "http://es1:9200" || hosts[1] != "https://u:p@es2:9200" {
+		t.Fatalf("parseHosts = %q, %v", hosts, err)
+	}
+	if got := redactHosts(formatHosts(hosts)); strings.Contains(got, ":p@") {
+		t.Fatalf("redactHosts left the password: %q", got)
+	}
+	for _, bad := range []string{"es1:9200", "ftp://es1", "http://", "http://u:secret@[::1"} {
+		_, err := parseHosts(bad)
+		if err == nil {
+			t.Errorf("parseHosts(%q) accepted", bad)
+		} else if strings.Contains(err.Error(), "secret") {
+			t.Errorf("parseHosts error shows the password: %v", err)
+		}
+	}
+	durations := map[string]string{"12h": "12h0m0s", "90m": "1h30m0s", "7d": "7d", "1d": "1d"}
+	for in, want := range durations {
+		d, err := parseDuration(in)
+		if err != nil || formatDuration(d) != want {
+			t.Errorf("parseDuration(%q) = %v (%s), %v; want %s", in, d, formatDuration(d), err, want)
+		}
+	}
+	for _, bad := range []string{"", "0", "-1h", "0d", "xd", "12", "999999d"} {
+		if _, err := parseDuration(bad); err == nil {
+			t.Errorf("parseDuration(%q) accepted", bad)
+		}
+	}
+}

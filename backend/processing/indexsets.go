@@ -1,0 +1,88 @@
+package processing
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/loggate/loggate/backend/indexsets"
+)
+
+// IndexSetSource lists index sets; *indexsets.Service satisfies it.
+type IndexSetSource interface {
+	All(ctx context.Context) ([]indexsets.IndexSet, error)
+	DefaultID(ctx context.Context) (string, error)
+}
+
+// IndexSetCache answers prefix lookups for every message from memory,
+// reloading from the source at most once per TTL, or at once when asked for
+// an id it does not know (an index set created a moment ago).
+type IndexSetCache struct {
+	src IndexSetSource
+	ttl time.Duration
+	now func() time.Time
+
+	mu       sync.Mutex
+	loaded   time.Time
+	prefixes map[string]string
+	def      string
+}
+
+const unknownReload = 100 * time.Millisecond
+
+// NewIndexSetCache returns a cache over src.
+func NewIndexSetCache(src IndexSetSource, ttl time.Duration, now func() time.Time) *IndexSetCache {
+	return &IndexSetCache{src: src, ttl: ttl, now: now}
+}
+
+// Prefix returns the index prefix of an index set.
+func (c *IndexSetCache) Prefix(ctx context.Context, id string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, ok := c.prefixes[id]
+	age := c.now().Sub(c.loaded)
+	// An unknown id reloads, but not for every message of a stream whose
+	// index set is gone.
+	if age >= c.ttl || (!ok && age >= unknownReload) {
+		if c.reload(ctx) == nil {
+			p, ok = c.prefixes[id]
+		}
+	}
+	return p, ok
+}
+
+// DefaultPrefix returns the prefix of the default index set.
+func (c *IndexSetCache) DefaultPrefix(ctx context.Context) (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.def == "" || c.now().Sub(c.loaded) >= c.ttl {
+		if err := c.reload(ctx); err != nil {
+			return "", err
+		}
+	}
+	return c.prefixes[c.def], nil
+}
+
+// Invalidate makes the next lookup reload, after an index set changed.
+func (c *IndexSetCache) Invalidate() {
+	c.mu.Lock()
+	c.loaded = time.Time{}
+	c.mu.Unlock()
+}
+
+func (c *IndexSetCache) reload(ctx context.Context) error {
+	all, err := c.src.All(ctx)
+	if err != nil {
+		return err
+	}
+	def, err := c.src.DefaultID(ctx)
+	if err != nil {
+		return err
+	}
+	m := make(map[string]string, len(all))
+	for _, is := range all {
+		m[is.ID] = is.IndexPrefix
+	}
+	c.prefixes, c.def, c.loaded = m, def, c.now()
+	return nil
+}

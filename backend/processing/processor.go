@@ -1,0 +1,346 @@
+// Package processing owns the message pipeline between the journal and the
+// message store: it reads what inputs journaled, routes each message into
+// its streams, writes it to the index sets of those streams, hands it to
+// the streams' outputs, and commits the journal only once the store has
+// made the messages durable.
+package processing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/loggate/loggate/backend/journal"
+	"github.com/loggate/loggate/backend/messages"
+	"github.com/loggate/loggate/backend/metrics"
+	"github.com/loggate/loggate/backend/streams"
+)
+
+// Journal is the part of *journal.Journal processing reads and commits.
+type Journal interface {
+	Committed() uint64
+	Wait(ctx context.Context, offset uint64) error
+	Read(from uint64, limit int) ([]journal.Entry, error)
+	Commit(offset uint64) error
+}
+
+// Store is the part of messages.Store processing writes to.
+type Store interface {
+	Write(ctx context.Context, prefix string, msgs []messages.Message) error
+	Flush(ctx context.Context, checkpoint uint64) error
+	Checkpoint() uint64
+}
+
+// Streams gives the current streams; *streams.Service satisfies it.
+type Streams interface {
+	All() []*streams.Stream
+}
+
+// IndexSets resolves an index set id to its index prefix.
+type IndexSets interface {
+	Prefix(ctx context.Context, indexSetID string) (string, bool)
+	DefaultPrefix(ctx context.Context) (string, error)
+}
+
+// Forwarder hands a stored message to the outputs of its streams. It must
+// not block.
+type Forwarder interface {
+	Forward(m *messages.Message)
+}
+
+// Options tune a Processor. Zero fields take the defaults.
+type Options struct {
+	// BatchSize is the most records read from the journal at once.
+	BatchSize int
+	// FlushEvery is the most messages written between two flushes, and
+	// FlushInterval the longest time; a flush is what lets the journal
+	// commit, so these bound the journal's uncommitted backlog.
+	FlushEvery    int
+	FlushInterval time.Duration
+	// RetryMin and RetryMax bound the backoff while the store fails.
+	RetryMin, RetryMax time.Duration
+	// Processing reports whether processing runs; when it returns false
+	// the processor stops reading (paused via /system/processing/pause).
+	Processing func() bool
+	Forwarder  Forwarder
+	Metrics    *metrics.Registry
+	Logger     *slog.Logger
+	Now        func() time.Time
+}
+
+// Processor is the pipeline of one node. Run it in one goroutine.
+type Processor struct {
+	j       Journal
+	st      Store
+	streams Streams
+	sets    IndexSets
+	opts    Options
+
+	incoming, processed, written, failures, bad *metrics.Meter
+
+	mu    sync.Mutex
+	state State
+	// progress is closed and replaced whenever next advances, so tests and
+	// shutdown can wait for processing to reach an offset without polling.
+	progress chan struct{}
+}
+
+// State is what the processor has done, for /system/journal and tests.
+type State struct {
+	// Next is the first journal offset not yet written to the store.
+	Next uint64
+	// Flushed is the checkpoint of the last flush: everything before it
+	// is durable in the store and committed in the journal.
+	Flushed uint64
+	// Failing is the last store error while it lasts, "" otherwise.
+	Failing string
+}
+
+// New returns a processor; Run starts it.
+func New(j Journal, st Store, ss Streams, sets IndexSets, opts Options) *Processor {
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = 1024
+	}
+	if opts.FlushEvery <= 0 {
+		opts.FlushEvery = 50000
+	}
+	if opts.FlushInterval <= 0 {
+		opts.FlushInterval = time.Second
+	}
+	if opts.RetryMin <= 0 {
+		opts.RetryMin = 50 * time.Millisecond
+	}
+	if opts.RetryMax <= 0 {
+		opts.RetryMax = 5 * time.Second
+	}
+	if opts.Processing == nil {
+		opts.Processing = func() bool { return true }
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Metrics == nil {
+		opts.Metrics = metrics.New(opts.Now)
+	}
+	p := &Processor{j: j, st: st, streams: ss, sets: sets, opts: opts, progress: make(chan struct{})}
+	r := opts.Metrics
+	p.incoming = r.Meter("org.graylog2.shared.buffers.processors.ProcessBufferProcessor.incomingMessages")
+	p.processed = r.Meter("org.graylog2.throughput.input")
+	p.written = r.Meter("org.graylog2.throughput.output")
+	p.failures = r.Meter("org.graylog2.indexer.messages.Messages.failures")
+	p.bad = r.Meter("org.graylog2.shared.buffers.processors.ProcessBufferProcessor.decodeFailures")
+	return p
+}
+
+// State returns what the processor has done so far.
+func (p *Processor) State() State {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.state
+}
+
+// WaitFlushed blocks until every journal offset below next is durable in
+// the store, or ctx ends.
+func (p *Processor) WaitFlushed(ctx context.Context, next uint64) error {
+	for {
+		p.mu.Lock()
+		done, ch := p.state.Flushed >= next, p.progress
+		p.mu.Unlock()
+		if done {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+func (p *Processor) update(fn func(*State)) {
+	p.mu.Lock()
+	fn(&p.state)
+	close(p.progress)
+	p.progress = make(chan struct{})
+	p.mu.Unlock()
+}
+
+// Run processes until ctx ends, then flushes what it wrote. It resumes
+// after the store's checkpoint or the journal's commit, whichever is
+// further: a crash between a flush and its commit replays nothing twice.
+func (p *Processor) Run(ctx context.Context) error {
+	next := max(p.j.Committed(), p.st.Checkpoint())
+	p.update(func(s *State) { s.Next, s.Flushed = next, next })
+	if next > p.j.Committed() {
+		// The store flushed past the commit before a crash: commit now so
+		// the journal can drop what the store already holds.
+		_ = p.j.Commit(next - 1)
+	}
+	pending := 0
+	lastFlush := p.opts.Now()
+	for {
+		if ctx.Err() != nil {
+			return p.final(next, pending)
+		}
+		if !p.opts.Processing() {
+			if err := p.pausedWait(ctx); err != nil {
+				return p.final(next, pending)
+			}
+			continue
+		}
+		wait := p.opts.FlushInterval
+		if pending > 0 {
+			wait = max(0, p.opts.FlushInterval-p.opts.Now().Sub(lastFlush))
+		}
+		wctx, cancel := context.WithTimeout(ctx, wait)
+		err := p.j.Wait(wctx, next)
+		cancel()
+		switch {
+		case err == nil:
+			n, err := p.batch(ctx, next)
+			if err != nil {
+				if ctx.Err() != nil {
+					return p.final(next, pending)
+				}
+				return err
+			}
+			next += uint64(n)
+			pending += n
+			p.update(func(s *State) { s.Next = next })
+		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+		case ctx.Err() != nil:
+			return p.final(next, pending)
+		default:
+			return fmt.Errorf("processing: waiting for the journal: %w", err)
+		}
+		if pending > 0 && (pending >= p.opts.FlushEvery || p.opts.Now().Sub(lastFlush) >= p.opts.FlushInterval) {
+			if err := p.flush(ctx, next); err != nil {
+				return p.final(next, pending)
+			}
+			pending, lastFlush = 0, p.opts.Now()
+		}
+	}
+}
+
+// pausedWait waits a flush interval while processing is paused.
+func (p *Processor) pausedWait(ctx context.Context) error {
+	t := time.NewTimer(p.opts.FlushInterval)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// final flushes on shutdown with a bounded grace period; what it cannot
+// flush is replayed from the journal at the next start.
+func (p *Processor) final(next uint64, pending int) error {
+	if pending == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := p.st.Flush(ctx, next); err != nil {
+		return fmt.Errorf("processing: final flush: %w", err)
+	}
+	_ = p.j.Commit(next - 1)
+	p.update(func(s *State) { s.Flushed = next })
+	return nil
+}
+
+// batch reads, routes, writes and forwards one batch starting at from, and
+// returns how many journal records it consumed. Store failures are retried
+// until they pass or ctx ends: nothing read is skipped.
+func (p *Processor) batch(ctx context.Context, from uint64) (int, error) {
+	entries, err := p.j.Read(from, p.opts.BatchSize)
+	if err != nil {
+		return 0, fmt.Errorf("processing: reading the journal at %d: %w", from, err)
+	}
+	p.incoming.Mark(int64(len(entries)))
+	all := p.streams.All()
+	byPrefix := map[string][]messages.Message{}
+	var prefixes []string
+	msgs := make([]messages.Message, 0, len(entries))
+	for _, e := range entries {
+		var m messages.Message
+		if err := m.UnmarshalBinary(e.Data); err != nil {
+			// A record this version cannot read would block the journal
+			// forever; it is counted, logged by offset (never its
+			// content) and passed.
+			p.bad.Mark(1)
+			p.opts.Logger.Warn("skipping unreadable journal record", "offset", e.Offset, "err", err)
+			continue
+		}
+		prefixes = route(&m, all, func(id string) (string, bool) { return p.sets.Prefix(ctx, id) }, prefixes[:0])
+		if len(prefixes) == 0 {
+			def, err := p.sets.DefaultPrefix(ctx)
+			if err != nil {
+				return 0, fmt.Errorf("processing: no index set for message: %w", err)
+			}
+			prefixes = append(prefixes, def)
+		}
+		msgs = append(msgs, m)
+		for _, pre := range prefixes {
+			byPrefix[pre] = append(byPrefix[pre], m)
+		}
+	}
+	for pre, batch := range byPrefix {
+		if err := p.retry(ctx, "write", func() error { return p.st.Write(ctx, pre, batch) }); err != nil {
+			return 0, err
+		}
+	}
+	p.processed.Mark(int64(len(msgs)))
+	p.written.Mark(int64(len(msgs)))
+	if p.opts.Forwarder != nil {
+		for i := range msgs {
+			p.opts.Forwarder.Forward(&msgs[i])
+		}
+	}
+	return len(entries), nil
+}
+
+// flush makes the store durable up to next and then commits the journal.
+func (p *Processor) flush(ctx context.Context, next uint64) error {
+	if err := p.retry(ctx, "flush", func() error { return p.st.Flush(ctx, next) }); err != nil {
+		return err
+	}
+	if err := p.j.Commit(next - 1); err != nil {
+		return fmt.Errorf("processing: committing the journal: %w", err)
+	}
+	p.update(func(s *State) { s.Flushed = next })
+	return nil
+}
+
+// retry runs op until it succeeds, backing off exponentially, or ctx ends.
+func (p *Processor) retry(ctx context.Context, what string, op func() error) error {
+	delay := p.opts.RetryMin
+	for {
+		err := op()
+		if err == nil {
+			p.update(func(s *State) { s.Failing = "" })
+			return nil
+		}
+		p.failures.Mark(1)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		p.update(func(s *State) { s.Failing = err.Error() })
+		p.opts.Logger.Warn("message store "+what+" failed; retrying", "err", err, "retry_in", delay)
+		t := time.NewTimer(delay)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+		delay = min(2*delay, p.opts.RetryMax)
+	}
+}
