@@ -69,6 +69,9 @@ type Node struct {
 	// the leader lease.
 	Nodes *nodes.Registry
 	Resources
+	// Messages is the message pipeline: journal, processing, inputs,
+	// message store and search.
+	Messages Messages
 
 	// GeneratedRootPassword is set on the first start without
 	// root_password_sha2: the password to print once. Only its hash is kept.
@@ -108,6 +111,9 @@ type Options struct {
 	// configuration names; the caller closes it. Tests run several nodes of
 	// one cluster in one process on a shared store this way.
 	Store store.Store
+	// MessageFault, when set, makes the embedded message store fail its
+	// writes while it returns an error: the outage tests' failing disk.
+	MessageFault func() error
 }
 
 // Indexes are the unique indexes every document store of a node needs.
@@ -224,7 +230,11 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 	if err != nil {
 		return nil, err
 	}
-	local := slices.Concat(n.Levels.Routes(), n.Metrics.Routes())
+	messageRoutes, err := n.messagePipeline(ctx, cfg, o)
+	if err != nil {
+		return nil, err
+	}
+	local := slices.Concat(n.Levels.Routes(), n.Metrics.Routes(), n.Messages.Journal.Routes())
 	roleHandler := roles.NewHandler(n.Roles, n.Users)
 	browser := apibrowser.New(func() []api.Route { return n.Router.Routes() })
 	var routes []api.Route
@@ -242,6 +252,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 		authservices.NewHandler(n.AuthServices).Routes(),
 		local,
 		config,
+		messageRoutes,
 		browser.Routes(),
 	} {
 		routes = append(routes, rs...)
@@ -429,6 +440,7 @@ func (n *Node) Background(ctx context.Context) (wait func()) {
 		wg.Go(func() { n.Tokens.Run(ctx, 500*time.Millisecond) })
 		wg.Go(func() { n.Sessions.Run(ctx, 500*time.Millisecond, 5*time.Minute) })
 	}
+	n.runMessages(ctx, &wg)
 	return wg.Wait
 }
 

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -66,8 +67,23 @@ type Harness struct {
 	Clock  *Clock
 	logs   *syncBuffer // everything the node logged
 	store  store.Store // a shared store (StartOn), or nil
+	fault  atomic.Pointer[error]
 
 	stop func()
+}
+
+// BreakMessageStore makes the embedded message store fail every write with
+// err until RepairMessageStore: a failing disk, for outage tests.
+func (h *Harness) BreakMessageStore(err error) { h.fault.Store(&err) }
+
+// RepairMessageStore ends BreakMessageStore.
+func (h *Harness) RepairMessageStore() { h.fault.Store(nil) }
+
+func (h *Harness) messageFault() error {
+	if p := h.fault.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // Option changes the configuration of a test node.
@@ -147,7 +163,7 @@ func (h *Harness) Logs() string { return h.logs.String() }
 func (h *Harness) start() {
 	h.t.Helper()
 	sink := loggers.NewTextSink(h.logs)
-	n, err := node.New(context.Background(), h.Config, node.Options{LogSink: sink, Now: h.Clock.Now, Store: h.store})
+	n, err := node.New(context.Background(), h.Config, node.Options{LogSink: sink, Now: h.Clock.Now, Store: h.store, MessageFault: h.messageFault})
 	if err != nil {
 		h.t.Fatalf("start node: %v", err)
 	}

@@ -1,0 +1,93 @@
+package ingest
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/loggate/loggate/backend/gelf"
+	"github.com/loggate/loggate/backend/metrics"
+)
+
+// inputMetrics are an input's metrics, registered under Graylog's prefix
+// "<input class>.<input id>" (MetricRegistry.name(getClass(), getId())).
+type inputMetrics struct {
+	// incoming counts every message received, valid or not: a TCP frame, a
+	// UDP datagram or reassembled chunked message, an HTTP POST to /gelf.
+	incoming *metrics.Meter
+	// failures counts messages refused: undecodable or invalid GELF, bad
+	// chunks, oversized frames and bodies.
+	failures *metrics.Meter
+	// rejected counts valid messages not journaled: journal full or closed.
+	rejected *metrics.Meter
+	// empty counts empty payloads (Graylog's emptyMessages).
+	empty *metrics.Counter
+
+	readBytes atomic.Int64
+	open      atomic.Int64
+	total     atomic.Int64
+}
+
+// newInputMetrics registers the metrics every transport has.
+func newInputMetrics(reg *metrics.Registry, now func() time.Time, prefix string) *inputMetrics {
+	m := &inputMetrics{
+		incoming: reg.Meter(prefix + ".incomingMessages"),
+		failures: reg.Meter(prefix + ".failures"),
+		rejected: reg.Meter(prefix + ".rejectedMessages"),
+		empty:    reg.Counter(prefix + ".emptyMessages"),
+	}
+	reg.Gauge(prefix+".read_bytes_total", func() any { return m.readBytes.Load() })
+	rate := &byteRate{now: now, total: &m.readBytes}
+	reg.Gauge(prefix+".read_bytes_1sec", func() any { return rate.sample() })
+	return m
+}
+
+// connectionGauges registers the TCP and HTTP connection gauges.
+func (m *inputMetrics) connectionGauges(reg *metrics.Registry, prefix string) {
+	reg.Gauge(prefix+".open_connections", func() any { return m.open.Load() })
+	reg.Gauge(prefix+".total_connections", func() any { return m.total.Load() })
+}
+
+// chunkGauges registers the counters of an input's chunk reassembly under
+// the names of Graylog's GelfChunkAggregator metrics.
+func chunkGauges(reg *metrics.Registry, prefix string, c *gelf.Chunker) {
+	stat := func(f func(gelf.ChunkerStats) any) func() any {
+		return func() any { return f(c.Stats()) }
+	}
+	reg.Gauge(prefix+".total-chunks", stat(func(s gelf.ChunkerStats) any { return s.TotalChunks }))
+	reg.Gauge(prefix+".complete-messages", stat(func(s gelf.ChunkerStats) any { return s.CompleteMessages }))
+	reg.Gauge(prefix+".duplicate-chunks", stat(func(s gelf.ChunkerStats) any { return s.DuplicateChunks }))
+	reg.Gauge(prefix+".expired-messages", stat(func(s gelf.ChunkerStats) any { return s.ExpiredMessages }))
+	reg.Gauge(prefix+".expired-chunks", stat(func(s gelf.ChunkerStats) any { return s.ExpiredChunks }))
+	reg.Gauge(prefix+".waiting-messages", stat(func(s gelf.ChunkerStats) any { return s.WaitingMessages }))
+}
+
+// byteRate is Graylog's read_bytes_1sec: bytes per second, here averaged
+// over the time since the gauge was last read (at least a second), so the
+// hot path only adds to a counter.
+type byteRate struct {
+	now   func() time.Time
+	total *atomic.Int64
+
+	mu       sync.Mutex
+	at       time.Time
+	seen     int64
+	lastRate int64
+}
+
+func (b *byteRate) sample() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	now, total := b.now(), b.total.Load()
+	if b.at.IsZero() {
+		b.at, b.seen = now, total
+		return 0
+	}
+	d := now.Sub(b.at)
+	if d < time.Second {
+		return b.lastRate
+	}
+	b.lastRate = int64(float64(total-b.seen) / d.Seconds())
+	b.at, b.seen = now, total
+	return b.lastRate
+}

@@ -1,0 +1,481 @@
+package elastic
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/loggate/loggate/backend/messages"
+)
+
+// validName reports whether s can be an index prefix or an index name of
+// a series: Graylog's prefix characters, which also keeps wildcards and
+// commas, which would widen a request to other indices, out of paths.
+func validName(s string) bool {
+	if s == "" || len(s) > 200 || s[0] == '_' || s[0] == '-' || s[0] == '+' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '+') {
+			return false
+		}
+	}
+	return true
+}
+
+// pathName puts validated names and patterns into a path. Only "+" needs
+// escaping: some versions decode it as a space.
+func pathName(s string) string { return strings.ReplaceAll(s, "+", "%2B") }
+
+// splitIndex returns the prefix and number of an index name <prefix>_<n>.
+func splitIndex(name string) (string, int, bool) {
+	i := strings.LastIndexByte(name, '_')
+	if i <= 0 || !validName(name) {
+		return "", 0, false
+	}
+	n, ok := number(name[i+1:])
+	if !ok {
+		return "", 0, false
+	}
+	return name[:i], n, true
+}
+
+// number parses the n of <prefix>_<n>: decimal digits only, without
+// leading zeros, so that a number names one index.
+func number(s string) (int, bool) {
+	if s == "" || len(s) > 9 || (s[0] == '0' && len(s) > 1) {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	return n, true
+}
+
+// Indices lists the indices of a series, oldest first, the write index
+// last.
+func (s *Store) Indices(ctx context.Context, prefix string) ([]messages.Index, error) {
+	if !validName(prefix) {
+		return nil, fmt.Errorf("indices: invalid index prefix %q", prefix)
+	}
+	out, err := s.indices(ctx, []string{s.phys(prefix)})
+	if err != nil {
+		return nil, fmt.Errorf("indices of %s: %w", prefix, err)
+	}
+	return s.logicalIndices(out), nil
+}
+
+// indices lists the indices of several series in three requests: the
+// indices with their counts, sizes and creation times, the deflector
+// aliases, and the smallest and largest timestamp of each index.
+func (s *Store) indices(ctx context.Context, prefixes []string) ([]messages.Index, error) {
+	path := "/_cat/indices/" + pathName(patterns(prefixes)) + "?format=json&bytes=b&h=index,docs.count,store.size,creation.date"
+	status, body, err := s.do(ctx, http.MethodGet, path, nil)
+	if err != nil {
+		return nil, err
+	}
+	if status == http.StatusNotFound {
+		body = []byte("[]")
+	} else if status != http.StatusOK {
+		return nil, s.fail("list indices", status, body)
+	}
+	list, err := parseCat(body, prefixes)
+	if err != nil || len(list) == 0 {
+		return list, err
+	}
+	writes, err := s.writeIndices(ctx, prefixes)
+	if err != nil {
+		return nil, err
+	}
+	var docs int64
+	for i := range list {
+		list[i].Write = writes[list[i].Name]
+		docs += list[i].Count
+	}
+	if docs > 0 {
+		if err := s.ranges(ctx, prefixes, list); err != nil {
+			return nil, err
+		}
+	}
+	order := make(map[string]int, len(prefixes))
+	for i, p := range prefixes {
+		order[p] = i
+	}
+	slices.SortFunc(list, func(a, b messages.Index) int {
+		return cmp.Or(
+			cmp.Compare(order[a.Prefix], order[b.Prefix]),
+			cmp.Compare(btoi(a.Write), btoi(b.Write)),
+			cmp.Compare(a.Number, b.Number),
+		)
+	})
+	return list, nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// parseCat reads the answer of _cat/indices in JSON, where every value is
+// a string (null for the counts of a closed index), and keeps the indices
+// named <prefix>_<n> for one of prefixes.
+func parseCat(body []byte, prefixes []string) ([]messages.Index, error) {
+	if !gjson.ValidBytes(body) {
+		return nil, fmt.Errorf("%w: _cat/indices answer is not JSON", errBadResponse)
+	}
+	r := gjson.ParseBytes(body)
+	if !r.IsArray() {
+		return nil, fmt.Errorf("%w: _cat/indices answer is not a list", errBadResponse)
+	}
+	var out []messages.Index
+	r.ForEach(func(_, row gjson.Result) bool {
+		name := row.Get("index").String()
+		prefix, n, ok := splitIndex(name)
+		if !ok || !slices.Contains(prefixes, prefix) {
+			return true
+		}
+		idx := messages.Index{Name: name, Prefix: prefix, Number: n}
+		idx.Count, _ = strconv.ParseInt(row.Get("docs\\.count").String(), 10, 64)
+		idx.Size, _ = strconv.ParseInt(row.Get("store\\.size").String(), 10, 64)
+		if ms, err := strconv.ParseInt(row.Get("creation\\.date").String(), 10, 64); err == nil {
+			idx.Created = time.UnixMilli(ms).UTC()
+		}
+		out = append(out, idx)
+		return true
+	})
+	return out, nil
+}
+
+// writeIndices returns the indices the deflector aliases of prefixes point
+// to. Elasticsearch answers 404 when some alias is missing, with the
+// aliases it found in the same body.
+func (s *Store) writeIndices(ctx context.Context, prefixes []string) (map[string]bool, error) {
+	names := make([]string, len(prefixes))
+	for i, p := range prefixes {
+		names[i] = deflector(p)
+	}
+	status, body, err := s.do(ctx, http.MethodGet, "/_alias/"+pathName(strings.Join(names, ",")), nil)
+	if err != nil {
+		return nil, err
+	}
+	if status != http.StatusOK && status != http.StatusNotFound {
+		return nil, s.fail("read deflector aliases", status, body)
+	}
+	out := map[string]bool{}
+	for index, aliases := range parseAliases(body) {
+		for _, a := range aliases {
+			if slices.Contains(names, a) {
+				out[index] = true
+			}
+		}
+	}
+	return out, nil
+}
+
+// parseAliases reads {"<index>":{"aliases":{"<alias>":{…}}}}, skipping the
+// "error" and "status" members of a 404.
+func parseAliases(body []byte) map[string][]string {
+	out := map[string][]string{}
+	if !gjson.ValidBytes(body) {
+		return out
+	}
+	gjson.ParseBytes(body).ForEach(func(k, v gjson.Result) bool {
+		v.Get("aliases").ForEach(func(a, _ gjson.Result) bool {
+			out[k.Str] = append(out[k.Str], a.Str)
+			return true
+		})
+		return true
+	})
+	return out
+}
+
+// writeIndex returns the index the deflector of prefix points to, "" when
+// there is no alias.
+func (s *Store) writeIndex(ctx context.Context, prefix string) (string, error) {
+	w, err := s.writeIndices(ctx, []string{prefix})
+	if err != nil {
+		return "", err
+	}
+	for name := range w {
+		return name, nil
+	}
+	return "", nil
+}
+
+// allPrefixes returns the physical prefixes of every series of the
+// namespace: those with a deflector alias.
+func (s *Store) allPrefixes(ctx context.Context) ([]string, error) {
+	status, body, err := s.do(ctx, http.MethodGet, "/_alias/"+pathName(s.ns)+"*_deflector", nil)
+	if err != nil {
+		return nil, err
+	}
+	if status != http.StatusOK && status != http.StatusNotFound {
+		return nil, s.fail("list deflector aliases", status, body)
+	}
+	var out []string
+	for _, aliases := range parseAliases(body) {
+		for _, a := range aliases {
+			p, ok := strings.CutSuffix(a, "_deflector")
+			if ok && strings.HasPrefix(p, s.ns) && validName(p) && !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// rangesBody asks for the smallest and largest timestamp of each index.
+func rangesBody(n int) []byte {
+	body, _ := json.Marshal(map[string]any{
+		"size": 0,
+		"aggs": map[string]any{"indices": map[string]any{
+			"terms": map[string]any{"field": "_index", "size": n},
+			"aggs": map[string]any{
+				"begin": map[string]any{"min": map[string]any{"field": messages.FieldTimestamp}},
+				"end":   map[string]any{"max": map[string]any{"field": messages.FieldTimestamp}},
+			},
+		}},
+	})
+	return body
+}
+
+// ranges fills Begin and End of list, as Graylog's index ranges would.
+func (s *Store) ranges(ctx context.Context, prefixes []string, list []messages.Index) error {
+	path := "/" + pathName(patterns(prefixes)) + "/_search?ignore_unavailable=true&allow_no_indices=true"
+	status, body, err := s.do(ctx, http.MethodPost, path, rangesBody(len(list)))
+	if err != nil {
+		return err
+	}
+	if status != http.StatusOK {
+		return s.fail("index time ranges", status, body)
+	}
+	if !gjson.ValidBytes(body) {
+		return fmt.Errorf("%w: index time ranges answer is not JSON", errBadResponse)
+	}
+	byName := make(map[string]*messages.Index, len(list))
+	for i := range list {
+		byName[list[i].Name] = &list[i]
+	}
+	gjson.GetBytes(body, "aggregations.indices.buckets").ForEach(func(_, b gjson.Result) bool {
+		idx := byName[b.Get("key").String()]
+		begin, end := b.Get("begin.value"), b.Get("end.value")
+		if idx != nil && begin.Type == gjson.Number && end.Type == gjson.Number {
+			idx.Begin = time.UnixMilli(int64(begin.Num)).UTC()
+			idx.End = time.UnixMilli(int64(end.Num)).UTC()
+		}
+		return true
+	})
+	return nil
+}
+
+// putTemplate creates or updates the index template of prefix. Graylog
+// does so before it creates each index, so that the mapping follows the
+// index set's analyzer.
+func (s *Store) putTemplate(ctx context.Context, prefix string) error {
+	body, err := templateBody(s.srv, prefix, s.settings(prefix).Analyzer)
+	if err != nil {
+		return err
+	}
+	status, resp, err := s.do(ctx, http.MethodPut, "/_template/"+pathName(templateName(prefix)), body)
+	if err != nil {
+		return err
+	}
+	if status != http.StatusOK {
+		return s.fail("put index template "+templateName(prefix), status, resp)
+	}
+	return nil
+}
+
+// createIndex creates an index of prefix's series, with the deflector
+// alias if alias is set. It reports false if the index exists already.
+func (s *Store) createIndex(ctx context.Context, prefix, name string, alias bool) (bool, error) {
+	a := ""
+	if alias {
+		a = deflector(prefix)
+	}
+	status, body, err := s.do(ctx, http.MethodPut, "/"+pathName(name), createIndexBody(s.settings(prefix), a))
+	if err != nil {
+		return false, err
+	}
+	switch {
+	case status == http.StatusOK:
+		return true, nil
+	case status == http.StatusBadRequest && strings.HasPrefix(errorType(body), "resource_already_exists") ||
+		errorType(body) == "index_already_exists_exception":
+		return false, nil
+	}
+	return false, s.fail("create index "+name, status, body)
+}
+
+// ensureSeries makes sure that the template and the write index of prefix
+// exist, creating <prefix>_0 for a new series. A series whose indices
+// exist without an alias (the alias was removed by hand) gets a new write
+// index, as Graylog's deflector would.
+func (s *Store) ensureSeries(ctx context.Context, prefix string) error {
+	s.mu.Lock()
+	known := s.series[prefix]
+	s.mu.Unlock()
+	if known {
+		return nil
+	}
+	// One check at a time: two Writes of a new series must not create
+	// two write indices. This only runs until the series is known.
+	s.ensureMu.Lock()
+	defer s.ensureMu.Unlock()
+	s.mu.Lock()
+	known = s.series[prefix]
+	s.mu.Unlock()
+	if known {
+		return nil
+	}
+	if err := s.putTemplate(ctx, prefix); err != nil {
+		return err
+	}
+	// Another node may create the same index at the same time: both try
+	// the same name, and the loser finds the alias on the next round.
+	for range 3 {
+		w, err := s.writeIndex(ctx, prefix)
+		if err != nil {
+			return err
+		}
+		if w != "" {
+			s.mu.Lock()
+			s.series[prefix] = true
+			s.mu.Unlock()
+			return nil
+		}
+		next, err := s.nextNumber(ctx, prefix)
+		if err != nil {
+			return err
+		}
+		if _, err := s.createIndex(ctx, prefix, indexName(prefix, next), true); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("no write index for %s: its indices exist, but %s does not point to one", prefix, deflector(prefix))
+}
+
+// forget makes the next Write check the series again.
+func (s *Store) forget(prefix string) {
+	s.mu.Lock()
+	delete(s.series, prefix)
+	s.mu.Unlock()
+}
+
+// nextNumber returns one more than the highest index number of the
+// series, 0 for an empty one.
+func (s *Store) nextNumber(ctx context.Context, prefix string) (int, error) {
+	path := "/_cat/indices/" + pathName(prefix+"_*") + "?format=json&h=index"
+	status, body, err := s.do(ctx, http.MethodGet, path, nil)
+	if err != nil {
+		return 0, err
+	}
+	if status == http.StatusNotFound {
+		return 0, nil
+	}
+	if status != http.StatusOK {
+		return 0, s.fail("list indices of "+prefix, status, body)
+	}
+	list, err := parseCat(body, []string{prefix})
+	if err != nil {
+		return 0, err
+	}
+	next := 0
+	for _, idx := range list {
+		next = max(next, idx.Number+1)
+	}
+	return next, nil
+}
+
+// Rotate starts a new write index <prefix>_<n+1> and moves the deflector
+// to it in one _aliases request, so that writes never find no write index.
+// The remove action names the old index: if another node rotated at the
+// same time, the request fails instead of leaving two write indices.
+func (s *Store) Rotate(ctx context.Context, prefix string) (string, error) {
+	if !validName(prefix) {
+		return "", fmt.Errorf("rotate: invalid index prefix %q", prefix)
+	}
+	name, err := s.rotate(ctx, s.phys(prefix))
+	return s.logical(name), err
+}
+
+func (s *Store) rotate(ctx context.Context, prefix string) (string, error) {
+	if err := s.putTemplate(ctx, prefix); err != nil {
+		return "", fmt.Errorf("rotate %s: %w", prefix, err)
+	}
+	cur, err := s.writeIndex(ctx, prefix)
+	if err != nil {
+		return "", fmt.Errorf("rotate %s: %w", prefix, err)
+	}
+	next, err := s.nextNumber(ctx, prefix)
+	if err != nil {
+		return "", fmt.Errorf("rotate %s: %w", prefix, err)
+	}
+	name := indexName(prefix, next)
+	created, err := s.createIndex(ctx, prefix, name, cur == "")
+	if err != nil {
+		return "", fmt.Errorf("rotate %s: %w", prefix, err)
+	}
+	if !created {
+		return "", fmt.Errorf("rotate %s: index %s was created by someone else meanwhile", prefix, name)
+	}
+	if cur != "" {
+		body, _ := json.Marshal(map[string]any{"actions": []any{
+			map[string]any{"remove": map[string]any{"index": cur, "alias": deflector(prefix)}},
+			map[string]any{"add": map[string]any{"index": name, "alias": deflector(prefix)}},
+		}})
+		status, resp, err := s.do(ctx, http.MethodPost, "/_aliases", body)
+		if err != nil {
+			return "", fmt.Errorf("rotate %s: %w", prefix, err)
+		}
+		if status != http.StatusOK {
+			return "", s.fail("rotate "+prefix+": move "+deflector(prefix), status, resp)
+		}
+	}
+	s.mu.Lock()
+	s.series[prefix] = true
+	s.mu.Unlock()
+	return name, nil
+}
+
+// Delete removes an index of a series that is not its write index.
+// Names that are not <prefix>_<n> are not found: the store never deletes
+// indices it does not manage, nor patterns.
+func (s *Store) Delete(ctx context.Context, name string) error {
+	index := s.phys(name)
+	prefix, _, ok := splitIndex(index)
+	if !ok {
+		return fmt.Errorf("delete index %q: %w", name, messages.ErrNotFound)
+	}
+	w, err := s.writeIndex(ctx, prefix)
+	if err != nil {
+		return fmt.Errorf("delete index %s: %w", index, err)
+	}
+	if w == index {
+		return fmt.Errorf("delete index %s: %w of %s", index, messages.ErrWriteIndex, prefix)
+	}
+	status, body, err := s.do(ctx, http.MethodDelete, "/"+pathName(index), nil)
+	if err != nil {
+		return fmt.Errorf("delete index %s: %w", index, err)
+	}
+	if status != http.StatusOK {
+		return s.fail("delete index "+index, status, body)
+	}
+	return nil
+}

@@ -1,0 +1,186 @@
+package node
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/loggate/loggate/backend/api"
+	"github.com/loggate/loggate/backend/forward"
+	"github.com/loggate/loggate/backend/ingest"
+	"github.com/loggate/loggate/backend/journal"
+	"github.com/loggate/loggate/backend/messages"
+	"github.com/loggate/loggate/backend/messages/elastic"
+	"github.com/loggate/loggate/backend/messages/embedded"
+	"github.com/loggate/loggate/backend/processing"
+	"github.com/loggate/loggate/backend/rotation"
+	"github.com/loggate/loggate/backend/search"
+	"github.com/loggate/loggate/cmd/loggate/config"
+)
+
+// Messages is a node's message pipeline: inputs append to the journal,
+// the processor routes what it reads into the message store, and search
+// reads the store.
+type Messages struct {
+	Journal   *journal.Journal
+	Store     messages.Store
+	Processor *processing.Processor
+	Inputs    *ingest.Runner
+	Search    *search.Service
+	// Outputs forwards stored messages to their streams' outputs.
+	Outputs *forward.Router
+
+	sets    *processing.IndexSetCache
+	now     func() time.Time
+	applyCh chan struct{}
+	// shared is true when the store is shared by the cluster
+	// (Elasticsearch): then only the leader rotates.
+	shared bool
+}
+
+// rotationInterval is how often index sets are checked for rotation and
+// retention, as Graylog's rotation thread does.
+const rotationInterval = 10 * time.Second
+
+// messagePipeline opens the journal and the message store and builds the
+// processor, the inputs runner and the search service; it returns their
+// routes.
+func (n *Node) messagePipeline(ctx context.Context, cfg config.Config, o Options) ([]api.Route, error) {
+	m := &n.Messages
+	dir := cfg.JournalDir
+	if dir == "" {
+		dir = filepath.Join(cfg.DataDir, "journal")
+	}
+	j, err := journal.Open(dir, journal.Options{MaxSize: cfg.JournalMaxSize, MaxAge: cfg.JournalMaxAge, Now: o.Now,
+		Logger: n.Levels.Logger("loggate.journal")})
+	if err != nil {
+		return nil, fmt.Errorf("message journal: %w", err)
+	}
+	n.closer = append(n.closer, j.Close)
+	m.Journal = j
+
+	if len(cfg.ElasticsearchHosts) > 0 {
+		es, err := elastic.Open(ctx, elastic.Options{Hosts: cfg.ElasticsearchHosts, Now: o.Now, Node: n.Info.ID,
+			Settings: n.indexSettings, Logger: n.Levels.Logger("loggate.elasticsearch")})
+		if err != nil {
+			return nil, fmt.Errorf("elasticsearch_hosts: %w", err)
+		}
+		m.Store, m.shared = es, true
+		n.closer = append(n.closer, es.Close)
+	} else {
+		st, err := embedded.Open(filepath.Join(cfg.DataDir, "messages"), embedded.Options{Now: o.Now, Fault: o.MessageFault})
+		if err != nil {
+			return nil, fmt.Errorf("message store: %w", err)
+		}
+		m.Store = st
+		n.closer = append(n.closer, st.Close)
+	}
+
+	m.sets = processing.NewIndexSetCache(n.IndexSets, time.Second, o.Now)
+	m.Outputs = forward.NewRouter(forward.RouterOptions{Metrics: n.Metrics, Logger: n.Levels.Logger("loggate.outputs")})
+	m.Processor = processing.New(j, m.Store, n.Streams, m.sets, processing.Options{
+		Processing: n.Info.IsProcessing, Metrics: n.Metrics, Logger: n.Levels.Logger("loggate.processing"), Now: o.Now,
+		Forwarder: m.Outputs,
+	})
+	m.Inputs = ingest.NewRunner(j, n.InputStates, ingest.Options{NodeID: n.Info.ID, Now: o.Now,
+		Logger: n.Levels.Logger("loggate.inputs"), Metrics: n.Metrics})
+	m.Search = search.NewService(m.Store, n.Streams, n.IndexSets, search.Options{AllowLeadingWildcard: cfg.LeadingWildcard, Now: o.Now})
+	m.applyCh, m.now = make(chan struct{}, 1), o.Now
+	return search.NewHandler(m.Search).Routes(), nil
+}
+
+// inputsChanged asks the runner to reconcile now; it never blocks.
+func (m *Messages) inputsChanged() {
+	if m.applyCh == nil {
+		return
+	}
+	select {
+	case m.applyCh <- struct{}{}:
+	default:
+	}
+}
+
+// outputSyncInterval is how often the outputs' forwarders are reconciled
+// with the stored outputs and stream attachments.
+const outputSyncInterval = time.Second
+
+// inputReconcileInterval is how often a node picks up inputs created or
+// changed through another node.
+const inputReconcileInterval = time.Second
+
+// runMessages runs the pipeline until ctx ends: the processor, the inputs
+// (reconciled on every change made here and every second for changes made
+// on other nodes), and rotation and retention.
+func (n *Node) runMessages(ctx context.Context, wg *sync.WaitGroup) {
+	m := &n.Messages
+	if m.Processor == nil {
+		return
+	}
+	wg.Go(func() {
+		// The outputs close after the processor, which may still forward
+		// while it drains.
+		defer m.Outputs.Close()
+		if err := m.Processor.Run(ctx); err != nil {
+			n.log.Error("message processing stopped", "error", err)
+		}
+	})
+	wg.Go(func() { m.Outputs.Run(ctx, n.Streams, n.Outputs, outputSyncInterval) })
+	wg.Go(func() {
+		defer m.Inputs.Close()
+		t := time.NewTicker(inputReconcileInterval)
+		defer t.Stop()
+		for {
+			if all, err := n.Inputs.All(ctx); err != nil {
+				n.log.Warn("listing inputs failed", "error", err)
+			} else {
+				m.Inputs.Apply(ctx, all)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-m.applyCh:
+			case <-t.C:
+			}
+		}
+	})
+	rotate := func(ctx context.Context) error {
+		_, err := rotation.Run(ctx, n.IndexSets, m.Store, m.now(), n.Levels.Logger("loggate.rotation"))
+		return err
+	}
+	if m.shared && n.Nodes != nil {
+		// One store for the cluster: one node rotates it, the leader.
+		n.Nodes.Every("index rotation and retention", rotationInterval, rotate)
+		return
+	}
+	wg.Go(func() {
+		t := time.NewTicker(rotationInterval)
+		defer t.Stop()
+		for {
+			if err := rotate(ctx); err != nil && ctx.Err() == nil {
+				n.log.Warn("index rotation failed", "error", err)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	})
+}
+
+// indexSettings gives the Elasticsearch store an index set's settings for
+// the indices it creates under prefix.
+func (n *Node) indexSettings(prefix string) elastic.IndexSettings {
+	sets, err := n.IndexSets.All(context.Background())
+	if err != nil {
+		return elastic.IndexSettings{}
+	}
+	for _, is := range sets {
+		if is.IndexPrefix == prefix {
+			return elastic.IndexSettings{Shards: is.Shards, Replicas: is.Replicas, Analyzer: is.IndexAnalyzer, MaxResultWindow: is.MaxResultWindow}
+		}
+	}
+	return elastic.IndexSettings{}
+}

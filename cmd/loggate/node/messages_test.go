@@ -1,0 +1,318 @@
+package node_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"compress/zlib"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	gogelf "github.com/Graylog2/go-gelf/gelf"
+
+	"github.com/loggate/loggate/backend/streams"
+	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
+	"github.com/loggate/loggate/internal/servicetest"
+)
+
+const (
+	httpInput = "org.graylog2.inputs.gelf.http.GELFHttpInput"
+	tcpInput  = "org.graylog2.inputs.gelf.tcp.GELFTCPInput"
+	udpInput  = "org.graylog2.inputs.gelf.udp.GELFUDPInput"
+)
+
+// createInput creates a global GELF input on a free loopback port and
+// returns its id and the address it listens on.
+func createInput(t testing.TB, h *nodetest.Harness, typ string) (string, net.Addr) {
+	t.Helper()
+	// Graylog refuses port 0, so the test picks a free one.
+	port, err := servicetest.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := h.Do("POST", "/system/inputs", map[string]any{
+		"title": typ, "type": typ, "global": true,
+		"configuration": map[string]any{"bind_address": "127.0.0.1", "port": port},
+	}, nodetest.AsRoot()).Want(t, http.StatusCreated)
+	id := res.Get("id").String()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if addr, ok := h.Node.Messages.Inputs.Addr(id); ok {
+			return id, addr
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("input %s never started: %s", typ, h.Do("GET", "/system/inputstates/"+id, nil, nodetest.AsRoot()).Body)
+		}
+		time.Sleep(5 * time.Millisecond) // polling an observable condition
+	}
+}
+
+// waitProcessed waits until the node has processed n journal records.
+func waitProcessed(t *testing.T, h *nodetest.Harness, n uint64) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for {
+		if h.Node.Messages.Journal.End() >= n && h.Node.Messages.Processor.State().Next >= n {
+			return
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("processed %d of %d messages (journal end %d)", h.Node.Messages.Processor.State().Next, n, h.Node.Messages.Journal.End())
+		}
+		time.Sleep(5 * time.Millisecond) // polling an observable condition
+	}
+}
+
+func gz(t *testing.T, s string) []byte {
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	_, _ = w.Write([]byte(s))
+	_ = w.Close()
+	return b.Bytes()
+}
+
+func zl(t *testing.T, s string) []byte {
+	var b bytes.Buffer
+	w := zlib.NewWriter(&b)
+	_, _ = w.Write([]byte(s))
+	_ = w.Close()
+	return b.Bytes()
+}
+
+func gelfJSON(host, msg string, ts float64, extra string) string {
+	return fmt.Sprintf(`{"version":"1.1","host":%q,"short_message":%q,"timestamp":%.3f,"level":3%s}`, host, msg, ts, extra)
+}
+
+// TestMessagesEndToEnd sends messages over every GELF transport and finds
+// them by search with their fields, streams and order.
+func TestMessagesEndToEnd(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+
+	// A stream for web-1's messages, resumed (streams start paused).
+	stream := h.Do("POST", "/streams", map[string]any{
+		"title": "web-1", "index_set_id": defaultIndexSet(t, h), "matching_type": "AND",
+		"rules": []map[string]any{{"field": "source", "type": 1, "value": "web-1", "inverted": false}},
+	}, root).Want(t, http.StatusCreated).Get("stream_id").String()
+	h.Do("POST", "/streams/"+stream+"/resume", nil, root).Want(t, http.StatusNoContent)
+
+	httpID, httpAddr := createInput(t, h, httpInput)
+	tcpID, tcpAddr := createInput(t, h, tcpInput)
+	udpID, udpAddr := createInput(t, h, udpInput)
+
+	base := float64(time.Now().Add(-time.Minute).Unix())
+	post := func(body []byte, encoding string) {
+		t.Helper()
+		req, _ := http.NewRequest("POST", "http://"+httpAddr.String()+"/gelf", bytes.NewReader(body))
+		if encoding != "" {
+			req.Header.Set("Content-Encoding", encoding)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusAccepted {
+			t.Fatalf("POST /gelf: %d", resp.StatusCode)
+		}
+	}
+	// HTTP: plain, gzip with Content-Encoding, zlib without.
+	post([]byte(gelfJSON("web-1", "http plain", base+1, `,"_tag":"http-plain","_user_id":42,"_took":0.25`)), "")
+	post(gz(t, gelfJSON("web-1", "http gzip", base+2, `,"_tag":"http-gzip"`)), "gzip")
+	post(zl(t, gelfJSON("web-2", "http zlib", base+3, `,"_tag":"http-zlib"`)), "")
+
+	// TCP: two null-framed messages on one connection, then the Go client.
+	conn, err := net.Dial("tcp", tcpAddr.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(conn, "%s\x00%s\x00", gelfJSON("web-2", "tcp one", base+4, `,"_tag":"tcp-1"`), gelfJSON("web-2", "tcp two", base+5, `,"_tag":"tcp-2"`))
+	conn.Close()
+	tw, err := gogelf.NewTCPWriter(tcpAddr.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tw.WriteMessage(&gogelf.Message{Version: "1.1", Host: "web-1", Short: "tcp go-gelf", TimeUnix: base + 6, Level: 6,
+		Extra: map[string]any{"_tag": "tcp-gogelf"}}); err != nil {
+		t.Fatal(err)
+	}
+	tw.Close()
+
+	// UDP: a plain datagram, then the Go client with zlib and, for a big
+	// message, chunks.
+	uc, err := net.Dial("udp", udpAddr.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprint(uc, gelfJSON("web-2", "udp plain", base+7, `,"_tag":"udp-plain"`))
+	uc.Close()
+	uw, err := gogelf.NewUDPWriter(udpAddr.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("x", 20000) + " " + strings.Repeat("y", 20000)
+	for i, m := range []*gogelf.Message{
+		{Version: "1.1", Host: "web-1", Short: "udp go-gelf", TimeUnix: base + 8, Level: 6, Extra: map[string]any{"_tag": "udp-gogelf"}},
+		{Version: "1.1", Host: "web-2", Short: "udp chunked", Full: big, TimeUnix: base + 9, Level: 6, Extra: map[string]any{"_tag": "udp-chunked"}},
+	} {
+		uw.CompressionType = []gogelf.CompressType{gogelf.CompressZlib, gogelf.CompressNone}[i]
+		if err := uw.WriteMessage(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	uw.Close()
+
+	const total = 9
+	waitProcessed(t, h, total)
+
+	res := h.Do("GET", "/search/universal/relative?query=*&range=0", nil, root).Want(t, http.StatusOK)
+	if got := res.Get("total_results").Int(); got != total {
+		t.Fatalf("total_results = %d, want %d: %s", got, total, res.Body)
+	}
+	wantOrder := []string{"udp-chunked", "udp-gogelf", "udp-plain", "tcp-gogelf", "tcp-2", "tcp-1", "http-zlib", "http-gzip", "http-plain"}
+	inputOf := map[string]string{"udp": udpID, "tcp": tcpID, "http": httpID}
+	for i, m := range res.Get("messages").Array() {
+		msg := m.Get("message")
+		tag := msg.Get("tag").String()
+		if tag != wantOrder[i] {
+			t.Errorf("message %d is %q, want %q (newest first)", i, tag, wantOrder[i])
+		}
+		if want := inputOf[strings.Split(tag, "-")[0]]; msg.Get("gl2_source_input").String() != want {
+			t.Errorf("%s: gl2_source_input = %s, want %s", tag, msg.Get("gl2_source_input"), want)
+		}
+		if msg.Get("gl2_source_node").String() != h.Node.Info.ID {
+			t.Errorf("%s: gl2_source_node = %s", tag, msg.Get("gl2_source_node"))
+		}
+		wantStreams := `["` + streams.DefaultStreamID + `"]`
+		if msg.Get("source").String() == "web-1" {
+			wantStreams = `["` + stream + `","` + streams.DefaultStreamID + `"]`
+		}
+		if got := msg.Get("streams").Raw; got != wantStreams {
+			t.Errorf("%s: streams = %s, want %s", tag, got, wantStreams)
+		}
+		if m.Get("index").String() != "graylog_0" {
+			t.Errorf("%s: index = %s", tag, m.Get("index"))
+		}
+		for _, f := range []string{"_id", "timestamp", "message", "gl2_message_id", "gl2_remote_ip"} {
+			if !msg.Get(f).Exists() {
+				t.Errorf("%s: no %s in %s", tag, f, msg.Raw)
+			}
+		}
+	}
+	plain := res.Get(`messages.#(message.tag=="http-plain").message`)
+	if plain.Get("user_id").Raw != "42" || plain.Get("took").Raw != "0.25" || plain.Get("level").Raw != "3" {
+		t.Errorf("typed fields lost: %s", plain.Raw)
+	}
+	if got := res.Get(`messages.#(message.tag=="udp-chunked").message.full_message`).String(); got != big {
+		t.Errorf("chunked full_message has %d bytes, want %d", len(got), len(big))
+	}
+
+	// The stream filter, a field query, a single message.
+	res = h.Do("GET", "/search/universal/relative?query=*&range=0&filter=streams:"+stream, nil, root).Want(t, http.StatusOK)
+	if got := res.Get("total_results").Int(); got != 4 {
+		t.Errorf("stream search found %d, want web-1's 4", got)
+	}
+	res = h.Do("GET", "/search/universal/relative?query=message:tcp%20AND%20source:web-2&range=0&sort=timestamp:asc", nil, root).Want(t, http.StatusOK)
+	if got := res.Get("messages.#.message.tag").Raw; got != `["tcp-1","tcp-2"]` {
+		t.Errorf("field query found %s", got)
+	}
+	id := res.Get("messages.0.message._id").String()
+	h.Do("GET", "/messages/graylog_0/"+id, nil, root).Want(t, http.StatusOK)
+	h.Do("GET", "/messages/graylog_0/nope", nil, root).WantError(t, http.StatusNotFound, "Message nope does not exist in index graylog_0")
+
+	// A query that does not parse names the position.
+	res = h.Do("GET", "/search/universal/relative?query=source:(web-1&range=0", nil, root).Want(t, http.StatusBadRequest)
+	if res.Get("column").Int() == 0 || res.Get("type").String() != "AutoValue_QueryParseError" {
+		t.Errorf("syntax error body: %s", res.Body)
+	}
+
+	// A pre-4.0 client's message count.
+	res = h.Do("GET", "/count/total", nil, root, nodetest.Header("X-API-Version", "3.3")).Want(t, http.StatusOK)
+	if got := res.Get("events").Int(); got != total {
+		t.Errorf("/count/total = %s, want %d events", res.Body, total)
+	}
+
+	// Everything is still there after a restart.
+	h.Restart()
+	res = h.Do("GET", "/search/universal/relative?query=*&range=0", nil, root).Want(t, http.StatusOK)
+	if got := res.Get("total_results").Int(); got != total {
+		t.Fatalf("after restart total_results = %d, want %d", got, total)
+	}
+}
+
+func defaultIndexSet(t *testing.T, h *nodetest.Harness) string {
+	t.Helper()
+	return h.Do("GET", "/system/indices/index_sets", nil, nodetest.AsRoot()).Want(t, http.StatusOK).
+		Get(`index_sets.#(default==true).id`).String()
+}
+
+// TestMessageStoreOutage makes the message store fail while messages keep
+// arriving: inputs keep accepting (the journal holds them), nothing is
+// lost, and everything is searchable once the store works again.
+func TestMessageStoreOutage(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	_, addr := createInput(t, h, httpInput)
+	send := func(from, to int) {
+		t.Helper()
+		for i := from; i < to; i++ {
+			// In the past: the test clock stands at the node's start, and
+			// a search ends at its now.
+			body := gelfJSON("outage", fmt.Sprintf("message %d", i), float64(time.Now().Add(-time.Minute).Unix()), fmt.Sprintf(`,"_n":%d`, i))
+			resp, err := http.Post("http://"+addr.String()+"/gelf", "application/json", strings.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusAccepted {
+				t.Fatalf("message %d: %d", i, resp.StatusCode)
+			}
+		}
+	}
+	send(0, 50)
+	waitProcessed(t, h, 50)
+
+	h.BreakMessageStore(fmt.Errorf("disk on fire"))
+	send(50, 150)
+	// The processor reports the failure and does not move past it.
+	deadline := time.Now().Add(10 * time.Second)
+	for h.Node.Messages.Processor.State().Failing == "" {
+		if time.Now().After(deadline) {
+			t.Fatal("the processor never reported the store failure")
+		}
+		time.Sleep(5 * time.Millisecond) // polling an observable condition
+	}
+	if next := h.Node.Messages.Processor.State().Next; next != 50 {
+		t.Fatalf("processing moved to %d while the store failed", next)
+	}
+	res := h.Do("GET", "/search/universal/relative?query=source:outage&range=0&limit=1", nil, root).Want(t, http.StatusOK)
+	if got := res.Get("total_results").Int(); got != 50 {
+		t.Fatalf("during the outage %d messages are searchable, want the 50 stored before", got)
+	}
+	if j := h.Do("GET", "/system/journal", nil, root).Want(t, http.StatusOK); j.Get("uncommitted_journal_entries").Int() < 100 {
+		t.Errorf("journal during the outage: %s", j.Body)
+	}
+
+	h.RepairMessageStore()
+	waitProcessed(t, h, 150)
+	res = h.Do("GET", "/search/universal/relative?query=source:outage&range=0&limit=200&fields=n", nil, root).Want(t, http.StatusOK)
+	seen := map[int64]int{}
+	for _, n := range res.Get("messages.#.message.n").Array() {
+		seen[n.Int()]++
+	}
+	for i := int64(0); i < 150; i++ {
+		if seen[i] != 1 {
+			t.Errorf("message %d found %d times", i, seen[i])
+		}
+	}
+	if err := h.Node.Messages.Processor.WaitFlushed(context.Background(), 150); err != nil {
+		t.Fatal(err)
+	}
+	if j := h.Do("GET", "/system/journal", nil, root).Want(t, http.StatusOK); j.Get("uncommitted_journal_entries").Int() != 0 {
+		t.Errorf("journal after recovery: %s", j.Body)
+	}
+}
