@@ -33,9 +33,10 @@ func listenTCP(ctx context.Context, inst *instance) (net.Listener, error) {
 	return ln, nil
 }
 
-// recvBuffer returns a socket control function setting SO_RCVBUF, which
-// accepted TCP connections inherit from their listener. The kernel caps the
-// size at net.core.rmem_max, as it does for Graylog.
+// recvBuffer returns a socket control function setting the receive buffer,
+// which accepted TCP connections inherit from their listener. The kernel
+// caps SO_RCVBUF at net.core.rmem_max (often 208 KiB, below the UDP input's
+// 256 KiB default); setRecvBuffer goes past it where the process may.
 func recvBuffer(n int) func(network, address string, c syscall.RawConn) error {
 	if n <= 0 {
 		return nil
@@ -43,7 +44,7 @@ func recvBuffer(n int) func(network, address string, c syscall.RawConn) error {
 	return func(_, _ string, c syscall.RawConn) error {
 		var serr error
 		err := c.Control(func(fd uintptr) {
-			serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, n)
+			serr = setRecvBuffer(int(fd), n)
 		})
 		if err == nil {
 			err = serr

@@ -19,7 +19,7 @@ const maxDatagram = 65535
 
 // udpBatches is how many batches an input has: one filling while the others
 // wait for or are in a journal append, so reading goes on during an fsync.
-const udpBatches = 3
+const udpBatches = 16
 
 // udpServer is a running GELF UDP input. One goroutine reads datagrams,
 // reassembles chunks, decodes and encodes records into a batch; another
@@ -166,8 +166,25 @@ func (s *udpServer) remote(from netip.AddrPort) remote {
 // senders, so a batch that finds the journal full is dropped and counted.
 func (s *udpServer) appender() {
 	ctx := context.Background()
+	var recs [][]byte
+	var done []*batch
 	for b := range s.full {
-		recs := b.records()
+		// Batches that filled while the last append waited for its fsync
+		// go into this one append: one fsync for all of them, so a slow
+		// disk slows the appends down instead of stalling the reader.
+		recs, done = append(recs[:0], b.records()...), append(done[:0], b)
+	drain:
+		for len(recs) < maxAppend {
+			select {
+			case more, ok := <-s.full:
+				if !ok {
+					break drain
+				}
+				recs, done = append(recs, more.records()...), append(done, more)
+			default:
+				break drain
+			}
+		}
 		res := s.inst.appendAll(ctx, recs, false)
 		if lost := len(recs) - res.journaled - res.tooLarge; lost > 0 {
 			s.inst.metrics.rejected.Mark(int64(lost))
@@ -177,13 +194,18 @@ func (s *udpServer) appender() {
 		} else if s.journalFull.Swap(false) {
 			s.inst.log.Info("journal accepts messages again")
 		}
-		b.reset()
-		select {
-		case s.free <- b:
-		default: // the reader has stopped
+		for _, b := range done {
+			b.reset()
+			select {
+			case s.free <- b:
+			default: // the reader has stopped
+			}
 		}
 	}
 }
+
+// maxAppend bounds the records of one journal append of a UDP input.
+const maxAppend = 8192
 
 // expirer frees chunked messages whose chunks stopped coming, so memory is
 // released even when no datagram arrives.
