@@ -6,7 +6,7 @@ BUILD     := $(shell git rev-parse --short=7 HEAD 2>/dev/null || echo dev)
 LDFLAGS   := -X github.com/loggate/loggate/backend/system.Build=$(BUILD)
 STATICCHECK ?= $(shell command -v staticcheck 2>/dev/null || echo $(HOME)/go/bin/staticcheck)
 
-.PHONY: build run test race bench fuzz lint staticcheck clean
+.PHONY: build run test race bench load bench-large fuzz lint staticcheck clean
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/loggate
@@ -25,6 +25,15 @@ race:
 ## bench: the hot-path benchmarks (auth, routing, compat chain, stores, caches)
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 1 -timeout 20m $(PKGS)
+
+## load: the ingestion load harness (GELF over TCP, UDP, HTTP into a node on loopback)
+LOADN ?= 200000
+load:
+	$(GO) test -run '^$$' -bench 'Ingest' -benchtime $(LOADN)x -timeout 20m ./cmd/loggate/node
+
+## bench-large: the embedded message store holding 1,000,000 messages
+bench-large:
+	LOGGATE_BENCH_LARGE=1 $(GO) test -run '^$$' -bench Large -benchtime 40x -timeout 30m ./backend/messages/embedded
 
 ## fuzz: each fuzz target for a short while (FUZZTIME=1m for longer)
 FUZZTIME ?= 15s
