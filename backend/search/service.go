@@ -226,3 +226,7 @@ func (s *Service) Message(ctx context.Context, index, id string) (messages.Hit, 
 	}
 	return messages.Hit{}, api.Errorf(api.Forbidden, "Not authorized to access message %s", id)
 }
+
+// Now returns the service's current time, at millisecond precision, in UTC:
+// the end of every relative range.
+func (s *Service) Now() time.Time { return s.opts.Now().UTC().Truncate(time.Millisecond) }

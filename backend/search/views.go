@@ -28,8 +28,10 @@ type viewQueryString struct {
 	QueryString string `json:"query_string"`
 }
 
-// viewTimeRange is the views API's TimeRange, by its type.
-type viewTimeRange struct {
+// RangeSpec is a time range as clients write it (the views API's and
+// legacy widgets' TimeRange), by its type: relative (range in seconds),
+// absolute (from, to) or keyword.
+type RangeSpec struct {
 	Type    string          `json:"type"`
 	Range   json.RawMessage `json:"range,omitempty"`
 	From    string          `json:"from,omitempty"`
@@ -37,7 +39,9 @@ type viewTimeRange struct {
 	Keyword string          `json:"keyword,omitempty"`
 }
 
-func (t *viewTimeRange) resolve(now time.Time) (TimeRange, error) {
+// Resolve returns the range at now; a nil spec is the last five minutes,
+// Graylog's default.
+func (t *RangeSpec) Resolve(now time.Time) (TimeRange, error) {
 	if t == nil {
 		return relative(now, "300")
 	}
@@ -93,7 +97,7 @@ type searchType struct {
 	Offset int        `json:"offset"`
 	Sort   []viewSort `json:"sort"`
 	// A search type may narrow its query's range, query and streams.
-	TimeRange *viewTimeRange   `json:"timerange"`
+	TimeRange *RangeSpec   `json:"timerange"`
 	Query     *viewQueryString `json:"query"`
 	Streams   []string         `json:"streams"`
 }
@@ -101,7 +105,7 @@ type searchType struct {
 type viewQuery struct {
 	ID          string           `json:"id"`
 	Query       *viewQueryString `json:"query"`
-	TimeRange   *viewTimeRange   `json:"timerange"`
+	TimeRange   *RangeSpec   `json:"timerange"`
 	Filter      *viewFilter      `json:"filter"`
 	SearchTypes []searchType     `json:"search_types"`
 }
@@ -172,7 +176,7 @@ func (h *Handler) sync(w http.ResponseWriter, r *http.Request) error {
 
 func (h *Handler) runQuery(ctx context.Context, q viewQuery, now time.Time) (map[string]any, error) {
 	started := time.Now()
-	rng, err := q.TimeRange.resolve(now)
+	rng, err := q.TimeRange.Resolve(now)
 	if err != nil {
 		return nil, api.Errorf(api.Invalid, "Invalid timerange: %v", err)
 	}
@@ -191,7 +195,7 @@ func (h *Handler) runQuery(ctx context.Context, q viewQuery, now time.Time) (map
 		}
 		req := Request{Query: qs, Range: rng, Streams: streams, Sort: toSort(st.Sort), Offset: st.Offset, Limit: st.Limit}
 		if st.TimeRange != nil {
-			if req.Range, err = st.TimeRange.resolve(now); err != nil {
+			if req.Range, err = st.TimeRange.Resolve(now); err != nil {
 				return nil, api.Errorf(api.Invalid, "Invalid timerange: %v", err)
 			}
 		}
@@ -241,7 +245,7 @@ func effective(r TimeRange) map[string]any {
 // exportRequest is the views API's MessagesRequest.
 type exportRequest struct {
 	QueryString   *viewQueryString `json:"query_string"`
-	TimeRange     *viewTimeRange   `json:"timerange"`
+	TimeRange     *RangeSpec   `json:"timerange"`
 	Streams       []string         `json:"streams"`
 	FieldsInOrder []string         `json:"fields_in_order"`
 	Sort          []viewSort       `json:"sort"`
@@ -259,7 +263,7 @@ func (h *Handler) exportMessages(w http.ResponseWriter, r *http.Request) error {
 	if len(req.FieldsInOrder) == 0 {
 		req.FieldsInOrder = []string{messages.FieldTimestamp, messages.FieldSource, messages.FieldMessage}
 	}
-	rng, err := req.TimeRange.resolve(h.svc.opts.Now().UTC().Truncate(time.Millisecond))
+	rng, err := req.TimeRange.Resolve(h.svc.opts.Now().UTC().Truncate(time.Millisecond))
 	if err != nil {
 		return api.Errorf(api.Invalid, "Invalid timerange: %v", err)
 	}

@@ -18,7 +18,7 @@ type legacyViews struct{ svc *legacyviews.Service }
 // node's views. Widget values need the message search, which the node does
 // not have yet: they answer 503.
 func (n *Node) legacyViews() compat.LegacyViews {
-	return legacyViews{legacyviews.New(n.Views, n.Store, nil)}
+	return legacyViews{legacyviews.New(n.Views, n.Store, legacyviews.SearchValues{Search: n.Messages.Search})}
 }
 
 // encodeLegacy encodes a legacy response body.
