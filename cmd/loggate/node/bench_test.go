@@ -2,9 +2,11 @@ package node_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -158,6 +160,49 @@ func BenchmarkLoopback(b *testing.B) {
 					b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "req/s")
 				})
 			}
+		})
+	}
+}
+
+// BenchmarkRoundRobin compares one node with two nodes of one cluster
+// (shared document store and Redis) behind a client-side round robin:
+// token-authenticated GET /api/cluster over loopback, keep-alive. On a
+// two-core machine both nodes share the same cores, so this measures what
+// a second node costs, not what a second machine adds.
+func BenchmarkRoundRobin(b *testing.B) {
+	for _, nodes := range []int{1, 2} {
+		b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
+			st := nodetest.SharedStore(b)
+			redis := nodetest.WithRedis(redistest.Start(b).Addr)
+			hs := []*nodetest.Harness{nodetest.StartOn(b, st, redis)}
+			for len(hs) < nodes {
+				hs = append(hs, nodetest.StartOn(b, st, redis))
+			}
+			creds := credentials(b, hs[0])
+			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+			defer client.CloseIdleConnections()
+			var next atomic.Uint64
+			b.SetParallelism(4)
+			start := time.Now()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					h := hs[next.Add(1)%uint64(len(hs))]
+					req, _ := http.NewRequest("GET", h.URL+"/cluster", nil)
+					creds["token"](req)
+					resp, err := client.Do(req)
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode != http.StatusOK {
+						b.Errorf("status %d", resp.StatusCode)
+						return
+					}
+				}
+			})
+			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "req/s")
 		})
 	}
 }
