@@ -7,7 +7,8 @@ import (
 	"strconv"
 	"time"
 	"unicode"
-	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/loggate/loggate/backend/messages"
 )
@@ -127,9 +128,12 @@ func AppendEncode(dst []byte, m *messages.Message) ([]byte, error) {
 // cannot carry.
 func appendField(dst []byte, key string, v any) []byte {
 	start := len(dst)
-	dst = append(dst, `,"_`...)
-	dst = appendStringBody(dst, key)
-	dst = append(dst, `":`...)
+	dst = append(dst, ',', '"', '_')
+	quote := len(dst)
+	dst = appendString(dst, key)
+	// Drop the key's opening quote: the underscore sits inside it.
+	dst = append(dst[:quote], dst[quote+1:]...)
+	dst = append(dst, ':')
 	switch v := v.(type) {
 	case string:
 		return appendString(dst, v)
@@ -251,52 +255,10 @@ func appendFloat(dst []byte, f float64) []byte {
 	return dst
 }
 
-// appendString writes s as a JSON string.
+// appendString writes s as a JSON string. jsontext replaces invalid UTF-8
+// with U+FFFD, as encoding/json does, and says so in an error that is of no
+// use here: the replacement is what a receiver should get.
 func appendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	dst = appendStringBody(dst, s)
-	return append(dst, '"')
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendStringBody writes s escaped for a JSON string, invalid UTF-8
-// replaced by U+FFFD as encoding/json does.
-func appendStringBody(dst []byte, s string) []byte {
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	return append(dst, s[start:]...)
+	dst, _ = jsontext.AppendQuote(dst, s)
+	return dst
 }
