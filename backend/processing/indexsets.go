@@ -2,6 +2,7 @@ package processing
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -30,6 +31,10 @@ type IndexSetCache struct {
 
 const unknownReload = 100 * time.Millisecond
 
+var _ IndexSets = (*IndexSetCache)(nil)
+
+var _ IndexSetSource = (*indexsets.Service)(nil)
+
 // NewIndexSetCache returns a cache over src.
 func NewIndexSetCache(src IndexSetSource, ttl time.Duration, now func() time.Time) *IndexSetCache {
 	return &IndexSetCache{src: src, ttl: ttl, now: now}
@@ -51,16 +56,26 @@ func (c *IndexSetCache) Prefix(ctx context.Context, id string) (string, bool) {
 	return p, ok
 }
 
-// DefaultPrefix returns the prefix of the default index set.
+// DefaultPrefix returns the prefix of the default index set. When a reload
+// fails it answers from what it loaded before, as Prefix does; it fails
+// only when it never learnt the default index set's prefix.
 func (c *IndexSetCache) DefaultPrefix(ctx context.Context) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.def == "" || c.now().Sub(c.loaded) >= c.ttl {
-		if err := c.reload(ctx); err != nil {
+	p, ok := c.prefixes[c.def]
+	age := c.now().Sub(c.loaded)
+	// An unknown default (another index set was made the default between
+	// the two reads of a reload) reloads as an unknown id does.
+	if c.def == "" || age >= c.ttl || (!ok && age >= unknownReload) {
+		if err := c.reload(ctx); err != nil && !ok {
 			return "", err
 		}
+		p, ok = c.prefixes[c.def]
 	}
-	return c.prefixes[c.def], nil
+	if !ok {
+		return "", fmt.Errorf("processing: the default index set %s is not among the index sets", c.def)
+	}
+	return p, nil
 }
 
 // Invalidate makes the next lookup reload, after an index set changed.
@@ -73,11 +88,11 @@ func (c *IndexSetCache) Invalidate() {
 func (c *IndexSetCache) reload(ctx context.Context) error {
 	all, err := c.src.All(ctx)
 	if err != nil {
-		return err
+		return fmt.Errorf("processing: loading the index sets: %w", err)
 	}
 	def, err := c.src.DefaultID(ctx)
 	if err != nil {
-		return err
+		return fmt.Errorf("processing: loading the default index set: %w", err)
 	}
 	m := make(map[string]string, len(all))
 	for _, is := range all {

@@ -22,6 +22,7 @@ import (
 // Journal is the part of *journal.Journal processing reads and commits.
 type Journal interface {
 	Committed() uint64
+	End() uint64
 	Wait(ctx context.Context, offset uint64) error
 	Read(from uint64, limit int) ([]journal.Entry, error)
 	Commit(offset uint64) error
@@ -37,6 +38,9 @@ type Store interface {
 // Streams gives the current streams; *streams.Service satisfies it.
 type Streams interface {
 	All() []*streams.Stream
+	// Refresh picks up what other nodes of the cluster changed; it asks
+	// the store at most once a second.
+	Refresh(ctx context.Context) error
 }
 
 // IndexSets resolves an index set id to its index prefix.
@@ -98,7 +102,15 @@ type State struct {
 	Flushed uint64
 	// Failing is the last store error while it lasts, "" otherwise.
 	Failing string
+	// Dropped counts the messages the store refused for good (see write).
+	Dropped uint64
 }
+
+var (
+	_ Journal = (*journal.Journal)(nil)
+	_ Store   = messages.Store(nil)
+	_ Streams = (*streams.Service)(nil)
+)
 
 // New returns a processor; Run starts it.
 func New(j Journal, st Store, ss Streams, sets IndexSets, opts Options) *Processor {
@@ -149,9 +161,19 @@ func (p *Processor) State() State {
 // WaitFlushed blocks until every journal offset below next is durable in
 // the store, or ctx ends.
 func (p *Processor) WaitFlushed(ctx context.Context, next uint64) error {
+	return p.wait(ctx, func(s State) bool { return s.Flushed >= next })
+}
+
+// WaitProcessed blocks until every journal offset below next is written to
+// the store (searchable, not necessarily durable), or ctx ends.
+func (p *Processor) WaitProcessed(ctx context.Context, next uint64) error {
+	return p.wait(ctx, func(s State) bool { return s.Next >= next })
+}
+
+func (p *Processor) wait(ctx context.Context, done func(State) bool) error {
 	for {
 		p.mu.Lock()
-		done, ch := p.state.Flushed >= next, p.progress
+		done, ch := done(p.state), p.progress
 		p.mu.Unlock()
 		if done {
 			return nil
@@ -176,13 +198,24 @@ func (p *Processor) update(fn func(*State)) {
 // after the store's checkpoint or the journal's commit, whichever is
 // further: a crash between a flush and its commit replays nothing twice.
 func (p *Processor) Run(ctx context.Context) error {
-	next := max(p.j.Committed(), p.st.Checkpoint())
-	p.update(func(s *State) { s.Next, s.Flushed = next, next })
-	if next > p.j.Committed() {
+	committed, cp := p.j.Committed(), p.st.Checkpoint()
+	next := max(committed, cp)
+	if cp > p.j.End() {
+		// The store was flushed from a journal that held more than this
+		// one ever did: the journal directory was lost or replaced, and
+		// its offsets started again. Resuming at the checkpoint would
+		// silently skip every record up to it.
+		p.opts.Logger.Warn("the message store's checkpoint is beyond the end of the journal; the journal was replaced, processing it from its start",
+			"checkpoint", cp, "journal_end", p.j.End(), "journal_committed", committed)
+		next = committed
+	}
+	if next > committed {
 		// The store flushed past the commit before a crash: commit now so
-		// the journal can drop what the store already holds.
+		// the journal can drop what the store already holds. Before the
+		// state is published, so that WaitFlushed implies the commit.
 		_ = p.j.Commit(next - 1)
 	}
+	p.update(func(s *State) { s.Next, s.Flushed = next, next })
 	pending := 0
 	// Flush timing runs on the monotonic clock, not on Options.Now: it is
 	// about disk work, and a test's frozen clock must not stop flushes.
@@ -192,6 +225,15 @@ func (p *Processor) Run(ctx context.Context) error {
 			return p.final(next, pending)
 		}
 		if !p.opts.Processing() {
+			// What was written before the pause is flushed now, not when
+			// processing resumes: a pause may last, and until the flush
+			// the journal cannot drop those records.
+			if pending > 0 {
+				if err := p.flush(ctx, next); err != nil {
+					return p.stopped(ctx, next, pending, err)
+				}
+				pending, lastFlush = 0, time.Now()
+			}
 			if err := p.pausedWait(ctx); err != nil {
 				return p.final(next, pending)
 			}
@@ -224,7 +266,7 @@ func (p *Processor) Run(ctx context.Context) error {
 		}
 		if pending > 0 && (pending >= p.opts.FlushEvery || time.Since(lastFlush) >= p.opts.FlushInterval) {
 			if err := p.flush(ctx, next); err != nil {
-				return p.final(next, pending)
+				return p.stopped(ctx, next, pending, err)
 			}
 			pending, lastFlush = 0, time.Now()
 		}
@@ -241,6 +283,16 @@ func (p *Processor) pausedWait(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// stopped ends Run after a failed flush: a flush only fails for good when
+// ctx ended (then the final flush is tried) or when the journal refused
+// the commit, which no retry mends.
+func (p *Processor) stopped(ctx context.Context, next uint64, pending int, err error) error {
+	if ctx.Err() != nil {
+		return p.final(next, pending)
+	}
+	return err
 }
 
 // final flushes on shutdown with a bounded grace period; what it cannot
@@ -261,14 +313,19 @@ func (p *Processor) final(next uint64, pending int) error {
 
 // batch reads, routes, writes and forwards one batch starting at from, and
 // returns how many journal records it consumed. Store failures are retried
-// until they pass or ctx ends: nothing read is skipped.
+// until they pass or ctx ends: nothing read is skipped but unreadable
+// records and the messages the store refuses for good (see write).
 func (p *Processor) batch(ctx context.Context, from uint64) (int, error) {
 	entries, err := p.j.Read(from, p.opts.BatchSize)
 	if err != nil {
 		return 0, fmt.Errorf("processing: reading the journal at %d: %w", from, err)
 	}
 	p.incoming.Mark(int64(len(entries)))
-	all := p.streams.All()
+	if err := p.streams.Refresh(ctx); err != nil {
+		// Routing goes on with the streams this node knows.
+		p.opts.Logger.Warn("refreshing the streams failed", "err", err)
+	}
+	rt := newRouter(p.streams.All(), func(id string) (string, bool) { return p.sets.Prefix(ctx, id) })
 	byPrefix := map[string][]messages.Message{}
 	var prefixes []string
 	msgs := make([]messages.Message, 0, len(entries))
@@ -282,11 +339,18 @@ func (p *Processor) batch(ctx context.Context, from uint64) (int, error) {
 			p.opts.Logger.Warn("skipping unreadable journal record", "offset", e.Offset, "err", err)
 			continue
 		}
-		prefixes = route(&m, all, func(id string) (string, bool) { return p.sets.Prefix(ctx, id) }, prefixes[:0])
+		prefixes = rt.route(&m, prefixes)
 		if len(prefixes) == 0 {
-			def, err := p.sets.DefaultPrefix(ctx)
+			// No stream's index set is known: the default index set takes
+			// the message. Not knowing it either is retried, not fatal: the
+			// index sets' store may be failing for a moment.
+			var def string
+			err := p.retry(ctx, "default index set lookup", func() (err error) {
+				def, err = p.sets.DefaultPrefix(ctx)
+				return err
+			})
 			if err != nil {
-				return 0, fmt.Errorf("processing: no index set for message: %w", err)
+				return 0, err
 			}
 			prefixes = append(prefixes, def)
 		}
@@ -296,7 +360,7 @@ func (p *Processor) batch(ctx context.Context, from uint64) (int, error) {
 		}
 	}
 	for pre, batch := range byPrefix {
-		if err := p.retry(ctx, "write", func() error { return p.st.Write(ctx, pre, batch) }); err != nil {
+		if err := p.write(ctx, pre, batch); err != nil {
 			return 0, err
 		}
 	}
@@ -310,9 +374,47 @@ func (p *Processor) batch(ctx context.Context, from uint64) (int, error) {
 	return len(entries), nil
 }
 
+// write writes msgs to the index set of prefix. A failure wrapping
+// messages.ErrUnavailable is the store's and is retried until it passes.
+// Any other is the messages' own (a mapping conflict, a message the store
+// refuses) and would fail every retry, stopping the pipeline for good: the
+// batch is then written again one message at a time and the messages the
+// store refuses are dropped, counted and logged, as Graylog records an
+// indexing failure and goes on. Writing a message again is safe: the store
+// replaces it by its id.
+func (p *Processor) write(ctx context.Context, prefix string, msgs []messages.Message) error {
+	err := p.retry(ctx, writeOp, func() error { return p.st.Write(ctx, prefix, msgs) })
+	var refused *refusedError
+	if !errors.As(err, &refused) {
+		return err
+	}
+	for i := range msgs {
+		err := p.retry(ctx, writeOp, func() error { return p.st.Write(ctx, prefix, msgs[i:i+1]) })
+		if !errors.As(err, &refused) {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		p.update(func(s *State) { s.Dropped++ })
+		p.opts.Logger.Warn("message store refused a message; dropping it",
+			"id", msgs[i].ID, "index_prefix", prefix, "err", refused.err)
+	}
+	return nil
+}
+
+// writeOp names store writes in retry and its logs.
+const writeOp = "message store write"
+
+// refusedError is a write failure that retrying cannot mend.
+type refusedError struct{ err error }
+
+func (e *refusedError) Error() string { return e.err.Error() }
+func (e *refusedError) Unwrap() error { return e.err }
+
 // flush makes the store durable up to next and then commits the journal.
 func (p *Processor) flush(ctx context.Context, next uint64) error {
-	if err := p.retry(ctx, "flush", func() error { return p.st.Flush(ctx, next) }); err != nil {
+	if err := p.retry(ctx, "message store flush", func() error { return p.st.Flush(ctx, next) }); err != nil {
 		return err
 	}
 	if err := p.j.Commit(next - 1); err != nil {
@@ -322,21 +424,37 @@ func (p *Processor) flush(ctx context.Context, next uint64) error {
 	return nil
 }
 
+// clearFailing resets State.Failing; it skips the update, and the wake-up
+// of every waiter, when nothing failed, which is every batch but a few.
+func (p *Processor) clearFailing() {
+	p.mu.Lock()
+	failing := p.state.Failing != ""
+	p.mu.Unlock()
+	if failing {
+		p.update(func(s *State) { s.Failing = "" })
+	}
+}
+
 // retry runs op until it succeeds, backing off exponentially, or ctx ends.
+// A write failure that does not wrap messages.ErrUnavailable is not
+// retried but returned as a *refusedError.
 func (p *Processor) retry(ctx context.Context, what string, op func() error) error {
 	delay := p.opts.RetryMin
 	for {
 		err := op()
 		if err == nil {
-			p.update(func(s *State) { s.Failing = "" })
+			p.clearFailing()
 			return nil
 		}
 		p.failures.Mark(1)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		if what == writeOp && !errors.Is(err, messages.ErrUnavailable) {
+			return &refusedError{err}
+		}
 		p.update(func(s *State) { s.Failing = err.Error() })
-		p.opts.Logger.Warn("message store "+what+" failed; retrying", "err", err, "retry_in", delay)
+		p.opts.Logger.Warn(what+" failed; retrying", "err", err, "retry_in", delay)
 		t := time.NewTimer(delay)
 		select {
 		case <-t.C:

@@ -38,8 +38,11 @@ type Action struct {
 
 // Run checks every index set once: it rotates the write indices that are
 // due, then applies retention. One index set's failure does not stop the
-// others; the errors are joined.
+// others; the errors are joined. A nil log discards.
 func Run(ctx context.Context, sets IndexSets, st Store, now time.Time, log *slog.Logger) ([]Action, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	all, err := sets.All(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("rotation: listing index sets: %w", err)
@@ -112,12 +115,12 @@ func due(is indexsets.IndexSet, write messages.Index, now time.Time) string {
 // closed state, so a closed index would be a deleted one or a kept one,
 // and keeping loses nothing. Noop keeps them too.
 func retire(ctx context.Context, is indexsets.IndexSet, indices []messages.Index, st Store) ([]Action, error) {
-	max := is.RetentionStrategy.MaxNumberOfIndices
-	if is.RetentionStrategyClass != indexsets.DeletionRetention || max <= 0 || len(indices) <= max {
+	keep := is.RetentionStrategy.MaxNumberOfIndices
+	if is.RetentionStrategyClass != indexsets.DeletionRetention || keep <= 0 || len(indices) <= keep {
 		return nil, nil
 	}
 	var actions []Action
-	for _, ix := range indices[:len(indices)-max] {
+	for _, ix := range indices[:len(indices)-keep] {
 		if ix.Write {
 			continue
 		}
@@ -125,7 +128,7 @@ func retire(ctx context.Context, is indexsets.IndexSet, indices []messages.Index
 			return actions, fmt.Errorf("deleting %s: %w", ix.Name, err)
 		}
 		actions = append(actions, Action{IndexSet: is.ID, Index: ix.Name, Kind: "deleted",
-			Reason: fmt.Sprintf("%d indices, max_number_of_indices is %d", len(indices), max)})
+			Reason: fmt.Sprintf("%d indices, max_number_of_indices is %d", len(indices), keep)})
 	}
 	return actions, nil
 }
