@@ -42,6 +42,14 @@ type Options struct {
 	// AllowLeadingWildcard is Graylog's allow_leading_wildcard_searches.
 	AllowLeadingWildcard bool
 	Now                  func() time.Time
+	// MaxAggregated is how many matching messages an aggregation reads at
+	// most; DefaultMaxAggregated when 0.
+	MaxAggregated int
+	// MaxBuckets is how many buckets an aggregation answers at most;
+	// DefaultMaxBuckets when 0.
+	MaxBuckets int
+
+	aggregatePage int // tests page small
 }
 
 // Service runs searches for callers, within their stream permissions.
@@ -164,7 +172,11 @@ func (s *Service) scope(ctx context.Context, selected []string) ([]string, int, 
 	}
 	if selected == nil {
 		for _, is := range sets {
-			use(is)
+			// Events index sets hold events, not messages: their window
+			// does not limit a message search.
+			if is.IndexTemplateType == nil || *is.IndexTemplateType != indexsets.TemplateEvents {
+				use(is)
+			}
 		}
 		// Every index set: the store searches all prefixes.
 		prefixes = nil

@@ -2,6 +2,7 @@ package node_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"compress/gzip"
 	"compress/zlib"
 	"context"
@@ -229,6 +230,40 @@ func TestMessagesEndToEnd(t *testing.T) {
 	if res.Get("column").Int() == 0 || res.Get("type").String() != "AutoValue_QueryParseError" {
 		t.Errorf("syntax error body: %s", res.Body)
 	}
+
+	// CSV: the export, and the JSON path asked for CSV without fields.
+	csv := h.Do("GET", "/search/universal/relative/export?query=source:web-2&range=0&fields=tag,source&sort=timestamp:asc", nil, root).Want(t, http.StatusOK)
+	wantCSV := "\"timestamp\",\"tag\",\"source\"\n"
+	if !strings.HasPrefix(string(csv.Body), wantCSV) || strings.Count(string(csv.Body), "\n") != 6 ||
+		!strings.Contains(string(csv.Body), `,"tcp-1","web-2"`) || !strings.HasPrefix(csv.Header.Get("Content-Disposition"), "attachment") {
+		t.Errorf("CSV export:\n%s", csv.Body)
+	}
+	h.Do("GET", "/search/universal/relative?query=*&range=0", nil, root, nodetest.Header("Accept", "text/csv")).
+		WantError(t, http.StatusBadRequest, "Missing required parameter `fields`")
+
+	// The views API's messages search type.
+	sync := h.Do("POST", "/views/search/sync", map[string]any{"queries": []any{map[string]any{
+		"id": "q1", "query": map[string]any{"type": "elasticsearch", "query_string": "source:web-1"},
+		"timerange":    map[string]any{"type": "relative", "range": 0},
+		"search_types": []any{map[string]any{"id": "m1", "type": "messages", "limit": 2, "offset": 0}},
+	}}}, root).Want(t, http.StatusOK)
+	if got := sync.Get("results.q1.search_types.m1.total_results").Int(); got != 4 || len(sync.Get("results.q1.search_types.m1.messages").Array()) != 2 {
+		t.Errorf("views search: %s", sync.Body)
+	}
+
+	// The result window: the web view pages by 150, so page 66 is the last
+	// full page; deeper is a 400 until the index set allows more.
+	h.Do("GET", "/search/universal/relative?query=*&range=0&limit=150&offset=9750", nil, root).Want(t, http.StatusOK)
+	h.Do("GET", "/search/universal/relative?query=*&range=0&limit=150&offset=9900", nil, root).Want(t, http.StatusBadRequest)
+	setID := defaultIndexSet(t, h)
+	is := h.Do("GET", "/system/indices/index_sets/"+setID, nil, root).Want(t, http.StatusOK)
+	var set map[string]any
+	if err := json.Unmarshal(is.Body, &set); err != nil {
+		t.Fatal(err)
+	}
+	set["max_result_window"] = 20000
+	h.Do("PUT", "/system/indices/index_sets/"+setID, set, root).Want(t, http.StatusOK)
+	h.Do("GET", "/search/universal/relative?query=*&range=0&limit=150&offset=9900", nil, root).Want(t, http.StatusOK)
 
 	// A pre-4.0 client's message count.
 	res = h.Do("GET", "/count/total", nil, root, nodetest.Header("X-API-Version", "3.3")).Want(t, http.StatusOK)
