@@ -97,7 +97,7 @@ type searchType struct {
 	Offset int        `json:"offset"`
 	Sort   []viewSort `json:"sort"`
 	// A search type may narrow its query's range, query and streams.
-	TimeRange *RangeSpec   `json:"timerange"`
+	TimeRange *RangeSpec       `json:"timerange"`
 	Query     *viewQueryString `json:"query"`
 	Streams   []string         `json:"streams"`
 }
@@ -105,7 +105,7 @@ type searchType struct {
 type viewQuery struct {
 	ID          string           `json:"id"`
 	Query       *viewQueryString `json:"query"`
-	TimeRange   *RangeSpec   `json:"timerange"`
+	TimeRange   *RangeSpec       `json:"timerange"`
 	Filter      *viewFilter      `json:"filter"`
 	SearchTypes []searchType     `json:"search_types"`
 }
@@ -245,7 +245,7 @@ func effective(r TimeRange) map[string]any {
 // exportRequest is the views API's MessagesRequest.
 type exportRequest struct {
 	QueryString   *viewQueryString `json:"query_string"`
-	TimeRange     *RangeSpec   `json:"timerange"`
+	TimeRange     *RangeSpec       `json:"timerange"`
 	Streams       []string         `json:"streams"`
 	FieldsInOrder []string         `json:"fields_in_order"`
 	Sort          []viewSort       `json:"sort"`

@@ -2,10 +2,10 @@ package node_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"compress/gzip"
 	"compress/zlib"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
