@@ -4,6 +4,7 @@
 //	loggate version                                      print the version
 //	loggate compat report --log FILE                      who still needs an older API release
 //	loggate migrate ldap --from FILE [--apply] …          convert Graylog 3.x LDAP settings
+//	loggate migrate store --to-mongodb URI [--apply] …    move a node's embedded data to MongoDB/Elasticsearch
 package main
 
 import (
@@ -62,6 +63,7 @@ func usage() string {
 	return "usage: loggate [serve|version|help] [--config FILE] [--<key> value …]\n" +
 		"       loggate compat report --log FILE [--since DURATION]   clients that still need an older API release\n" +
 		"       loggate migrate ldap [--from FILE | --from-mongodb URI] [--apply] [--link-users]   Graylog 3.x LDAP settings to a 4.0 backend (loggate migrate help)\n" +
+		"       loggate migrate store --data_dir DIR --to-mongodb URI [--to-elasticsearch URL] [--apply]   a node's embedded data to MongoDB and Elasticsearch\n" +
 		"\nconfiguration keys:\n" + config.Usage()
 }
 

@@ -1,6 +1,7 @@
-// Package migrate implements `loggate migrate`: one-off conversions of a
-// Graylog installation's settings into a loggate data directory, run
-// against the node's data_dir while no node serves it.
+// Package migrate implements `loggate migrate`: one-off conversions run
+// against a node's data_dir while no node serves it — a Graylog
+// installation's settings into loggate's (ldap), and a single node's
+// embedded stores into shared ones (store).
 package migrate
 
 import (
@@ -29,7 +30,8 @@ skipped, the backend is created inactive until an operator activates it.
   --apply                     create the backend(s); without it, only show what would be done
   --link-users                link external users not linked to an existing backend to the new one
   --config, --<key>           the node's configuration, for its data_dir (no node may be running on it)
-`
+
+` + storeUsage
 
 // Options are what a run needs from outside its arguments.
 type Options struct {
@@ -53,6 +55,8 @@ func Run(ctx context.Context, args, environ []string, o Options) error {
 	switch args[0] {
 	case "ldap":
 		return runLDAP(ctx, args[1:], environ, o)
+	case "store":
+		return runStore(ctx, args[1:], o)
 	}
 	return fmt.Errorf("unknown migration %q; run 'loggate migrate help'", args[0])
 }
