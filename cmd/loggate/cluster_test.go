@@ -16,6 +16,7 @@ import (
 
 	"github.com/loggate/loggate/auth/cache/redistest"
 	"github.com/loggate/loggate/backend/nodes"
+	"github.com/loggate/loggate/internal/servicetest"
 )
 
 // newUser creates a user with a password through n and returns its id.
@@ -318,8 +319,8 @@ func TestMongoOutage(t *testing.T) {
 	if strings.Contains(u.Host, ",") {
 		t.Skip("SKIPPED: LOGGATE_TEST_MONGODB_URI names several hosts; the outage test proxies one")
 	}
-	p := startProxy(t, u.Host)
-	u.Host = p.addr
+	p := servicetest.StartProxy(t, u.Host)
+	u.Host = p.Addr()
 	q := u.Query()
 	// The server reports its own address; the node must keep using the
 	// proxy's.
@@ -345,7 +346,7 @@ func TestMongoOutage(t *testing.T) {
 	}
 	n.want(t, http.StatusOK, "GET", "/system/cluster/nodes", nil, asClusterRoot)
 
-	p.down()
+	p.Down()
 	down := time.Now()
 	var wg sync.WaitGroup
 	results := make([]string, len(requests))
@@ -377,7 +378,7 @@ func TestMongoOutage(t *testing.T) {
 	status, body, err := n.do("GET", "/system/lbstatus", nil, nil)
 	t.Logf("MongoDB down: /system/lbstatus answered %d %s %v", status, body, err)
 
-	if err := p.up(); err != nil {
+	if err := p.Up(); err != nil {
 		t.Fatal(err)
 	}
 	restored := time.Now()

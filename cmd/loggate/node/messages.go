@@ -62,7 +62,7 @@ func (n *Node) messagePipeline(ctx context.Context, cfg config.Config, o Options
 	m.Journal = j
 
 	if len(cfg.ElasticsearchHosts) > 0 {
-		es, err := elastic.Open(ctx, elastic.Options{Hosts: cfg.ElasticsearchHosts, Now: o.Now, Node: n.Info.ID,
+		es, err := elastic.Open(ctx, elastic.Options{Hosts: cfg.ElasticsearchHosts, Now: o.Now, Node: n.Info.ID, Namespace: o.ElasticNamespace,
 			Settings: n.indexSettings, Logger: n.Levels.Logger("loggate.elasticsearch")})
 		if err != nil {
 			return nil, fmt.Errorf("elasticsearch_hosts: %w", err)

@@ -114,6 +114,9 @@ type Options struct {
 	// MessageFault, when set, makes the embedded message store fail its
 	// writes while it returns an error: the outage tests' failing disk.
 	MessageFault func() error
+	// ElasticNamespace, when set, prefixes every index name the
+	// Elasticsearch store uses, so tests sharing one server stay apart.
+	ElasticNamespace string
 }
 
 // Indexes are the unique indexes every document store of a node needs.

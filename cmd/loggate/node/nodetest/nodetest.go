@@ -10,7 +10,9 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -65,9 +67,12 @@ type Harness struct {
 	URL    string // the API root, http://127.0.0.1:port/api
 	Config config.Config
 	Clock  *Clock
-	logs   *syncBuffer // everything the node logged
-	store  store.Store // a shared store (StartOn), or nil
-	fault  atomic.Pointer[error]
+	// ElasticNamespace prefixes the node's Elasticsearch index names
+	// (lgt-<random>-), unique per harness; it stays across Restart.
+	ElasticNamespace string
+	logs             *syncBuffer // everything the node logged
+	store            store.Store // a shared store (StartOn), or nil
+	fault            atomic.Pointer[error]
 
 	stop func()
 }
@@ -134,7 +139,8 @@ func start(t testing.TB, st store.Store, opts []Option) *Harness {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	h := &Harness{t: t, Config: cfg, Clock: &Clock{now: time.Now()}, logs: &syncBuffer{b: &bytes.Buffer{}}, store: st}
+	h := &Harness{t: t, Config: cfg, Clock: &Clock{now: time.Now()}, logs: &syncBuffer{b: &bytes.Buffer{}}, store: st,
+		ElasticNamespace: fmt.Sprintf("lgt-%08x-", rand.Uint32())}
 	h.start()
 	t.Cleanup(h.Stop)
 	return h
@@ -163,7 +169,8 @@ func (h *Harness) Logs() string { return h.logs.String() }
 func (h *Harness) start() {
 	h.t.Helper()
 	sink := loggers.NewTextSink(h.logs)
-	n, err := node.New(context.Background(), h.Config, node.Options{LogSink: sink, Now: h.Clock.Now, Store: h.store, MessageFault: h.messageFault})
+	n, err := node.New(context.Background(), h.Config, node.Options{LogSink: sink, Now: h.Clock.Now, Store: h.store, MessageFault: h.messageFault,
+		ElasticNamespace: h.ElasticNamespace})
 	if err != nil {
 		h.t.Fatalf("start node: %v", err)
 	}
