@@ -17,7 +17,9 @@ import (
 )
 
 const syncExample = `{"queries":[{"id":"q1","query":{"type":"elasticsearch","query_string":"source:web-1"},` +
-	`"timerange":{"type":"relative","range":300},"search_types":[{"id":"m1","type":"messages","limit":150,"offset":0}]}]}`
+	`"timerange":{"type":"relative","range":300},"search_types":[{"id":"m1","type":"messages","limit":150,"offset":0},` +
+	`{"id":"p1","type":"pivot","row_groups":[{"type":"time","field":"timestamp","interval":{"type":"auto","scaling":1.0}}],` +
+	`"column_groups":[],"series":[{"type":"count","id":"count()"},{"type":"avg","id":"avg(took)","field":"took"}],"sort":[],"rollup":true}]}]}`
 
 const exportExample = `{"query_string":{"type":"elasticsearch","query_string":"*"},"timerange":{"type":"relative","range":300},` +
 	`"streams":[],"fields_in_order":["timestamp","source","message"]}`
@@ -78,9 +80,13 @@ func (f *viewFilter) streams() []string {
 	return out
 }
 
+// viewSort is a sort of the messages search type ({"field","order"}) or
+// of a pivot ({"type":"series"|"pivot","field","direction"}).
 type viewSort struct {
-	Field string `json:"field"`
-	Order string `json:"order"`
+	Type      string `json:"type,omitempty"`
+	Field     string `json:"field"`
+	Order     string `json:"order,omitempty"`
+	Direction string `json:"direction,omitempty"`
 }
 
 func toSort(s []viewSort) messages.Sort {
@@ -100,6 +106,7 @@ type searchType struct {
 	TimeRange *RangeSpec       `json:"timerange"`
 	Query     *viewQueryString `json:"query"`
 	Streams   []string         `json:"streams"`
+	pivotSpec
 }
 
 type viewQuery struct {
@@ -190,8 +197,8 @@ func (h *Handler) runQuery(ctx context.Context, q viewQuery, now time.Time) (map
 	}
 	types := map[string]any{}
 	for _, st := range q.SearchTypes {
-		if st.Type != "messages" {
-			return nil, api.Errorf(api.Invalid, "Unsupported search type %q: loggate answers the messages search type", st.Type)
+		if st.Type != "messages" && st.Type != "pivot" {
+			return nil, api.Errorf(api.Invalid, "Unsupported search type %q: loggate answers the messages and pivot search types", st.Type)
 		}
 		req := Request{Query: qs, Range: rng, Streams: streams, Sort: toSort(st.Sort), Offset: st.Offset, Limit: st.Limit}
 		if st.TimeRange != nil {
@@ -210,6 +217,14 @@ func (h *Handler) runQuery(ctx context.Context, q viewQuery, now time.Time) (map
 				return nil, err
 			}
 			req.Streams = st.Streams
+		}
+		if st.Type == "pivot" {
+			res, err := h.runPivot(ctx, st, req)
+			if err != nil {
+				return nil, err
+			}
+			types[st.ID] = res
+			continue
 		}
 		if req.Limit <= 0 {
 			req.Limit = DefaultLimit

@@ -2,14 +2,13 @@ package embedded
 
 import (
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/loggate/loggate/backend/messages"
 )
 
 // How a string field is indexed, after Graylog 4.0's index template:
-// message and full_message are analyzed text, source is a keyword with a
+// message and full_message are analyzed text (Elasticsearch's standard
+// analyzer: see segmentWords and tokenizer), source is a keyword with a
 // lower-case filter, every other string an exact keyword.
 type analysis uint8
 
@@ -29,15 +28,16 @@ func analysisOf(field string) analysis {
 	return keyword
 }
 
-// terms calls fn with every term a value of field is indexed under.
-func terms(a analysis, v string, fn func(string)) {
+// terms calls fn with every term a value of field is indexed under. As
+// with tokenizer.each, the term is valid only until fn returns.
+func (t *tokenizer) terms(a analysis, v string, fn func(string)) {
 	switch a {
 	case keyword:
 		fn(v)
 	case lowerKeyword:
-		fn(strings.ToLower(v))
+		fn(t.lower(v))
 	default:
-		tokenize(v, fn)
+		t.each(v, fn)
 	}
 }
 
@@ -52,53 +52,10 @@ func normalize(a analysis, v string) string {
 	return strings.ToLower(v)
 }
 
-// tokenize splits s into lower-cased runs of letters and digits, a
-// simplification of Elasticsearch's standard analyzer (which also keeps
-// "1.5" or "o'neil" together): good enough for log text, and cheap.
-func tokenize(s string, fn func(string)) {
-	start := -1
-	lower := true
-	for i := 0; i < len(s); {
-		c := s[i]
-		size := 1
-		var word bool
-		if c < utf8.RuneSelf {
-			word = c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z'
-			if c >= 'A' && c <= 'Z' {
-				lower = false
-			}
-		} else {
-			var r rune
-			r, size = utf8.DecodeRuneInString(s[i:])
-			word = unicode.IsLetter(r) || unicode.IsDigit(r)
-			if word && unicode.ToLower(r) != r {
-				lower = false
-			}
-		}
-		switch {
-		case word && start < 0:
-			start = i
-		case !word && start >= 0:
-			emit(s[start:i], lower, fn)
-			start, lower = -1, true
-		}
-		i += size
-	}
-	if start >= 0 {
-		emit(s[start:], lower, fn)
-	}
-}
-
-func emit(tok string, lower bool, fn func(string)) {
-	if !lower {
-		tok = strings.ToLower(tok)
-	}
-	fn(tok)
-}
-
-// tokens returns the tokens of s.
+// tokens returns the tokens of s as the standard analyzer makes them.
 func tokens(s string) []string {
+	var t tokenizer
 	var out []string
-	tokenize(s, func(t string) { out = append(out, t) })
+	t.each(s, func(tok string) { out = append(out, strings.Clone(tok)) })
 	return out
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/loggate/loggate/backend/messages"
 )
@@ -30,6 +31,7 @@ type builder struct {
 	minTS  int64
 	maxTS  int64
 	fields map[string]*fieldBuild
+	tok    tokenizer
 }
 
 type blockRef struct {
@@ -41,7 +43,13 @@ type blockRef struct {
 type fieldBuild struct {
 	a       analysis
 	present []uint32
-	terms   map[string][]uint32
+	// terms maps a term to its index in list and docs, its postings. It
+	// is only written when a term is new: assigning to an existing string
+	// key replaces the key, and the terms the tokenizer hands out are
+	// transient. A merge fills list in term order and leaves terms nil.
+	terms   map[string]int32
+	list    []string
+	docs    [][]uint32
 	numDocs []uint32
 	nums    []float64
 }
@@ -63,33 +71,22 @@ func (b *builder) write(p []byte) {
 func (b *builder) field(name string) *fieldBuild {
 	f := b.fields[name]
 	if f == nil {
-		f = &fieldBuild{a: analysisOf(name), terms: map[string][]uint32{}}
+		f = &fieldBuild{a: analysisOf(name), terms: map[string]int32{}}
 		b.fields[name] = f
 	}
 	return f
 }
 
+// errOrder is returned when documents are not added in (timestamp, _id)
+// order.
+var errOrder = fmt.Errorf("embedded: segment documents out of order")
+
 // add appends m as the next document.
 func (b *builder) add(m *messages.Message) error {
 	doc := uint32(b.n)
 	ts := m.Timestamp.UnixMilli()
-	if b.n == 0 {
-		b.minTS, b.prevTS = ts, ts
-		b.meta.varint(ts)
-	} else {
-		if ts < b.prevTS {
-			return fmt.Errorf("embedded: segment documents out of order")
-		}
-		b.meta.uvarint(uint64(ts - b.prevTS))
-		b.prevTS = ts
-	}
-	b.maxTS = ts
-	if u, ok := parseUUID(m.ID); ok {
-		b.ids = append(b.ids, 0)
-		b.ids = append(b.ids, u[:]...)
-	} else {
-		b.ids = append(b.ids, 1)
-		b.ids.str(m.ID)
+	if b.n > 0 && ts < b.prevTS {
+		return errOrder
 	}
 	for _, s := range m.Streams {
 		f := b.field(messages.FieldStreams)
@@ -104,7 +101,7 @@ func (b *builder) add(m *messages.Message) error {
 		f.present = appendDoc(f.present, doc)
 		switch v := kv.Value.(type) {
 		case string:
-			terms(f.a, v, func(t string) { f.addTerm(t, doc) })
+			b.tok.terms(f.a, v, func(t string) { f.addTerm(t, doc) })
 		case bool:
 			f.addTerm(messages.FormatValue(v), doc)
 		case int64:
@@ -119,8 +116,33 @@ func (b *builder) add(m *messages.Message) error {
 	if b.rec, err = storedRecord(b.rec[:0], m); err != nil {
 		return err
 	}
-	b.block = binary.AppendUvarint(b.block, uint64(len(b.rec)))
-	b.block = append(b.block, b.rec...)
+	return b.addStored(ts, m.ID, b.rec)
+}
+
+// addStored appends the next document's timestamp, _id and stored record
+// (see storedRecord), and nothing to the inverted index: add indexes the
+// fields of a message, a merge copies the postings of its sources.
+func (b *builder) addStored(ts int64, id string, rec []byte) error {
+	if b.n == 0 {
+		b.minTS, b.prevTS = ts, ts
+		b.meta.varint(ts)
+	} else {
+		if ts < b.prevTS {
+			return errOrder
+		}
+		b.meta.uvarint(uint64(ts - b.prevTS))
+		b.prevTS = ts
+	}
+	b.maxTS = ts
+	if u, ok := parseUUID(id); ok {
+		b.ids = append(b.ids, 0)
+		b.ids = append(b.ids, u[:]...)
+	} else {
+		b.ids = append(b.ids, 1)
+		b.ids.str(id)
+	}
+	b.block = binary.AppendUvarint(b.block, uint64(len(rec)))
+	b.block = append(b.block, rec...)
 	b.n++
 	b.inBlk++
 	if b.inBlk == blockSize {
@@ -136,14 +158,17 @@ func appendDoc(docs []uint32, doc uint32) []uint32 {
 	return append(docs, doc)
 }
 
+// addTerm adds doc to the postings of t, which may be transient.
 func (f *fieldBuild) addTerm(t string, doc uint32) {
-	docs, ok := f.terms[t]
-	if !ok {
-		// Tokens are substrings of the message; a copy keeps the map from
-		// holding every message alive.
-		t = string([]byte(t))
+	if i, ok := f.terms[t]; ok {
+		f.docs[i] = appendDoc(f.docs[i], doc)
+		return
 	}
-	f.terms[t] = appendDoc(docs, doc)
+	// A copy also keeps the map from holding every message alive.
+	t = strings.Clone(t)
+	f.terms[t] = int32(len(f.list))
+	f.list = append(f.list, t)
+	f.docs = append(f.docs, []uint32{doc})
 }
 
 func (b *builder) flushBlock() {
@@ -202,24 +227,29 @@ func (b *builder) finish() (int64, error) {
 			prev = int64(d)
 			meta = binary.LittleEndian.AppendUint64(meta, math.Float64bits(f.nums[i]))
 		}
-		terms := make([]string, 0, len(f.terms))
-		for t := range f.terms {
-			terms = append(terms, t)
+		order := make([]int32, len(f.list))
+		for i := range order {
+			order[i] = int32(i)
 		}
-		slices.Sort(terms)
-		meta.uvarint(uint64(len(terms)))
-		meta.uvarint(uint64((len(terms) + dictRun - 1) / dictRun))
-		for i := 0; i < len(terms); i += dictRun {
+		if f.terms != nil {
+			slices.SortFunc(order, func(a, b int32) int { return strings.Compare(f.list[a], f.list[b]) })
+		}
+		meta.uvarint(uint64(len(order)))
+		meta.uvarint(uint64((len(order) + dictRun - 1) / dictRun))
+		var postings []byte
+		for i := 0; i < len(order); i += dictRun {
 			run = run[:0]
 			prev := ""
-			for _, t := range terms[i:min(i+dictRun, len(terms))] {
+			for _, k := range order[i:min(i+dictRun, len(order))] {
+				t := f.list[k]
 				shared := commonPrefix(prev, t)
 				run.uvarint(uint64(shared))
 				run.str(t[shared:])
-				run.bytes(appendPostings(nil, f.terms[t], b.n))
+				postings = appendPostings(postings[:0], f.docs[k], b.n)
+				run.bytes(postings)
 				prev = t
 			}
-			meta.str(terms[i])
+			meta.str(f.list[order[i]])
 			meta.uvarint(uint64(b.off - dictOff))
 			meta.uvarint(uint64(len(run)))
 			dictCRC = crc32.Update(dictCRC, crcTable, run)

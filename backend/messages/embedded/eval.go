@@ -133,8 +133,10 @@ func (e *evaluator) term(set bitset, field string, t *query.Term) {
 	if f.nterms == 0 {
 		return
 	}
+	// A fuzzy word is only normalized, as Elasticsearch's query_string
+	// does (getFuzzyQuery): "index.htm~" finds "index.html".
 	words := []string{normalize(f.a, t.Value)}
-	if f.a == text {
+	if f.a == text && (t.Fuzzy == "" || t.Phrase) {
 		words = tokens(t.Value)
 	}
 	if t.Phrase && len(words) > 1 {

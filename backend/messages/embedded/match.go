@@ -113,12 +113,17 @@ func decodeRune(s string) (rune, int) {
 	return 0, 0
 }
 
-// levenshtein reports whether a and b are within max edits.
+// levenshtein reports whether a and b are within max edits, an adjacent
+// transposition counting as one, as in Elasticsearch's fuzzy queries
+// (fuzzy_transpositions defaults to true).
 func levenshtein(a, b string, max int) bool {
 	ra, rb := []rune(a), []rune(b)
 	if d := len(ra) - len(rb); d > max || -d > max {
 		return false
 	}
+	// Three rows of the optimal string alignment distance: the one
+	// before prev is needed for transpositions.
+	pprev := make([]int, len(rb)+1)
 	prev := make([]int, len(rb)+1)
 	cur := make([]int, len(rb)+1)
 	for j := range prev {
@@ -133,12 +138,15 @@ func levenshtein(a, b string, max int) bool {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], pprev[j-2]+1)
+			}
 			best = min(best, cur[j])
 		}
 		if best > max {
 			return false
 		}
-		prev, cur = cur, prev
+		pprev, prev, cur = prev, cur, pprev
 	}
 	return prev[len(rb)] <= max
 }

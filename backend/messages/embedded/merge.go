@@ -126,7 +126,8 @@ func (s *Store) mergeOnce() bool {
 }
 
 // mergeInto adds the live documents of the sources to b in (timestamp,
-// _id) order, recording in maps where each went.
+// _id) order, recording in maps where each went: their stored records as
+// they are, then their postings renumbered (see mergeFields).
 func (s *Store) mergeInto(b *builder, p *mergePlan, maps [][]int32) error {
 	type cursor struct {
 		r   *docReader
@@ -167,7 +168,11 @@ func (s *Store) mergeInto(b *builder, p *mergePlan, maps [][]int32) error {
 			}
 		}
 		if best < 0 {
-			return nil
+			segs := make([]*segment, len(p.srcs))
+			for i, r := range p.srcs {
+				segs[i] = r.seg
+			}
+			return mergeFields(b, segs, maps)
 		}
 		if n&1023 == 0 {
 			select {
@@ -177,11 +182,11 @@ func (s *Store) mergeInto(b *builder, p *mergePlan, maps [][]int32) error {
 			}
 		}
 		c := cur[best]
-		m, err := c.r.get(c.doc)
+		rec, err := c.r.record(c.doc)
 		if err != nil {
 			return err
 		}
-		if err := b.add(&m); err != nil {
+		if err := b.addStored(c.r.s.ts[c.doc], c.id, rec); err != nil {
 			return err
 		}
 		maps[best][c.doc] = n

@@ -3,6 +3,7 @@ package embedded
 import (
 	"encoding/binary"
 	"errors"
+	"math/bits"
 )
 
 // Postings are the sorted document numbers of a term. A list is stored as
@@ -86,4 +87,56 @@ func orPostings(set bitset, p []byte, n int) error {
 		return nil
 	}
 	return errCorrupt
+}
+
+// appendDocs appends the documents of encoded postings (for a segment of
+// n documents) to docs, validating them as orPostings does.
+func appendDocs(docs []uint32, p []byte, n int) ([]uint32, error) {
+	if len(p) == 0 {
+		return docs, errCorrupt
+	}
+	switch p[0] {
+	case postingsBitmap:
+		words := (n + 63) / 64
+		if len(p) != 1+8*words {
+			return docs, errCorrupt
+		}
+		for i := range words {
+			w := binary.LittleEndian.Uint64(p[1+8*i:])
+			for w != 0 {
+				d := i*64 + bits.TrailingZeros64(w)
+				if d >= n {
+					return docs, errCorrupt
+				}
+				docs = append(docs, uint32(d))
+				w &= w - 1
+			}
+		}
+		return docs, nil
+	case postingsList:
+		p = p[1:]
+		count, k := binary.Uvarint(p)
+		if k <= 0 || count > uint64(len(p)) {
+			return docs, errCorrupt
+		}
+		p = p[k:]
+		doc := int64(-1)
+		for range count {
+			d, k := binary.Uvarint(p)
+			if k <= 0 || d == 0 || d > uint64(n) {
+				return docs, errCorrupt
+			}
+			p = p[k:]
+			doc += int64(d)
+			if doc >= int64(n) {
+				return docs, errCorrupt
+			}
+			docs = append(docs, uint32(doc))
+		}
+		if len(p) != 0 {
+			return docs, errCorrupt
+		}
+		return docs, nil
+	}
+	return docs, errCorrupt
 }

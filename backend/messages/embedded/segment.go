@@ -450,13 +450,23 @@ type docReader struct {
 }
 
 func (r *docReader) get(doc int) (messages.Message, error) {
+	rec, err := r.record(doc)
+	if err != nil {
+		return messages.Message{}, err
+	}
+	return r.s.message(doc, rec)
+}
+
+// record returns the stored record of doc, valid until the reader moves
+// to another block.
+func (r *docReader) record(doc int) ([]byte, error) {
 	b := doc / blockSize
 	if !r.valid || r.b != b {
 		recs, err := r.s.block(b)
 		if err != nil {
-			return messages.Message{}, err
+			return nil, err
 		}
 		r.b, r.recs, r.valid = b, recs, true
 	}
-	return r.s.message(doc, r.recs[doc%blockSize])
+	return r.recs[doc%blockSize], nil
 }

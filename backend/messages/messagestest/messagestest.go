@@ -40,6 +40,7 @@ func Run(t *testing.T, f Factory) {
 		{"PrefixIsolation", testPrefixIsolation},
 		{"Replay", testReplay},
 		{"Query", testQuery},
+		{"Analysis", testAnalysis},
 		{"TimeRange", testTimeRange},
 		{"Streams", testStreams},
 		{"Sort", testSort},
@@ -117,6 +118,17 @@ func (h *harness) search(q messages.Query) messages.Result {
 func parse(t testing.TB, q string) query.Node {
 	t.Helper()
 	n, err := query.Parse(q, query.Options{})
+	if err != nil {
+		t.Fatalf("Parse(%q): %v", q, err)
+	}
+	return n
+}
+
+// parseLeading parses a query as a server allowing leading wildcards
+// does.
+func parseLeading(t testing.TB, q string) query.Node {
+	t.Helper()
+	n, err := query.Parse(q, query.Options{AllowLeadingWildcard: true})
 	if err != nil {
 		t.Fatalf("Parse(%q): %v", q, err)
 	}

@@ -34,11 +34,26 @@ func testQuery(t *testing.T, f Factory) {
 		{"message:foo", []string{"m1", "m4"}},
 		{`message:"in foo"`, []string{"m1"}},
 		{`message:"foo in"`, nil},
-		{`message:"index html"`, []string{"m2"}},
-		{"message:index", []string{"m2"}},
 		{"message:err", nil},
 		{"full_message:stack", []string{"m3"}},
+		{"full_message:trace", []string{"m3"}},
+		// words as the standard tokenizer (UAX #29) cuts them: a dot
+		// between letters or digits does not split
+		{"message:index.html", []string{"m2"}},
+		{"message:INDEX.HTML", []string{"m2"}},
+		{"message:index", nil},
+		{"message:html", nil},
+		{`message:"index html"`, nil},
+		{`message:"GET /index.html"`, []string{"m2"}},
+		{`message:"get index.html 200"`, []string{"m2"}},
+		{"message:10.0.0.1", []string{"m3"}},
+		{"message:10", nil},
+		{`message:"from 10.0.0.1"`, []string{"m3"}},
+		// fuzzy words are lower-cased, not split, and a transposition is
+		// one edit
 		{"message:fooo~1", []string{"m1", "m4"}},
+		{"message:erorr~1", []string{"m1"}},
+		{"message:index.htm~1", []string{"m2"}},
 		// source is one lower-cased keyword
 		{"source:WEB-1", []string{"m1", "m4"}},
 		{"source:web-2", []string{"m2"}},
@@ -62,6 +77,8 @@ func testQuery(t *testing.T, f Factory) {
 		{"user:b*b", []string{"m3"}},
 		{"user:B*h", []string{"m4"}},
 		{"message:conn*", []string{"m3"}},
+		{"message:Conn*", []string{"m3"}},
+		{"message:index.*", []string{"m2"}},
 		{"user:/b.b/", []string{"m3"}},
 		{"user:/b/", nil},
 		{"user:/[Bb]ob.*/", []string{"m3", "m4"}},
@@ -110,6 +127,78 @@ func testQuery(t *testing.T, f Factory) {
 		for _, tt := range tests {
 			h.wantIDs(name+" "+tt.q, messages.Query{Query: parse(t, tt.q)}, tt.want...)
 		}
+		for _, tt := range leading {
+			h.wantIDs(name+" "+tt.q, messages.Query{Query: parseLeading(t, tt.q)}, tt.want...)
+		}
 		h.wantIDs(name+" nil query", messages.Query{}, "m1", "m2", "m3", "m4")
+	}
+}
+
+// leading are the wildcard queries that start with a wildcard: Graylog
+// refuses them unless allow_leading_wildcard_searches is set, and every
+// store must run them when the server allows them.
+var leading = []struct {
+	q    string
+	want []string
+}{
+	{"user:*o*", []string{"m3", "m4"}},
+	{"user:?lice", []string{"m1", "m2"}},
+	{"source:*-1", []string{"m1", "m3", "m4"}},
+	{"source:*DB-*", []string{"m3"}},
+	{"message:*.html", []string{"m2"}},
+	{"message:*ndex*", []string{"m2"}},
+}
+
+// The analysis corpus: message text that the standard tokenizer cuts in
+// ways a split on every non-alphanumeric character would not.
+var analysisCorpus = []messages.Message{
+	msg("a1", 1, nil, "message", "user_id=42 logged in from 192.168.1.10:8080"),
+	msg("a2", 2, nil, "message", "O'Neil's order 1,000.50 EUR at 10:30"),
+	msg("a3", 3, nil, "message", "Exception in com.example.orders.OrderService: timeout"),
+	msg("a4", 4, nil, "message", "key:value pairs and Grüße"),
+}
+
+// testAnalysis checks that message text is analyzed as Elasticsearch's
+// standard analyzer does: Unicode word boundaries (UAX #29), lower-cased.
+func testAnalysis(t *testing.T, f Factory) {
+	h := open(t, f)
+	h.write("an", analysisCorpus...)
+	tests := []struct {
+		q    string
+		want []string
+	}{
+		{"message:user_id", []string{"a1"}},
+		{"message:user", nil},
+		{"message:42", []string{"a1"}},
+		{"message:192.168.1.10", []string{"a1"}},
+		{"message:192", nil},
+		{"message:8080", []string{"a1"}},
+		{"message:O'Neil's", []string{"a2"}},
+		{"message:neil", nil},
+		{"message:1,000.50", []string{"a2"}},
+		{"message:1", nil},
+		{"message:10", []string{"a2"}},
+		{"message:30", []string{"a2"}},
+		{"message:com.example.orders.orderservice", []string{"a3"}},
+		{"message:orderservice", nil},
+		{"message:com.example.orders.*", []string{"a3"}},
+		{"message:timeout", []string{"a3"}},
+		{`message:key\:value`, []string{"a4"}},
+		{"message:key", nil},
+		{"message:Grüße", []string{"a4"}},
+		{`message:"in from"`, []string{"a1"}},
+		{`message:"user_id 42"`, []string{"a1"}},
+		{`message:"order 1,000.50 eur"`, []string{"a2"}},
+		{`message:"exception in com.example.orders.OrderService"`, []string{"a3"}},
+		{`message:"in com"`, nil},
+		{"timeout", []string{"a3"}},
+	}
+	for pass, name := range []string{"buffered", "flushed"} {
+		if pass == 1 {
+			h.flush(1)
+		}
+		for _, tt := range tests {
+			h.wantIDs(name+" "+tt.q, messages.Query{Query: parse(t, tt.q)}, tt.want...)
+		}
 	}
 }
