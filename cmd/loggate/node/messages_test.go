@@ -265,6 +265,34 @@ func TestMessagesEndToEnd(t *testing.T) {
 	h.Do("PUT", "/system/indices/index_sets/"+setID, set, root).Want(t, http.StatusOK)
 	h.Do("GET", "/search/universal/relative?query=*&range=0&limit=150&offset=9900", nil, root).Want(t, http.StatusOK)
 
+	// A 2.4 client's dashboard widgets computed from these messages.
+	v24 := nodetest.Header("X-API-Version", "2.4")
+	dash := h.Do("POST", "/dashboards", map[string]any{"title": "web"}, root, v24).Want(t, http.StatusCreated).Get("dashboard_id").String()
+	widget := func(typ string, cfg map[string]any) string {
+		cfg["timerange"] = map[string]any{"type": "relative", "range": 0}
+		return h.Do("POST", "/dashboards/"+dash+"/widgets", map[string]any{"description": typ, "type": typ, "cache_time": 10, "config": cfg}, root, v24).
+			Want(t, http.StatusCreated).Get("widget_id").String()
+	}
+	quick := widget("QUICKVALUES", map[string]any{"field": "source", "query": "", "limit": 1})
+	res = h.Do("GET", "/dashboards/"+dash+"/widgets/"+quick+"/value", nil, root, v24).Want(t, http.StatusOK)
+	// web-2 sent 5 of the 9 messages: the top value; web-1's 4 are "other".
+	if res.Get("result.terms.web-2").Int() != 5 || res.Get("result.other").Int() != 4 || res.Get("result.total").Int() != total {
+		t.Errorf("QUICKVALUES value: %s", res.Body)
+	}
+	stats := widget("STATS_COUNT", map[string]any{"field": "user_id", "stats_function": "max", "query": ""})
+	if res = h.Do("GET", "/dashboards/"+dash+"/widgets/"+stats+"/value", nil, root, v24).Want(t, http.StatusOK); res.Get("result").Float() != 42 {
+		t.Errorf("STATS_COUNT value: %s", res.Body)
+	}
+	chart := widget("SEARCH_RESULT_CHART", map[string]any{"interval": "hour", "query": "source:web-1"})
+	res = h.Do("GET", "/dashboards/"+dash+"/widgets/"+chart+"/value", nil, root, v24).Want(t, http.StatusOK)
+	sum := int64(0)
+	for _, n := range res.Get("result").Map() {
+		sum += n.Int()
+	}
+	if sum != 4 {
+		t.Errorf("SEARCH_RESULT_CHART value counts %d messages, want 4: %s", sum, res.Body)
+	}
+
 	// A pre-4.0 client's message count.
 	res = h.Do("GET", "/count/total", nil, root, nodetest.Header("X-API-Version", "3.3")).Want(t, http.StatusOK)
 	if got := res.Get("events").Int(); got != total {
