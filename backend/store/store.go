@@ -8,6 +8,7 @@ package store
 import (
 	"context"
 	"errors"
+	"net/http"
 
 	"github.com/loggate/loggate/backend/api"
 )
@@ -21,7 +22,12 @@ var (
 	// of a unique field is taken by another document.
 	ErrConflict = errors.New("document conflicts with a stored one")
 	// ErrUnavailable: the store cannot be reached; the caller may retry.
-	ErrUnavailable = errors.New("document store unavailable")
+	// It is an *api.Error so that every response it ends in says what is
+	// wrong (the store's own words, which may name hosts, stay in the log)
+	// and when to retry.
+	ErrUnavailable error = &api.Error{Code: api.Unavailable,
+		Message: "The document store is unavailable; try again shortly. Details are in the server log.",
+		Header:  http.Header{"Retry-After": {"1"}}}
 )
 
 func init() {

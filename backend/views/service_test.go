@@ -112,7 +112,7 @@ func TestStoreFailures(t *testing.T) {
 		status int
 		msg    string
 	}{
-		{fmt.Errorf("dial: %w", store.ErrUnavailable), 503, "Temporarily unavailable, see the server log"},
+		{fmt.Errorf("dial: %w", store.ErrUnavailable), 503, "The document store is unavailable; try again shortly. Details are in the server log."},
 		{errors.New("disk on fire"), 500, "Internal error, see the server log"},
 	}
 	requests := []struct{ method, path, body string }{
