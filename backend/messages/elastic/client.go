@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/elastic/go-elasticsearch/v8/esapi"
 	"github.com/tidwall/gjson"
 
 	"github.com/loggate/loggate/backend/messages"
@@ -35,37 +36,22 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("status %d: %s: %s", e.Status, e.Type, e.Reason)
 }
 
-// do sends one request and returns the status and body of the answer. A
-// transport failure is an error wrapping messages.ErrUnavailable, or the
-// caller's context error when that context ended; every HTTP status is
-// returned for the caller to judge.
-func (s *Store) do(ctx context.Context, method, path string, body []byte) (int, []byte, error) {
-	return s.doType(ctx, method, path, body, "application/json")
-}
-
-func (s *Store) doType(ctx context.Context, method, path string, body []byte, contentType string) (int, []byte, error) {
-	if s.closed.Load() {
-		return 0, nil, fmt.Errorf("%s %s: %w: the store is closed", method, path, messages.ErrUnavailable)
-	}
+// do sends one request built with esapi and returns the status and body of
+// the answer. It is the one place requests are executed: through the
+// store's elastictransport client, without the product check of
+// go-elasticsearch's client (see the package comment). A transport failure
+// is an error wrapping messages.ErrUnavailable, or the caller's context
+// error when that context ended; every HTTP status is returned for the
+// caller to judge.
+func (s *Store) do(ctx context.Context, req esapi.Request) (int, []byte, error) {
 	parent := ctx
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, s.timeout)
 		defer cancel()
 	}
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, path, rd)
-	if err != nil {
-		return 0, nil, fmt.Errorf("%s %s: %w", method, path, err)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", contentType)
-	}
-	req.Header.Set("Accept", "application/json")
-	res, err := s.tp.Perform(req)
+	tp := &sender{s: s}
+	res, err := req.Do(ctx, tp)
 	if err == nil {
 		defer res.Body.Close()
 		var data []byte
@@ -74,10 +60,71 @@ func (s *Store) doType(ctx context.Context, method, path string, body []byte, co
 			return res.StatusCode, data, nil
 		}
 	}
-	if cerr := parent.Err(); cerr != nil {
-		return 0, nil, fmt.Errorf("%s %s: %w", method, path, cerr)
+	switch {
+	case tp.op == "":
+		// esapi failed before sending: the request did not build.
+		return 0, nil, fmt.Errorf("build request: %w", err)
+	case errors.Is(err, errClosed):
+		return 0, nil, fmt.Errorf("%s: %w: %w", tp.op, messages.ErrUnavailable, err)
 	}
-	return 0, nil, fmt.Errorf("%s %s: %w: Elasticsearch at %s did not answer: %w", method, path, messages.ErrUnavailable, s.hosts, err)
+	if cerr := parent.Err(); cerr != nil {
+		return 0, nil, fmt.Errorf("%s: %w", tp.op, cerr)
+	}
+	return 0, nil, fmt.Errorf("%s: %w: Elasticsearch at %s did not answer: %w", tp.op, messages.ErrUnavailable, s.hosts, err)
+}
+
+// errClosed is the transport failure of a request after Close.
+var errClosed = errors.New("the store is closed")
+
+// sender is the esapi.Transport of one request: the store's transport,
+// refusing requests after Close, asking for JSON answers, and noting the
+// method and URI for errors.
+type sender struct {
+	s  *Store
+	op string // "GET /path", once esapi built the request
+}
+
+// Perform implements esapi.Transport. The header is the request's own:
+// esapi makes one per request, or uses the one its caller set, which is
+// never shared between requests either.
+func (t *sender) Perform(req *http.Request) (*http.Response, error) {
+	t.op = req.Method + " " + req.URL.RequestURI()
+	if t.s.closed.Load() {
+		return nil, errClosed
+	}
+	req.Header.Set("Accept", "application/json")
+	return t.s.tp.Perform(req)
+}
+
+// typedGetRequest is GET /<index>/<type>/<id>, for Elasticsearch 6.8,
+// whose indices have Graylog's mapping type "message" and which Graylog
+// 4.0 addresses by that type. esapi v8's GetRequest has no DocumentType:
+// it always sends /<index>/_doc/<id>. Index, DocumentType and DocumentID
+// go into the path as they are, escaped by the caller, as in esapi's own
+// requests.
+type typedGetRequest struct {
+	Index, DocumentType, DocumentID string
+}
+
+// Do implements esapi.Request.
+func (r typedGetRequest) Do(ctx context.Context, tp esapi.Transport) (*esapi.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "/"+r.Index+"/"+r.DocumentType+"/"+r.DocumentID, nil)
+	if err != nil {
+		return nil, err
+	}
+	res, err := tp.Perform(req)
+	if err != nil {
+		return nil, err
+	}
+	return &esapi.Response{StatusCode: res.StatusCode, Body: res.Body, Header: res.Header}, nil
+}
+
+// jsonBody is a request body for esapi, nil when there is none.
+func jsonBody(b []byte) io.Reader {
+	if b == nil {
+		return nil
+	}
+	return bytes.NewReader(b)
 }
 
 // fail turns an error answer into an error: wrapping

@@ -12,8 +12,10 @@
 // Graylog's query_string query: the parsed query printed back with
 // query.ToString.
 //
-// The store talks to the server through elastictransport, the transport of
-// go-elasticsearch, and not through the go-elasticsearch client: the client
-// refuses any server that does not send the X-Elastic-Product header, which
-// Elasticsearch before 7.14 and OpenSearch never send.
+// Requests are go-elasticsearch's typed requests (esapi), executed with
+// their Do method on elastictransport, the transport of go-elasticsearch,
+// and not through elasticsearch.Client: the client's Perform refuses any
+// server that does not send the X-Elastic-Product header, which
+// Elasticsearch before 7.14 and OpenSearch never send, while esapi requests
+// take any esapi.Transport and check nothing.
 package elastic

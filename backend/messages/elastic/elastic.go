@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/elastic/elastic-transport-go/v8/elastictransport"
+	"github.com/elastic/go-elasticsearch/v8/esapi"
 
 	"github.com/loggate/loggate/backend/messages"
 )
@@ -128,7 +129,8 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if opts.Username != "" || opts.Password != "" {
 		user, pass = opts.Username, opts.Password
 	}
-	// The transport alone: no product check (see the package comment).
+	// The transport alone, not elasticsearch.Client: esapi requests run on
+	// it without the client's product check (see the package comment).
 	tp, err := elastictransport.NewClient(
 		elastictransport.WithURLs(urls...),
 		elastictransport.WithBasicAuth(user, pass),
@@ -176,7 +178,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 }
 
 func (s *Store) init(ctx context.Context) error {
-	status, body, err := s.do(ctx, http.MethodGet, "/", nil)
+	status, body, err := s.do(ctx, esapi.InfoRequest{})
 	if err != nil {
 		return err
 	}

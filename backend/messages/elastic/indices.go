@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/elastic/go-elasticsearch/v8/esapi"
 	"github.com/tidwall/gjson"
 
 	"github.com/loggate/loggate/backend/messages"
@@ -82,8 +83,12 @@ func (s *Store) Indices(ctx context.Context, prefix string) ([]messages.Index, e
 // indices with their counts, sizes and creation times, the deflector
 // aliases, and the smallest and largest timestamp of each index.
 func (s *Store) indices(ctx context.Context, prefixes []string) ([]messages.Index, error) {
-	path := "/_cat/indices/" + pathName(patterns(prefixes)) + "?format=json&bytes=b&h=index,docs.count,store.size,creation.date"
-	status, body, err := s.do(ctx, http.MethodGet, path, nil)
+	status, body, err := s.do(ctx, esapi.CatIndicesRequest{
+		Index:  []string{pathName(patterns(prefixes))},
+		Format: "json",
+		Bytes:  "b",
+		H:      []string{"index", "docs.count", "store.size", "creation.date"},
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +174,7 @@ func (s *Store) writeIndices(ctx context.Context, prefixes []string) (map[string
 	for i, p := range prefixes {
 		names[i] = deflector(p)
 	}
-	status, body, err := s.do(ctx, http.MethodGet, "/_alias/"+pathName(strings.Join(names, ",")), nil)
+	status, body, err := s.do(ctx, esapi.IndicesGetAliasRequest{Name: []string{pathName(strings.Join(names, ","))}})
 	if err != nil {
 		return nil, err
 	}
@@ -220,7 +225,7 @@ func (s *Store) writeIndex(ctx context.Context, prefix string) (string, error) {
 // allPrefixes returns the physical prefixes of every series of the
 // namespace: those with a deflector alias.
 func (s *Store) allPrefixes(ctx context.Context) ([]string, error) {
-	status, body, err := s.do(ctx, http.MethodGet, "/_alias/"+pathName(s.ns)+"*_deflector", nil)
+	status, body, err := s.do(ctx, esapi.IndicesGetAliasRequest{Name: []string{pathName(s.ns) + "*_deflector"}})
 	if err != nil {
 		return nil, err
 	}
@@ -257,8 +262,7 @@ func rangesBody(n int) []byte {
 
 // ranges fills Begin and End of list, as Graylog's index ranges would.
 func (s *Store) ranges(ctx context.Context, prefixes []string, list []messages.Index) error {
-	path := "/" + pathName(patterns(prefixes)) + "/_search?ignore_unavailable=true&allow_no_indices=true"
-	status, body, err := s.do(ctx, http.MethodPost, path, rangesBody(len(list)))
+	status, body, err := s.do(ctx, searchRequest(prefixes, rangesBody(len(list))))
 	if err != nil {
 		return err
 	}
@@ -292,7 +296,9 @@ func (s *Store) putTemplate(ctx context.Context, prefix string) error {
 	if err != nil {
 		return err
 	}
-	status, resp, err := s.do(ctx, http.MethodPut, "/_template/"+pathName(templateName(prefix)), body)
+	// A legacy template (_template), which every supported version takes.
+	// No include_type_name: 6.8 reads the typed mapping by default.
+	status, resp, err := s.do(ctx, esapi.IndicesPutTemplateRequest{Name: pathName(templateName(prefix)), Body: jsonBody(body)})
 	if err != nil {
 		return err
 	}
@@ -309,7 +315,7 @@ func (s *Store) createIndex(ctx context.Context, prefix, name string, alias bool
 	if alias {
 		a = deflector(prefix)
 	}
-	status, body, err := s.do(ctx, http.MethodPut, "/"+pathName(name), createIndexBody(s.settings(prefix), a))
+	status, body, err := s.do(ctx, esapi.IndicesCreateRequest{Index: pathName(name), Body: jsonBody(createIndexBody(s.settings(prefix), a))})
 	if err != nil {
 		return false, err
 	}
@@ -381,8 +387,7 @@ func (s *Store) forget(prefix string) {
 // nextNumber returns one more than the highest index number of the
 // series, 0 for an empty one.
 func (s *Store) nextNumber(ctx context.Context, prefix string) (int, error) {
-	path := "/_cat/indices/" + pathName(prefix+"_*") + "?format=json&h=index"
-	status, body, err := s.do(ctx, http.MethodGet, path, nil)
+	status, body, err := s.do(ctx, esapi.CatIndicesRequest{Index: []string{pathName(prefix + "_*")}, Format: "json", H: []string{"index"}})
 	if err != nil {
 		return 0, err
 	}
@@ -440,7 +445,7 @@ func (s *Store) rotate(ctx context.Context, prefix string) (string, error) {
 			map[string]any{"remove": map[string]any{"index": cur, "alias": deflector(prefix)}},
 			map[string]any{"add": map[string]any{"index": name, "alias": deflector(prefix)}},
 		}})
-		status, resp, err := s.do(ctx, http.MethodPost, "/_aliases", body)
+		status, resp, err := s.do(ctx, esapi.IndicesUpdateAliasesRequest{Body: jsonBody(body)})
 		if err != nil {
 			return "", fmt.Errorf("rotate %s: %w", prefix, err)
 		}
@@ -470,7 +475,7 @@ func (s *Store) Delete(ctx context.Context, name string) error {
 	if w == index {
 		return fmt.Errorf("delete index %s: %w of %s", index, messages.ErrWriteIndex, prefix)
 	}
-	status, body, err := s.do(ctx, http.MethodDelete, "/"+pathName(index), nil)
+	status, body, err := s.do(ctx, esapi.IndicesDeleteRequest{Index: []string{pathName(index)}})
 	if err != nil {
 		return fmt.Errorf("delete index %s: %w", index, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/elastic/go-elasticsearch/v8/esapi"
 	"github.com/tidwall/gjson"
 
 	"github.com/loggate/loggate/backend/messages"
@@ -43,8 +44,7 @@ func (s *Store) Search(ctx context.Context, q messages.Query) (messages.Result, 
 	if err != nil {
 		return messages.Result{}, fmt.Errorf("search: %w", err)
 	}
-	path := "/" + pathName(patterns(prefixes)) + "/_search?ignore_unavailable=true&allow_no_indices=true"
-	status, resp, err := s.do(ctx, http.MethodPost, path, body)
+	status, resp, err := s.do(ctx, searchRequest(prefixes, body))
 	if err != nil {
 		return messages.Result{}, fmt.Errorf("search: %w", err)
 	}
@@ -74,6 +74,19 @@ func checkWindow(q messages.Query) error {
 		return fmt.Errorf("search: offset %d + limit %d > %d: %w", q.Offset, q.Limit, window, messages.ErrResultWindow)
 	}
 	return nil
+}
+
+// searchRequest searches the indices of the series of prefixes. Indices
+// closed or deleted meanwhile are skipped, and no index at all is an empty
+// result, not an error.
+func searchRequest(prefixes []string, body []byte) esapi.SearchRequest {
+	yes := true
+	return esapi.SearchRequest{
+		Index:             []string{pathName(patterns(prefixes))},
+		Body:              jsonBody(body),
+		IgnoreUnavailable: &yes,
+		AllowNoIndices:    &yes,
+	}
 }
 
 // patterns is the index list of a search: <prefix>_* for each prefix.

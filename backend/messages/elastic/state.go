@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/elastic/go-elasticsearch/v8/esapi"
 	"github.com/tidwall/gjson"
 )
 
@@ -36,7 +37,7 @@ import (
 // wherever a second node can hold it.
 func (s *Store) createStateIndex(ctx context.Context) error {
 	body := []byte(`{"settings":{"index":{"number_of_shards":1,"auto_expand_replicas":"0-1"}}}`)
-	status, resp, err := s.do(ctx, http.MethodPut, "/"+url.PathEscape(s.stateIndex), body)
+	status, resp, err := s.do(ctx, esapi.IndicesCreateRequest{Index: url.PathEscape(s.stateIndex), Body: jsonBody(body)})
 	if err != nil {
 		return err
 	}
@@ -48,14 +49,17 @@ func (s *Store) createStateIndex(ctx context.Context) error {
 	return s.fail("create "+s.stateIndex, status, resp)
 }
 
-func (s *Store) statePath() string {
-	return "/" + url.PathEscape(s.stateIndex) + "/_doc/" + url.PathEscape(s.node)
+// stateDoc returns the index and id of this node's state document, escaped
+// for a path.
+func (s *Store) stateDoc() (index, id string) {
+	return url.PathEscape(s.stateIndex), url.PathEscape(s.node)
 }
 
 // readCheckpoint reads this node's checkpoint, 0 if it never flushed.
 // GET is real time: it sees the last Flush without a refresh.
 func (s *Store) readCheckpoint(ctx context.Context) (uint64, error) {
-	status, body, err := s.do(ctx, http.MethodGet, s.statePath(), nil)
+	index, id := s.stateDoc()
+	status, body, err := s.do(ctx, esapi.GetRequest{Index: index, DocumentID: id})
 	if err != nil {
 		return 0, err
 	}
@@ -95,7 +99,8 @@ func (s *Store) Flush(ctx context.Context, checkpoint uint64) error {
 		"node":       s.node,
 		"flushed_at": s.now().UTC().Format(timeLayout),
 	})
-	status, resp, err := s.do(ctx, http.MethodPut, s.statePath(), body)
+	index, id := s.stateDoc()
+	status, resp, err := s.do(ctx, esapi.IndexRequest{Index: index, DocumentID: id, Body: jsonBody(body)})
 	if err != nil {
 		return fmt.Errorf("flush: %w", err)
 	}

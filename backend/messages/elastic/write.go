@@ -1,12 +1,14 @@
 package elastic
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 
+	"github.com/elastic/go-elasticsearch/v8/esapi"
 	"github.com/tidwall/gjson"
 
 	"github.com/loggate/loggate/backend/messages"
@@ -44,12 +46,9 @@ func (s *Store) Write(ctx context.Context, prefix string, msgs []messages.Messag
 	if err := s.ensureSeries(ctx, phys); err != nil {
 		return fmt.Errorf("write to %s: %w", prefix, err)
 	}
-	path := "/_bulk?refresh=wait_for"
-	if s.srv.requireAlias() {
-		// Without it a missing alias would be auto-created as an index
-		// of that name, which no rotation could ever move.
-		path += "&require_alias=true"
-	}
+	// Without require_alias a missing alias would be auto-created as an
+	// index of that name, which no rotation could ever move.
+	requireAlias := s.srv.requireAlias()
 	var buf []byte
 	for start := 0; start < len(msgs); {
 		buf = buf[:0]
@@ -61,7 +60,7 @@ func (s *Store) Write(ctx context.Context, prefix string, msgs []messages.Messag
 			}
 			end++
 		}
-		if err := s.bulk(ctx, phys, path, buf); err != nil {
+		if err := s.bulk(ctx, phys, requireAlias, buf); err != nil {
 			return err
 		}
 		start = end
@@ -69,9 +68,20 @@ func (s *Store) Write(ctx context.Context, prefix string, msgs []messages.Messag
 	return nil
 }
 
-// bulk sends one _bulk request for the series with physical prefix.
-func (s *Store) bulk(ctx context.Context, prefix, path string, body []byte) error {
-	status, resp, err := s.doType(ctx, http.MethodPost, path, body, "application/x-ndjson")
+// bulk sends one _bulk request for the series with physical prefix. The
+// action lines name the index (and, for 6.8, the type), so the request
+// names neither.
+func (s *Store) bulk(ctx context.Context, prefix string, requireAlias bool, body []byte) error {
+	req := esapi.BulkRequest{
+		Body:    bytes.NewReader(body),
+		Refresh: "wait_for",
+		// A header of its own: the transport adds to it.
+		Header: http.Header{"Content-Type": {"application/x-ndjson"}},
+	}
+	if requireAlias {
+		req.RequireAlias = &requireAlias
+	}
+	status, resp, err := s.do(ctx, req)
 	if err != nil {
 		return fmt.Errorf("write to %s: %w", prefix, err)
 	}
@@ -178,8 +188,11 @@ func (s *Store) Get(ctx context.Context, index, id string) (messages.Hit, error)
 	if !validName(index) || id == "" {
 		return messages.Hit{}, fmt.Errorf("get %s/%s: %w", index, id, messages.ErrNotFound)
 	}
-	path := "/" + pathName(s.phys(index)) + "/" + s.srv.typeName() + "/" + url.PathEscape(id)
-	status, body, err := s.do(ctx, http.MethodGet, path, nil)
+	var req esapi.Request = esapi.GetRequest{Index: pathName(s.phys(index)), DocumentID: url.PathEscape(id)}
+	if s.srv.typed() {
+		req = typedGetRequest{Index: pathName(s.phys(index)), DocumentType: s.srv.typeName(), DocumentID: url.PathEscape(id)}
+	}
+	status, body, err := s.do(ctx, req)
 	if err != nil {
 		return messages.Hit{}, fmt.Errorf("get %s/%s: %w", index, id, err)
 	}
