@@ -20,7 +20,6 @@ import (
 	"github.com/loggate/loggate/backend/api"
 	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
 	"github.com/loggate/loggate/compat"
-	"github.com/loggate/loggate/internal/servicetest"
 	"github.com/loggate/loggate/router/routertest"
 )
 
@@ -226,7 +225,7 @@ func TestSearchAggregationsGolden(t *testing.T) {
 // has processed them.
 func sendGELF(t *testing.T, h *nodetest.Harness, msgs []aggMessage) {
 	t.Helper()
-	addr := createGELFInput(t, h)
+	addr := gelfAddr(h)
 	for _, m := range msgs {
 		at, err := time.Parse(time.RFC3339, m.at)
 		if err != nil {
@@ -249,48 +248,7 @@ func sendGELF(t *testing.T, h *nodetest.Harness, msgs []aggMessage) {
 			t.Fatalf("POST /gelf: %d", resp.StatusCode)
 		}
 	}
-	waitProcessed(t, h, uint64(len(msgs)))
-}
-
-// createGELFInput starts a global GELF HTTP input on a free loopback port.
-func createGELFInput(t *testing.T, h *nodetest.Harness) net.Addr {
-	t.Helper()
-	port, err := servicetest.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	typ := "org.graylog2.inputs.gelf.http.GELFHttpInput"
-	res := h.Do("POST", "/system/inputs", map[string]any{
-		"title": "gelf", "type": typ, "global": true,
-		"configuration": map[string]any{"bind_address": "127.0.0.1", "port": port},
-	}, nodetest.AsRoot()).Want(t, http.StatusCreated)
-	id := res.Get("id").String()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if addr, ok := h.Node.Messages.Inputs.Addr(id); ok {
-			return addr
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("input never started: %s", h.Do("GET", "/system/inputstates/"+id, nil, nodetest.AsRoot()).Body)
-		}
-		time.Sleep(5 * time.Millisecond) // polling an observable condition
-	}
-}
-
-// waitProcessed waits until the node has processed n journal records.
-func waitProcessed(t *testing.T, h *nodetest.Harness, n uint64) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	for {
-		if h.Node.Messages.Journal.End() >= n && h.Node.Messages.Processor.State().Next >= n {
-			return
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("processed %d of %d messages", h.Node.Messages.Processor.State().Next, n)
-		}
-		time.Sleep(5 * time.Millisecond) // polling an observable condition
-	}
+	h.WaitProcessed(uint64(len(msgs)))
 }
 
 // FuzzSearchAggregations feeds 3.x aggregation parameters (intervals,
@@ -339,4 +297,10 @@ func FuzzSearchAggregations(f *testing.F) {
 			t.Fatalf("%s?%s with rows %s: %v %s", path, query, row, err, out)
 		}
 	})
+}
+
+// gelfAddr starts a GELF HTTP input on h and returns its address.
+func gelfAddr(h *nodetest.Harness) net.Addr {
+	_, addr := h.CreateInput(nodetest.GELFHTTP)
+	return addr
 }

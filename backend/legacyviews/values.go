@@ -40,6 +40,19 @@ type widgetConfig struct {
 	Limit int `json:"limit"`
 }
 
+// request is the search a widget's value runs at now.
+func (cfg widgetConfig) request(w Widget, now time.Time) (search.Request, error) {
+	rng, err := cfg.TimeRange.Resolve(now)
+	if err != nil {
+		return search.Request{}, api.Errorf(api.Invalid, "Widget %s has an invalid timerange: %v", w.ID, err)
+	}
+	req := search.Request{Query: cfg.Query, Range: rng}
+	if cfg.StreamID != "" {
+		req.Streams = []string{cfg.StreamID}
+	}
+	return req, nil
+}
+
 // countValue is Graylog 2.x's widget value response.
 type countValue struct {
 	Result       any            `json:"result"`
@@ -64,14 +77,11 @@ func (v SearchValues) Value(ctx context.Context, w Widget) (json.RawMessage, err
 		return nil, api.Errorf(api.Unavailable, "Values of %s widgets are not computed by loggate; use the views API", w.Type)
 	}
 	now := v.Search.Now()
-	rng, err := cfg.TimeRange.Resolve(now)
+	req, err := cfg.request(w, now)
 	if err != nil {
-		return nil, api.Errorf(api.Invalid, "Widget %s has an invalid timerange: %v", w.ID, err)
+		return nil, err
 	}
-	req := search.Request{Query: cfg.Query, Range: rng}
-	if cfg.StreamID != "" {
-		req.Streams = []string{cfg.StreamID}
-	}
+	rng := req.Range
 	start := time.Now()
 	count := func(r search.Request) (int64, error) {
 		resp, err := v.Search.Search(ctx, r)
@@ -114,14 +124,11 @@ var statsSeries = map[string]string{
 // aggregated computes the value of an aggregating widget.
 func (v SearchValues) aggregated(ctx context.Context, w Widget, cfg widgetConfig) (json.RawMessage, error) {
 	now := v.Search.Now()
-	rng, err := cfg.TimeRange.Resolve(now)
+	req, err := cfg.request(w, now)
 	if err != nil {
-		return nil, api.Errorf(api.Invalid, "Widget %s has an invalid timerange: %v", w.ID, err)
+		return nil, err
 	}
-	req := search.Request{Query: cfg.Query, Range: rng}
-	if cfg.StreamID != "" {
-		req.Streams = []string{cfg.StreamID}
-	}
+	rng := req.Range
 	needField := func() error {
 		if cfg.Field == "" {
 			return api.Errorf(api.Invalid, "Widget %s has no field", w.ID)

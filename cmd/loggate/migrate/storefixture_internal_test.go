@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
-	"github.com/loggate/loggate/internal/servicetest"
 )
 
 // storeFixture is the data_dir of a stopped node with something of every
@@ -91,7 +90,7 @@ func buildFixture(t *testing.T, keep string) *storeFixture {
 	}, root).Want(t, http.StatusCreated).Get("stream_id").String()
 	h.Do("POST", "/streams/"+f.streamID+"/resume", nil, root).Want(t, http.StatusNoContent)
 
-	addr := gelfInput(t, h)
+	addr := gelfAddr(h)
 	base := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)
 	sent := 0
 	send := func(n int, tied bool) {
@@ -119,7 +118,7 @@ func buildFixture(t *testing.T, keep string) *storeFixture {
 			}
 			sent++
 		}
-		waitProcessed(t, h, uint64(sent))
+		h.WaitProcessed(uint64(sent))
 	}
 	ctx := context.Background()
 	st := h.Node.Messages.Store
@@ -146,41 +145,6 @@ func buildFixture(t *testing.T, keep string) *storeFixture {
 	return f
 }
 
-// gelfInput starts a GELF HTTP input and returns its address.
-func gelfInput(t *testing.T, h *nodetest.Harness) net.Addr {
-	t.Helper()
-	port, err := servicetest.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := h.Do("POST", "/system/inputs", map[string]any{
-		"title": "gelf", "type": "org.graylog2.inputs.gelf.http.GELFHttpInput", "global": true,
-		"configuration": map[string]any{"bind_address": "127.0.0.1", "port": port},
-	}, nodetest.AsRoot()).Want(t, http.StatusCreated).Get("id").String()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if addr, ok := h.Node.Messages.Inputs.Addr(id); ok {
-			return addr
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the GELF input never started")
-		}
-		time.Sleep(5 * time.Millisecond) // polling an observable condition
-	}
-}
-
-// waitProcessed waits until the node has processed n journal records.
-func waitProcessed(t *testing.T, h *nodetest.Harness, n uint64) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for h.Node.Messages.Journal.End() < n || h.Node.Messages.Processor.State().Next < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("processed %d of %d messages", h.Node.Messages.Processor.State().Next, n)
-		}
-		time.Sleep(5 * time.Millisecond) // polling an observable condition
-	}
-}
-
 // copyDir copies a directory tree.
 func copyDir(t *testing.T, from, to string) {
 	t.Helper()
@@ -202,4 +166,10 @@ func copyDir(t *testing.T, from, to string) {
 	if err != nil {
 		t.Fatalf("copy %s: %v", from, err)
 	}
+}
+
+// gelfAddr starts a GELF HTTP input on h and returns its address.
+func gelfAddr(h *nodetest.Harness) net.Addr {
+	_, addr := h.CreateInput(nodetest.GELFHTTP)
+	return addr
 }

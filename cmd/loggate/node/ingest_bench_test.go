@@ -45,7 +45,7 @@ func loadMessage(r *rand.Rand, i int) string {
 
 func benchIngest(b *testing.B, typ string, send func(b *testing.B, addr net.Addr, msgs []string)) {
 	h := nodetest.Start(b)
-	_, addr := createInput(b, h, typ)
+	_, addr := h.CreateInput(typ)
 	r := rand.New(rand.NewPCG(1, 2))
 	msgs := make([]string, b.N)
 	size := 0

@@ -17,56 +17,13 @@ import (
 
 	"github.com/loggate/loggate/backend/streams"
 	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
-	"github.com/loggate/loggate/internal/servicetest"
 )
 
 const (
-	httpInput = "org.graylog2.inputs.gelf.http.GELFHttpInput"
-	tcpInput  = "org.graylog2.inputs.gelf.tcp.GELFTCPInput"
-	udpInput  = "org.graylog2.inputs.gelf.udp.GELFUDPInput"
+	httpInput = nodetest.GELFHTTP
+	tcpInput  = nodetest.GELFTCP
+	udpInput  = nodetest.GELFUDP
 )
-
-// createInput creates a global GELF input on a free loopback port and
-// returns its id and the address it listens on.
-func createInput(t testing.TB, h *nodetest.Harness, typ string) (string, net.Addr) {
-	t.Helper()
-	// Graylog refuses port 0, so the test picks a free one.
-	port, err := servicetest.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := h.Do("POST", "/system/inputs", map[string]any{
-		"title": typ, "type": typ, "global": true,
-		"configuration": map[string]any{"bind_address": "127.0.0.1", "port": port},
-	}, nodetest.AsRoot()).Want(t, http.StatusCreated)
-	id := res.Get("id").String()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if addr, ok := h.Node.Messages.Inputs.Addr(id); ok {
-			return id, addr
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("input %s never started: %s", typ, h.Do("GET", "/system/inputstates/"+id, nil, nodetest.AsRoot()).Body)
-		}
-		time.Sleep(5 * time.Millisecond) // polling an observable condition
-	}
-}
-
-// waitProcessed waits until the node has processed n journal records.
-func waitProcessed(t *testing.T, h *nodetest.Harness, n uint64) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	for {
-		if h.Node.Messages.Journal.End() >= n && h.Node.Messages.Processor.State().Next >= n {
-			return
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("processed %d of %d messages (journal end %d)", h.Node.Messages.Processor.State().Next, n, h.Node.Messages.Journal.End())
-		}
-		time.Sleep(5 * time.Millisecond) // polling an observable condition
-	}
-}
 
 func gz(t *testing.T, s string) []byte {
 	var b bytes.Buffer
@@ -101,9 +58,9 @@ func TestMessagesEndToEnd(t *testing.T) {
 	}, root).Want(t, http.StatusCreated).Get("stream_id").String()
 	h.Do("POST", "/streams/"+stream+"/resume", nil, root).Want(t, http.StatusNoContent)
 
-	httpID, httpAddr := createInput(t, h, httpInput)
-	tcpID, tcpAddr := createInput(t, h, tcpInput)
-	udpID, udpAddr := createInput(t, h, udpInput)
+	httpID, httpAddr := h.CreateInput(httpInput)
+	tcpID, tcpAddr := h.CreateInput(tcpInput)
+	udpID, udpAddr := h.CreateInput(udpInput)
 
 	base := float64(time.Now().Add(-time.Minute).Unix())
 	post := func(body []byte, encoding string) {
@@ -168,7 +125,7 @@ func TestMessagesEndToEnd(t *testing.T) {
 	uw.Close()
 
 	const total = 9
-	waitProcessed(t, h, total)
+	h.WaitProcessed(total)
 
 	res := h.Do("GET", "/search/universal/relative?query=*&range=0", nil, root).Want(t, http.StatusOK)
 	if got := res.Get("total_results").Int(); got != total {
@@ -319,7 +276,26 @@ func defaultIndexSet(t *testing.T, h *nodetest.Harness) string {
 func TestMessageStoreOutage(t *testing.T) {
 	h := nodetest.Start(t)
 	root := nodetest.AsRoot()
-	_, addr := createInput(t, h, httpInput)
+	outage(t, h, func() { h.BreakMessageStore(fmt.Errorf("disk on fire")) }, func() {
+		res := h.Do("GET", "/search/universal/relative?query=source:outage&range=0&limit=1", nil, root).Want(t, http.StatusOK)
+		if got := res.Get("total_results").Int(); got != 50 {
+			t.Fatalf("during the outage %d messages are searchable, want the 50 stored before", got)
+		}
+		if j := h.Do("GET", "/system/journal", nil, root).Want(t, http.StatusOK); j.Get("uncommitted_journal_entries").Int() < 100 {
+			t.Errorf("journal during the outage: %s", j.Body)
+		}
+	}, h.RepairMessageStore)
+}
+
+// outage is the outage scenario every message store goes through: 50
+// messages stored; the store cut off; 100 more accepted while processing
+// reports the failure and holds its place (during looks at the node then);
+// the store restored: every message found exactly once, the journal
+// committed.
+func outage(t *testing.T, h *nodetest.Harness, cut, during, restore func()) {
+	t.Helper()
+	root := nodetest.AsRoot()
+	_, addr := h.CreateInput(httpInput)
 	send := func(from, to int) {
 		t.Helper()
 		for i := from; i < to; i++ {
@@ -337,12 +313,11 @@ func TestMessageStoreOutage(t *testing.T) {
 		}
 	}
 	send(0, 50)
-	waitProcessed(t, h, 50)
+	h.WaitProcessed(50)
 
-	h.BreakMessageStore(fmt.Errorf("disk on fire"))
+	cut()
 	send(50, 150)
-	// The processor reports the failure and does not move past it.
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for h.Node.Messages.Processor.State().Failing == "" {
 		if time.Now().After(deadline) {
 			t.Fatal("the processor never reported the store failure")
@@ -352,17 +327,11 @@ func TestMessageStoreOutage(t *testing.T) {
 	if next := h.Node.Messages.Processor.State().Next; next != 50 {
 		t.Fatalf("processing moved to %d while the store failed", next)
 	}
-	res := h.Do("GET", "/search/universal/relative?query=source:outage&range=0&limit=1", nil, root).Want(t, http.StatusOK)
-	if got := res.Get("total_results").Int(); got != 50 {
-		t.Fatalf("during the outage %d messages are searchable, want the 50 stored before", got)
-	}
-	if j := h.Do("GET", "/system/journal", nil, root).Want(t, http.StatusOK); j.Get("uncommitted_journal_entries").Int() < 100 {
-		t.Errorf("journal during the outage: %s", j.Body)
-	}
+	during()
 
-	h.RepairMessageStore()
-	waitProcessed(t, h, 150)
-	res = h.Do("GET", "/search/universal/relative?query=source:outage&range=0&limit=200&fields=n", nil, root).Want(t, http.StatusOK)
+	restore()
+	h.WaitProcessed(150)
+	res := h.Do("GET", "/search/universal/relative?query=source:outage&range=0&limit=200&fields=n", nil, root).Want(t, http.StatusOK)
 	seen := map[int64]int{}
 	for _, n := range res.Get("messages.#.message.n").Array() {
 		seen[n.Int()]++
