@@ -2,6 +2,7 @@ package nodetest
 
 import (
 	"context"
+	"maps"
 	"net"
 	"net/http"
 	"time"
@@ -18,16 +19,20 @@ const (
 
 // CreateInput creates a global GELF input of the given type on a free
 // loopback port (Graylog refuses port 0) and waits until it listens; it
-// returns the input's id and address.
-func (h *Harness) CreateInput(typ string) (string, net.Addr) {
+// returns the input's id and address. settings, if given, add to the
+// input's configuration.
+func (h *Harness) CreateInput(typ string, settings ...map[string]any) (string, net.Addr) {
 	h.t.Helper()
 	port, err := servicetest.FreePort()
 	if err != nil {
 		h.t.Fatal(err)
 	}
+	cfg := map[string]any{"bind_address": "127.0.0.1", "port": port}
+	for _, s := range settings {
+		maps.Copy(cfg, s)
+	}
 	res := h.Do("POST", "/system/inputs", map[string]any{
-		"title": typ, "type": typ, "global": true,
-		"configuration": map[string]any{"bind_address": "127.0.0.1", "port": port},
+		"title": typ, "type": typ, "global": true, "configuration": cfg,
 	}, AsRoot()).Want(h.t, http.StatusCreated)
 	id := res.Get("id").String()
 	deadline := time.Now().Add(10 * time.Second)
