@@ -114,8 +114,11 @@ type entry struct {
 	cfg    config
 	cfgErr string
 	static map[string]string
-	inst   *instance // nil when the input failed
-	srv    server    // nil when the input failed
+	inst   *instance // nil when the input failed or was stopped
+	srv    server    // nil when the input failed or was stopped
+	// stopped is set by Stop: Apply leaves the input stopped, even when
+	// its configuration changes, until Start.
+	stopped bool
 }
 
 // server is a running transport.
@@ -159,6 +162,10 @@ func (r *Runner) Apply(ctx context.Context, ins []inputs.Input) {
 			cfgErr = err.Error()
 		}
 		e := r.entries[in.ID]
+		if e != nil && e.stopped {
+			e.cfg, e.cfgErr, e.static = cfg, cfgErr, maps.Clone(in.StaticFields)
+			continue
+		}
 		if e != nil && e.cfg == cfg && e.cfgErr == cfgErr {
 			if !maps.Equal(e.static, in.StaticFields) {
 				e.static = maps.Clone(in.StaticFields)
@@ -184,6 +191,43 @@ func (r *Runner) Apply(ctx context.Context, ins []inputs.Input) {
 		delete(r.entries, id)
 		r.states.Forget(id)
 	}
+}
+
+// Start (re)starts one of this node's inputs now, as Graylog's "start
+// input" does: a running input restarts, a FAILED or stopped one tries
+// again. It reports false for an input that does not run on this node.
+func (r *Runner) Start(ctx context.Context, in inputs.Input) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed || !r.mine(in) {
+		return false
+	}
+	if e := r.entries[in.ID]; e != nil && e.srv != nil {
+		r.states.Set(in.ID, inputs.StateStopping, "")
+		e.srv.stop()
+	}
+	cfg, err := parseConfig(in)
+	r.entries[in.ID] = r.start(ctx, in, cfg, err)
+	return true
+}
+
+// Stop stops one of this node's inputs until Start, leaving it configured
+// (STOPPED in its state). It reports false for an input this node does not
+// run.
+func (r *Runner) Stop(inputID string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e := r.entries[inputID]
+	if r.closed || e == nil {
+		return false
+	}
+	if e.srv != nil {
+		r.states.Set(inputID, inputs.StateStopping, "")
+		e.srv.stop()
+	}
+	e.inst, e.srv, e.stopped = nil, nil, true
+	r.states.Set(inputID, inputs.StateStopped, "")
+	return true
 }
 
 // mine reports whether the input runs on this node.

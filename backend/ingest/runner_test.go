@@ -214,3 +214,54 @@ func TestHTTPTLS(t *testing.T) {
 		t.Errorf("%d records, want 1", n)
 	}
 }
+
+// TestStartStop: Stop frees the port and keeps the input stopped through
+// Apply, even a changed configuration; Start runs it again, and retries a
+// FAILED input without a configuration change.
+func TestStartStop(t *testing.T) {
+	e := newEnv(t, nil)
+	ctx := context.Background()
+	in := input("tcp", inputs.GELFTCPType, nil)
+	addr := e.start(in)
+
+	if !e.runner.Stop(in.ID) {
+		t.Fatal("Stop of a running input reported false")
+	}
+	if st, _ := e.state(in); st != inputs.StateStopped {
+		t.Fatalf("after Stop: %s, want STOPPED", st)
+	}
+	if c, err := net.Dial("tcp", addr); err == nil {
+		c.Close()
+		t.Fatal("a stopped input still accepts connections")
+	}
+	in.Configuration["recv_buffer_size"] = 65536
+	e.runner.Apply(ctx, []inputs.Input{in})
+	if _, running := e.runner.Addr(in.ID); running {
+		t.Fatal("Apply restarted a stopped input")
+	}
+	if !e.runner.Start(ctx, in) {
+		t.Fatal("Start reported false")
+	}
+	if st, d := e.state(in); st != inputs.StateRunning {
+		t.Fatalf("after Start: %s %q, want RUNNING", st, d)
+	}
+	if e.runner.Stop("unknown") || e.runner.Start(ctx, inputs.Input{ID: "x", Type: inputs.GELFTCPType, Node: ptr("another-node")}) {
+		t.Error("Start or Stop accepted an input this node does not run")
+	}
+
+	// A FAILED input (port taken) starts once the port is free.
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	failing := input("busy", inputs.GELFTCPType, map[string]any{"port": busy.Addr().(*net.TCPAddr).Port})
+	e.runner.Apply(ctx, []inputs.Input{in, failing})
+	if st, _ := e.state(failing); st != inputs.StateFailed {
+		t.Fatalf("port in use: %s, want FAILED", st)
+	}
+	busy.Close()
+	e.runner.Start(ctx, failing)
+	if st, d := e.state(failing); st != inputs.StateRunning {
+		t.Fatalf("Start after the port was freed: %s %q, want RUNNING", st, d)
+	}
+}

@@ -1,6 +1,7 @@
 package inputs
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/loggate/loggate/auth"
@@ -10,13 +11,23 @@ import (
 // Handler serves /system/inputs, /system/inputs/types and
 // /system/inputstates.
 type Handler struct {
-	inputs *Service
-	states *States
+	inputs  *Service
+	states  *States
+	control Control
 }
 
-// NewHandler returns the input resources.
-func NewHandler(inputs *Service, states *States) *Handler {
-	return &Handler{inputs: inputs, states: states}
+// Control starts and stops this node's running inputs; the message
+// pipeline's input runner satisfies it. Each reports false for an input
+// that does not run on this node.
+type Control interface {
+	Start(ctx context.Context, in Input) bool
+	Stop(inputID string) bool
+}
+
+// NewHandler returns the input resources. control may be nil on a server
+// that runs no inputs: starting and stopping then answer 503.
+func NewHandler(inputs *Service, states *States, control Control) *Handler {
+	return &Handler{inputs: inputs, states: states, control: control}
 }
 
 const inputBody = `{"title":"GELF over UDP","type":"org.graylog2.inputs.gelf.udp.GELFUDPInput","global":true,"configuration":{"bind_address":"0.0.0.0","port":12201},"node":null}`
@@ -37,6 +48,8 @@ func (h *Handler) Routes() []api.Route {
 		{Method: "DELETE", Path: "/system/inputs/{inputId}", Summary: "Terminate input on this node", Permission: "inputs:terminate:{inputId}", Handler: h.delete},
 		{Method: "GET", Path: "/system/inputstates", Summary: "Get all input states of this node", Permission: "inputs:read:{inputId}", Handler: h.listStates},
 		{Method: "GET", Path: "/system/inputstates/{inputId}", Summary: "Get input state for specified input id on this node", Permission: "inputs:read:{inputId}", Handler: h.getState},
+		{Method: "PUT", Path: "/system/inputstates/{inputId}", Summary: "(Re-)Start specified input on this node", Permission: "inputs:changestate:{inputId}", Handler: h.start},
+		{Method: "DELETE", Path: "/system/inputstates/{inputId}", Summary: "Stop specified input on this node", Permission: "inputs:changestate:{inputId}", Handler: h.stop},
 	}
 }
 
@@ -191,5 +204,50 @@ func (h *Handler) getState(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	api.WriteJSON(w, http.StatusOK, h.states.Summary(in))
+	return nil
+}
+
+// changeState finds the input of a start or stop request, checking the
+// caller may change its state.
+func (h *Handler) changeState(r *http.Request) (Input, error) {
+	id := api.Var(r, "inputId")
+	if err := auth.Require(r.Context(), "inputs:changestate:"+id); err != nil {
+		return Input{}, err
+	}
+	in, err := h.inputs.Get(r.Context(), id)
+	if err != nil {
+		return Input{}, err
+	}
+	if h.control == nil {
+		return Input{}, api.Errorf(api.Unavailable, "This server runs no inputs")
+	}
+	return in, nil
+}
+
+// start answers PUT /system/inputstates/{inputId} with Graylog's
+// InputCreated.
+func (h *Handler) start(w http.ResponseWriter, r *http.Request) error {
+	in, err := h.changeState(r)
+	if err != nil {
+		return err
+	}
+	if !h.control.Start(r.Context(), in) {
+		return api.Errorf(api.NotFound, "Input <%s> does not run on this node.", in.ID)
+	}
+	api.WriteJSON(w, http.StatusOK, map[string]string{"id": in.ID})
+	return nil
+}
+
+// stop answers DELETE /system/inputstates/{inputId} with Graylog's
+// InputDeleted.
+func (h *Handler) stop(w http.ResponseWriter, r *http.Request) error {
+	in, err := h.changeState(r)
+	if err != nil {
+		return err
+	}
+	if !h.control.Stop(in.ID) {
+		return api.Errorf(api.NotFound, "Input <%s> does not run on this node.", in.ID)
+	}
+	api.WriteJSON(w, http.StatusOK, map[string]string{"id": in.ID})
 	return nil
 }

@@ -64,7 +64,7 @@ func (e *env) open() {
 	e.st = st
 	e.svc = inputs.NewService(st, e.clock.now, e.opts...)
 	e.states = inputs.NewStates(e.clock.now)
-	e.h = routertest.Handler(inputs.NewHandler(e.svc, e.states).Routes())
+	e.h = routertest.Handler(inputs.NewHandler(e.svc, e.states, nil).Routes())
 }
 
 // reopen closes the store and builds everything again from the file.

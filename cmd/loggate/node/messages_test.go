@@ -348,3 +348,31 @@ func outage(t *testing.T, h *nodetest.Harness, cut, during, restore func()) {
 		t.Errorf("journal after recovery: %s", j.Body)
 	}
 }
+
+// TestInputStartStop stops and starts a running input through
+// /system/inputstates, as the web interface's buttons do.
+func TestInputStartStop(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	id, addr := h.CreateInput(tcpInput)
+	state := func() string {
+		return h.Do("GET", "/system/inputstates/"+id, nil, root).Want(t, http.StatusOK).Get("state").String()
+	}
+	if got := h.Do("DELETE", "/system/inputstates/"+id, nil, root).Want(t, http.StatusOK).Get("id").String(); got != id {
+		t.Fatalf("stop answered id %q", got)
+	}
+	if st := state(); st != "STOPPED" {
+		t.Fatalf("after stop: %s", st)
+	}
+	if c, err := net.Dial("tcp", addr.String()); err == nil {
+		c.Close()
+		t.Fatal("a stopped input accepts connections")
+	}
+	h.Do("PUT", "/system/inputstates/"+id, nil, root).Want(t, http.StatusOK)
+	if st := state(); st != "RUNNING" {
+		t.Fatalf("after start: %s", st)
+	}
+	h.Do("PUT", "/system/inputstates/5f0000000000000000000000", nil, root).Want(t, http.StatusNotFound)
+	h.CreateUser("viewer", "viewerpass1", "Reader")
+	h.Do("DELETE", "/system/inputstates/"+id, nil, nodetest.Basic("viewer", "viewerpass1")).Want(t, http.StatusForbidden)
+}

@@ -69,7 +69,7 @@ func (n *Node) configResources(ctx context.Context, st store.Store, now func() t
 	return slices.Concat(
 		streams.NewHandler(r.Streams).Routes(),
 		outputs.NewHandler(r.Outputs).Routes(),
-		inputs.NewHandler(r.Inputs, r.InputStates).Routes(),
+		inputs.NewHandler(r.Inputs, r.InputStates, runnerControl{&n.Messages}).Routes(),
 		grok.NewHandler(r.Grok).Routes(),
 		indexsets.NewHandler(r.IndexSets).Routes(),
 		views.NewHandler(r.Views).Routes(),
@@ -86,4 +86,17 @@ func (l *streamLinks) AddOutput(ctx context.Context, streamID, outputID string) 
 
 func (l *streamLinks) RemoveOutput(ctx context.Context, outputID string) error {
 	return l.streams.RemoveOutput(ctx, outputID)
+}
+
+// runnerControl lets the inputs resource start and stop this node's
+// inputs through the message pipeline's runner, built after it.
+type runnerControl struct{ m *Messages }
+
+func (c runnerControl) Start(ctx context.Context, in inputs.Input) bool {
+	// The input outlives the request that started it.
+	return c.m.Inputs != nil && c.m.Inputs.Start(context.WithoutCancel(ctx), in)
+}
+
+func (c runnerControl) Stop(inputID string) bool {
+	return c.m.Inputs != nil && c.m.Inputs.Stop(inputID)
 }
