@@ -436,3 +436,16 @@ func TestListsShowReadableOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestChangeStateWithoutRunner: a server that runs no inputs answers
+// start and stop with 503, after the usual permission and 404 checks.
+func TestChangeStateWithoutRunner(t *testing.T) {
+	e := newEnv(t)
+	id := e.create(`{"title":"tcp","type":"` + tcp + `","global":true,"configuration":{"bind_address":"0.0.0.0","port":1}}`)
+	for _, method := range []string{"PUT", "DELETE"} {
+		routertest.WantError(t, e.admin(method, "/system/inputstates/"+id, ""), http.StatusServiceUnavailable, "This server runs no inputs")
+		routertest.WantError(t, e.admin(method, "/system/inputstates/5f0000000000000000000000", ""), http.StatusNotFound,
+			"Input <5f0000000000000000000000> not found!")
+		routertest.WantStatus(t, e.do(principal(t, "inputs:read"), method, "/system/inputstates/"+id, ""), http.StatusForbidden)
+	}
+}
