@@ -37,9 +37,10 @@ type Stats interface {
 
 // Service stores index sets and knows the default one.
 type Service struct {
-	st    store.Store
-	stats Stats
-	now   func() time.Time
+	st      store.Store
+	statsMu sync.Mutex
+	stats   Stats
+	now     func() time.Time
 	// streams is set after construction when streams are built after index
 	// sets (they validate their index_set_id through this service).
 	streams atomic.Pointer[Streams]
@@ -61,6 +62,14 @@ func NewService(ctx context.Context, st store.Store, streams Streams, stats Stat
 		return nil, fmt.Errorf("index sets: %w", err)
 	}
 	return s, nil
+}
+
+// SetStats sets where index set stats come from, the message store opened
+// after the service; until then the stats are zeros.
+func (s *Service) SetStats(stats Stats) {
+	s.statsMu.Lock()
+	s.stats = stats
+	s.statsMu.Unlock()
 }
 
 // SetStreams sets the streams consulted before an index set is deleted. Until
@@ -326,10 +335,13 @@ func (s *Service) Stats(ctx context.Context, id string) (IndexSetStats, error) {
 }
 
 func (s *Service) statsOf(ctx context.Context, id string) (IndexSetStats, error) {
-	if s.stats == nil {
+	s.statsMu.Lock()
+	stats := s.stats
+	s.statsMu.Unlock()
+	if stats == nil {
 		return IndexSetStats{}, nil
 	}
-	indices, docs, size, err := s.stats.IndexSetStats(ctx, id)
+	indices, docs, size, err := stats.IndexSetStats(ctx, id)
 	if err != nil {
 		return IndexSetStats{}, fmt.Errorf("stats of index set %s: %w", id, err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/loggate/loggate/backend/api"
 	"github.com/loggate/loggate/backend/forward"
+	"github.com/loggate/loggate/backend/indexsets"
 	"github.com/loggate/loggate/backend/ingest"
 	"github.com/loggate/loggate/backend/journal"
 	"github.com/loggate/loggate/backend/messages"
@@ -79,6 +80,7 @@ func (n *Node) messagePipeline(ctx context.Context, cfg config.Config, o Options
 	}
 
 	m.sets = processing.NewIndexSetCache(n.IndexSets, time.Second, o.Now)
+	n.IndexSets.SetStats(indexSetStats{sets: n.IndexSets, store: m.Store})
 	m.Outputs = forward.NewRouter(forward.RouterOptions{Metrics: n.Metrics, Logger: n.Levels.Logger("loggate.outputs")})
 	m.Processor = processing.New(j, m.Store, n.Streams, m.sets, processing.Options{
 		Processing: n.Info.IsProcessing, Metrics: n.Metrics, Logger: n.Levels.Logger("loggate.processing"), Now: o.Now,
@@ -183,4 +185,28 @@ func (n *Node) indexSettings(prefix string) elastic.IndexSettings {
 		}
 	}
 	return elastic.IndexSettings{}
+}
+
+// indexSetStats answers the index sets' stats from the message store.
+type indexSetStats struct {
+	sets interface {
+		Get(ctx context.Context, id string) (indexsets.IndexSet, error)
+	}
+	store messages.Store
+}
+
+func (s indexSetStats) IndexSetStats(ctx context.Context, id string) (indices, documents, size int64, err error) {
+	is, err := s.sets.Get(ctx, id)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	list, err := s.store.Indices(ctx, is.IndexPrefix)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	for _, ix := range list {
+		documents += ix.Count
+		size += ix.Size
+	}
+	return int64(len(list)), documents, size, nil
 }

@@ -256,6 +256,12 @@ func TestMessagesEndToEnd(t *testing.T) {
 		t.Errorf("/count/total = %s, want %d events", res.Body, total)
 	}
 
+	// The default index set's stats count what it holds.
+	st := h.Do("GET", "/system/indices/index_sets/"+setID+"/stats", nil, root).Want(t, http.StatusOK)
+	if st.Get("documents").Int() != total || st.Get("indices").Int() != 1 {
+		t.Errorf("index set stats: %s", st.Body)
+	}
+
 	// Everything is still there after a restart.
 	h.Restart()
 	res = h.Do("GET", "/search/universal/relative?query=*&range=0", nil, root).Want(t, http.StatusOK)
