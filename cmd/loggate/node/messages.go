@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/loggate/loggate/backend/api"
+	"github.com/loggate/loggate/backend/deflector"
 	"github.com/loggate/loggate/backend/forward"
 	"github.com/loggate/loggate/backend/indexsets"
 	"github.com/loggate/loggate/backend/ingest"
@@ -90,7 +92,7 @@ func (n *Node) messagePipeline(ctx context.Context, cfg config.Config, o Options
 		Logger: n.Levels.Logger("loggate.inputs"), Metrics: n.Metrics})
 	m.Search = search.NewService(m.Store, n.Streams, n.IndexSets, search.Options{AllowLeadingWildcard: cfg.LeadingWildcard, Now: o.Now})
 	m.applyCh, m.now = make(chan struct{}, 1), o.Now
-	return search.NewHandler(m.Search).Routes(), nil
+	return slices.Concat(search.NewHandler(m.Search).Routes(), deflector.NewHandler(n.IndexSets, m.Store).Routes()), nil
 }
 
 // inputsChanged asks the runner to reconcile now; it never blocks.

@@ -382,3 +382,44 @@ func TestInputStartStop(t *testing.T) {
 	h.CreateUser("viewer", "viewerpass1", "Reader")
 	h.Do("DELETE", "/system/inputstates/"+id, nil, nodetest.Basic("viewer", "viewerpass1")).Want(t, http.StatusForbidden)
 }
+
+// TestDeflector reads and cycles the write index of the default index set,
+// in the 4.0 form and the deprecated one, and on the cluster path.
+func TestDeflector(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	set := defaultIndexSet(t, h)
+	if res := h.Do("GET", "/system/deflector/"+set, nil, root).Want(t, http.StatusOK); res.Get("is_up").Bool() {
+		t.Errorf("deflector before any message: %s", res.Body)
+	}
+	_, addr := h.CreateInput(httpInput)
+	resp, err := http.Post("http://"+addr.String()+"/gelf", "application/json", strings.NewReader(gelfJSON("d", "first", float64(time.Now().Unix()-60), "")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	h.WaitProcessed(1)
+	want := func(path, target string) {
+		t.Helper()
+		res := h.Do("GET", path, nil, root).Want(t, http.StatusOK)
+		if !res.Get("is_up").Bool() || res.Get("current_target").String() != target {
+			t.Errorf("GET %s: %s, want target %s", path, res.Body, target)
+		}
+	}
+	want("/system/deflector/"+set, "graylog_0")
+	h.Do("POST", "/system/deflector/"+set+"/cycle", nil, root).Want(t, http.StatusNoContent)
+	want("/system/deflector/"+set, "graylog_1")
+	res := h.Do("POST", "/system/deflector/cycle", nil, root).Want(t, http.StatusNoContent)
+	if res.Header.Get("Deprecation") == "" {
+		t.Error("the deprecated form carries no Deprecation header")
+	}
+	h.Do("POST", "/cluster/deflector/"+set+"/cycle", nil, root).Want(t, http.StatusNoContent)
+	want("/system/deflector", "graylog_3")
+	h.Do("GET", "/system/deflector/5f0000000000000000000000", nil, root).Want(t, http.StatusNotFound)
+	h.CreateUser("viewer", "viewerpass1", "Reader")
+	h.Do("POST", "/system/deflector/"+set+"/cycle", nil, nodetest.Basic("viewer", "viewerpass1")).Want(t, http.StatusForbidden)
+	// The first message is still found, in the first index.
+	if res := h.Do("GET", "/search/universal/relative?query=source:d&range=0", nil, root).Want(t, http.StatusOK); res.Get("messages.0.index").String() != "graylog_0" {
+		t.Errorf("after cycling: %s", res.Body)
+	}
+}
