@@ -6,30 +6,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loggate/loggate/internal/testclock"
+
 	"github.com/loggate/loggate/auth/cache"
 	"github.com/loggate/loggate/auth/cache/cachetest"
 )
 
-// clock is a manual clock for Memory; safe for concurrent use because the
-// concurrency subtest reads it from several goroutines.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newClock() *clock { return &clock{now: time.Date(2021, 1, 2, 3, 4, 5, 0, time.UTC)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
+func newClock() *testclock.Clock { return testclock.New(time.Date(2021, 1, 2, 3, 4, 5, 0, time.UTC)) }
 
 func TestMemory(t *testing.T) {
 	cachetest.Run(t, func(t *testing.T) (cache.Cache, func(time.Duration)) {

@@ -8,10 +8,11 @@ import (
 	"net"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/loggate/loggate/internal/testclock"
 
 	"github.com/loggate/loggate/backend/ingest"
 	"github.com/loggate/loggate/backend/inputs"
@@ -22,25 +23,7 @@ import (
 
 const nodeID = "5ca1ab1e-0000-4000-8000-000000000001"
 
-// clock is a settable clock.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *clock { return &clock{t: time.Date(2021, 3, 4, 5, 6, 7, 0, time.UTC)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
+func newClock() *testclock.Clock { return testclock.New(time.Date(2021, 3, 4, 5, 6, 7, 0, time.UTC)) }
 
 // env is a runner on a real journal, with its collaborators.
 type env struct {
@@ -48,7 +31,7 @@ type env struct {
 	j       *journal.Journal
 	states  *inputs.States
 	metrics *metrics.Registry
-	clock   *clock
+	clock   *testclock.Clock
 	runner  *ingest.Runner
 	ids     atomic.Int64
 }

@@ -6,30 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/loggate/loggate/internal/testclock"
 )
 
-// clock is a settable clock for segment ages and rates.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *clock { return &clock{t: time.Date(2021, 1, 2, 3, 4, 5, 0, time.UTC)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
+func newClock() *testclock.Clock { return testclock.New(time.Date(2021, 1, 2, 3, 4, 5, 0, time.UTC)) }
 
 // open opens a journal in dir and closes it when the test ends.
 func open(t testing.TB, dir string, opts Options) *Journal {

@@ -11,6 +11,7 @@ import (
 	"github.com/loggate/loggate/backend/loggers"
 	"github.com/loggate/loggate/cmd/loggate/config"
 	"github.com/loggate/loggate/cmd/loggate/node"
+	"github.com/loggate/loggate/internal/testclock"
 )
 
 // StartGateway starts a loggate in upstream mode (node.NewGateway) in front
@@ -28,7 +29,7 @@ func StartGateway(t testing.TB, upstreamURL string, opts ...Option) *Harness {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	h := &Harness{t: t, Config: cfg, Clock: &Clock{now: time.Now()}, logs: &syncBuffer{b: &bytes.Buffer{}}}
+	h := &Harness{t: t, Config: cfg, Clock: testclock.New(time.Now()), logs: &syncBuffer{b: &bytes.Buffer{}}}
 	n, err := node.NewGateway(context.Background(), cfg, node.Options{LogSink: loggers.NewTextSink(h.logs), Now: h.Clock.Now})
 	if err != nil {
 		t.Fatalf("start gateway: %v", err)

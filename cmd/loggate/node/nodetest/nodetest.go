@@ -22,6 +22,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loggate/loggate/internal/testclock"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/loggate/loggate/backend/loggers"
@@ -41,24 +43,7 @@ const (
 )
 
 // Clock is a settable clock for tests of expiry.
-type Clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-// Now returns the clock's time.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// Advance moves the clock forward.
-func (c *Clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
+type Clock = testclock.Clock
 
 // Harness is a running node and a client for it.
 type Harness struct {
@@ -139,7 +124,7 @@ func start(t testing.TB, st store.Store, opts []Option) *Harness {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	h := &Harness{t: t, Config: cfg, Clock: &Clock{now: time.Now()}, logs: &syncBuffer{b: &bytes.Buffer{}}, store: st,
+	h := &Harness{t: t, Config: cfg, Clock: testclock.New(time.Now()), logs: &syncBuffer{b: &bytes.Buffer{}}, store: st,
 		ElasticNamespace: fmt.Sprintf("lgt-%08x-", rand.Uint32())}
 	h.start()
 	t.Cleanup(h.Stop)
