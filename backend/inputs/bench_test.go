@@ -3,6 +3,8 @@ package inputs_test
 import (
 	"net/http"
 	"testing"
+
+	"github.com/loggate/loggate/router/routertest"
 )
 
 func benchEnv(b *testing.B) *env {
@@ -19,10 +21,10 @@ func benchEnv(b *testing.B) *env {
 // per input.
 func BenchmarkList(b *testing.B) {
 	e := benchEnv(b)
-	p := principal(b, "inputs:read")
+	p := routertest.Principal(b, "inputs:read")
 	b.ReportAllocs()
 	for b.Loop() {
-		if rec := e.do(p, "GET", "/system/inputs", ""); rec.Code != http.StatusOK {
+		if rec := e.Do(p, "GET", "/system/inputs", ""); rec.Code != http.StatusOK {
 			b.Fatal(rec.Code)
 		}
 	}
@@ -30,10 +32,10 @@ func BenchmarkList(b *testing.B) {
 
 func BenchmarkStates(b *testing.B) {
 	e := benchEnv(b)
-	p := principal(b, "inputs:read")
+	p := routertest.Principal(b, "inputs:read")
 	b.ReportAllocs()
 	for b.Loop() {
-		if rec := e.do(p, "GET", "/system/inputstates", ""); rec.Code != http.StatusOK {
+		if rec := e.Do(p, "GET", "/system/inputstates", ""); rec.Code != http.StatusOK {
 			b.Fatal(rec.Code)
 		}
 	}

@@ -19,10 +19,10 @@ func FuzzCreateUpdate(f *testing.F) {
 	id := e.create(`{"title":"t","type":"` + tcp + `","global":true,"configuration":{"bind_address":"a","port":1,"tls_key_password":"secret"}}`)
 	f.Fuzz(func(t *testing.T, create, update []byte) {
 		e := e.with(t)
-		rec := e.admin("POST", "/system/inputs", string(create))
+		rec := e.Admin("POST", "/system/inputs", string(create))
 		switch rec.Code {
 		case http.StatusCreated:
-			got := e.admin("GET", rec.Header().Get("Location"), "")
+			got := e.Admin("GET", rec.Header().Get("Location"), "")
 			if got.Code != http.StatusOK {
 				t.Fatalf("created input: %d %s", got.Code, got.Body)
 			}
@@ -34,7 +34,7 @@ func FuzzCreateUpdate(f *testing.F) {
 		default:
 			t.Fatalf("POST %q: %d %s", create, rec.Code, rec.Body)
 		}
-		switch rec = e.admin("PUT", "/system/inputs/"+id, string(update)); rec.Code {
+		switch rec = e.Admin("PUT", "/system/inputs/"+id, string(update)); rec.Code {
 		case http.StatusCreated, http.StatusBadRequest, http.StatusNotFound:
 		default:
 			t.Fatalf("PUT %q: %d %s", update, rec.Code, rec.Body)

@@ -37,14 +37,14 @@ func attributes(t *testing.T, body string) map[string]any {
 
 func TestCreateGetList(t *testing.T) {
 	e := newEnv(t)
-	rec := e.admin("POST", "/system/inputs", udpBody)
+	rec := e.Admin("POST", "/system/inputs", udpBody)
 	routertest.WantStatus(t, rec, http.StatusCreated)
 	id := gjson.Get(rec.Body.String(), "id").String()
 	if rec.Body.String() != `{"id":"`+id+`"}` || len(id) != 24 || rec.Header().Get("Location") != "/system/inputs/"+id {
 		t.Errorf("created %s, Location %q", rec.Body, rec.Header().Get("Location"))
 	}
 
-	one := e.admin("GET", "/system/inputs/"+id, "")
+	one := e.Admin("GET", "/system/inputs/"+id, "")
 	routertest.WantStatus(t, one, http.StatusOK)
 	s := gjson.Parse(one.Body.String())
 	for path, want := range map[string]string{
@@ -67,7 +67,7 @@ func TestCreateGetList(t *testing.T) {
 	}
 
 	tid := e.create(`{"title":"tcp","type":"` + tcp + `","global":false,"node":"n1","configuration":{"bind_address":"127.0.0.1","port":"5555","tls_enable":true,"tls_key_password":"hunter2","tls_client_auth":"REQUIRED"}}`)
-	list := e.admin("GET", "/system/inputs", "")
+	list := e.Admin("GET", "/system/inputs", "")
 	routertest.WantStatus(t, list, http.StatusOK)
 	l := gjson.Parse(list.Body.String())
 	if l.Get("total").Int() != 2 || l.Get("inputs.0.id").String() != id || l.Get("inputs.1.id").String() != tid {
@@ -90,12 +90,12 @@ func TestCreateGetList(t *testing.T) {
 
 func TestListEmpty(t *testing.T) {
 	e := newEnv(t)
-	rec := e.admin("GET", "/system/inputs", "")
+	rec := e.Admin("GET", "/system/inputs", "")
 	routertest.WantStatus(t, rec, http.StatusOK)
 	if rec.Body.String() != `{"total":0,"inputs":[]}` {
 		t.Errorf("empty list %s", rec.Body)
 	}
-	rec = e.admin("GET", "/system/inputstates", "")
+	rec = e.Admin("GET", "/system/inputstates", "")
 	routertest.WantStatus(t, rec, http.StatusOK)
 	if rec.Body.String() != `{"states":[]}` {
 		t.Errorf("empty states %s", rec.Body)
@@ -122,7 +122,7 @@ func TestCreateRefuses(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t)
-			routertest.WantInvalid(t, e.admin("POST", "/system/inputs", c.body), c.fields)
+			routertest.WantInvalid(t, e.Admin("POST", "/system/inputs", c.body), c.fields)
 			if n := e.count(); n != 0 {
 				t.Errorf("%d inputs stored", n)
 			}
@@ -143,7 +143,7 @@ func TestCreateMalformed(t *testing.T) {
 		{`{"title":"a","type":"` + udp + `","configuration":[1]}`, http.StatusBadRequest, "property configuration must be an object"},
 	} {
 		e := newEnv(t)
-		routertest.WantError(t, e.admin("POST", "/system/inputs", c.body), c.status, c.msg)
+		routertest.WantError(t, e.Admin("POST", "/system/inputs", c.body), c.status, c.msg)
 		if n := e.count(); n != 0 {
 			t.Errorf("%s: %d inputs stored", c.body, n)
 		}
@@ -156,18 +156,18 @@ func TestGetNotFound(t *testing.T) {
 		{"5f0000000000000000000000", "Input <5f0000000000000000000000> not found!"},
 		{"nope", "Input id <nope> is invalid!"},
 	} {
-		routertest.WantError(t, e.admin("GET", "/system/inputs/"+c.id, ""), http.StatusNotFound, c.msg)
-		routertest.WantError(t, e.admin("PUT", "/system/inputs/"+c.id, udpBody), http.StatusNotFound, c.msg)
-		routertest.WantError(t, e.admin("DELETE", "/system/inputs/"+c.id, ""), http.StatusNotFound, c.msg)
-		routertest.WantError(t, e.admin("GET", "/system/inputstates/"+c.id, ""), http.StatusNotFound, "No input state for input id <"+c.id+"> on this node.")
+		routertest.WantError(t, e.Admin("GET", "/system/inputs/"+c.id, ""), http.StatusNotFound, c.msg)
+		routertest.WantError(t, e.Admin("PUT", "/system/inputs/"+c.id, udpBody), http.StatusNotFound, c.msg)
+		routertest.WantError(t, e.Admin("DELETE", "/system/inputs/"+c.id, ""), http.StatusNotFound, c.msg)
+		routertest.WantError(t, e.Admin("GET", "/system/inputstates/"+c.id, ""), http.StatusNotFound, "No input state for input id <"+c.id+"> on this node.")
 	}
 }
 
 func TestUpdate(t *testing.T) {
 	e := newEnv(t)
 	id := e.create(`{"title":"tcp","type":"` + tcp + `","node":"n1","configuration":{"bind_address":"0.0.0.0","port":1,"tls_key_password":"hunter2"}}`)
-	e.clock.set(start.Add(time.Hour))
-	rec := e.do(principal(t, "inputs:edit:"+id), "PUT", "/system/inputs/"+id,
+	e.clock.Set(start.Add(time.Hour))
+	rec := e.Do(routertest.Principal(t, "inputs:edit:"+id), "PUT", "/system/inputs/"+id,
 		`{"title":"renamed","type":"`+tcp+`","global":true,"node":"n2","configuration":{"bind_address":"0.0.0.0","port":2,"tls_key_password":"<password set>"}}`)
 	routertest.WantStatus(t, rec, http.StatusCreated)
 	if rec.Body.String() != `{"id":"`+id+`"}` || rec.Header().Get("Location") != "/system/inputs/"+id {
@@ -182,7 +182,7 @@ func TestUpdate(t *testing.T) {
 		t.Errorf("after update %+v", in)
 	}
 	// A new password replaces the stored one; another type is validated as such.
-	routertest.WantStatus(t, e.admin("PUT", "/system/inputs/"+id,
+	routertest.WantStatus(t, e.Admin("PUT", "/system/inputs/"+id,
 		`{"title":"http","type":"`+gelfHTTP+`","node":"n3","configuration":{"bind_address":"::","port":3,"tls_key_password":"new","enable_cors":false}}`), http.StatusCreated)
 	if in, _ = e.svc.Get(t.Context(), id); in.Type != gelfHTTP || *in.Node != "n3" || in.Configuration["tls_key_password"] != "new" ||
 		in.Configuration["enable_cors"] != false || in.Configuration["max_chunk_size"] != 65536 {
@@ -204,17 +204,17 @@ func TestUpdateRefuses(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t)
 			id := e.create(udpBody)
-			before := e.admin("GET", "/system/inputs/"+id, "").Body.String()
-			routertest.WantInvalid(t, e.admin("PUT", "/system/inputs/"+id, c.body), c.fields)
-			if after := e.admin("GET", "/system/inputs/"+id, "").Body.String(); after != before {
+			before := e.Admin("GET", "/system/inputs/"+id, "").Body.String()
+			routertest.WantInvalid(t, e.Admin("PUT", "/system/inputs/"+id, c.body), c.fields)
+			if after := e.Admin("GET", "/system/inputs/"+id, "").Body.String(); after != before {
 				t.Errorf("changed by a refused update:\n%s\n%s", before, after)
 			}
 		})
 	}
 	e := newEnv(t)
 	id := e.create(udpBody)
-	routertest.WantError(t, e.admin("PUT", "/system/inputs/"+id, `{"title":"a","type":"org.example.Nope","global":true}`), http.StatusNotFound, "There is no such input type registered.")
-	routertest.WantError(t, e.admin("PUT", "/system/inputs/"+id, `{"title":"a","extra":1}`), http.StatusBadRequest, "Unable to map property extra")
+	routertest.WantError(t, e.Admin("PUT", "/system/inputs/"+id, `{"title":"a","type":"org.example.Nope","global":true}`), http.StatusNotFound, "There is no such input type registered.")
+	routertest.WantError(t, e.Admin("PUT", "/system/inputs/"+id, `{"title":"a","extra":1}`), http.StatusBadRequest, "Unable to map property extra")
 }
 
 func TestNodeChecker(t *testing.T) {
@@ -229,9 +229,9 @@ func TestNodeChecker(t *testing.T) {
 		return `{"title":"a","type":"` + udp + `","node":"` + node + `","configuration":{"bind_address":"0.0.0.0","port":1}}`
 	}
 	id := e.create(body("n1"))
-	routertest.WantInvalid(t, e.admin("POST", "/system/inputs", body("n9")), map[string]string{"node": "Node n9 does not exist"})
-	routertest.WantInvalid(t, e.admin("PUT", "/system/inputs/"+id, body("n9")), map[string]string{"node": "Node n9 does not exist"})
-	routertest.WantStatus(t, e.admin("POST", "/system/inputs", body("broken")), http.StatusInternalServerError)
+	routertest.WantInvalid(t, e.Admin("POST", "/system/inputs", body("n9")), map[string]string{"node": "Node n9 does not exist"})
+	routertest.WantInvalid(t, e.Admin("PUT", "/system/inputs/"+id, body("n9")), map[string]string{"node": "Node n9 does not exist"})
+	routertest.WantStatus(t, e.Admin("POST", "/system/inputs", body("broken")), http.StatusInternalServerError)
 	// Global inputs name no node, and none is checked.
 	e.create(`{"title":"g","type":"` + udp + `","global":true,"node":"n9","configuration":{"bind_address":"0.0.0.0","port":1}}`)
 	if n := e.count(); n != 2 {
@@ -244,10 +244,10 @@ func TestDelete(t *testing.T) {
 	id := e.create(udpBody)
 	keep := e.create(udpBody)
 	e.states.Set(id, inputs.StateRunning, "")
-	routertest.WantStatus(t, e.admin("DELETE", "/system/inputs/"+id, ""), http.StatusNoContent)
-	routertest.WantError(t, e.admin("GET", "/system/inputs/"+id, ""), http.StatusNotFound, "not found")
-	routertest.WantError(t, e.admin("DELETE", "/system/inputs/"+id, ""), http.StatusNotFound, "not found")
-	routertest.WantStatus(t, e.admin("GET", "/system/inputs/"+keep, ""), http.StatusOK)
+	routertest.WantStatus(t, e.Admin("DELETE", "/system/inputs/"+id, ""), http.StatusNoContent)
+	routertest.WantError(t, e.Admin("GET", "/system/inputs/"+id, ""), http.StatusNotFound, "not found")
+	routertest.WantError(t, e.Admin("DELETE", "/system/inputs/"+id, ""), http.StatusNotFound, "not found")
+	routertest.WantStatus(t, e.Admin("GET", "/system/inputs/"+keep, ""), http.StatusOK)
 	// The state of a deleted input is dropped: an input stored again under
 	// the same id would start from CREATED.
 	if st := e.states.Summary(inputs.Input{ID: id}); st.State != inputs.StateCreated {
@@ -257,7 +257,7 @@ func TestDelete(t *testing.T) {
 
 func TestTypes(t *testing.T) {
 	e := newEnv(t)
-	rec := e.admin("GET", "/system/inputs/types", "")
+	rec := e.Admin("GET", "/system/inputs/types", "")
 	routertest.WantStatus(t, rec, http.StatusOK)
 	names := routertest.Decode[struct {
 		Types map[string]string `json:"types"`
@@ -266,7 +266,7 @@ func TestTypes(t *testing.T) {
 		t.Errorf("types %v, want %v", names.Types, want)
 	}
 
-	all := e.admin("GET", "/system/inputs/types/all", "")
+	all := e.Admin("GET", "/system/inputs/types/all", "")
 	routertest.WantStatus(t, all, http.StatusOK)
 	a := gjson.Parse(all.Body.String())
 	if len(a.Map()) != 3 {
@@ -293,7 +293,7 @@ func TestTypes(t *testing.T) {
 		if info.Get("type").String() != class || info.Get("is_exclusive").Bool() || info.Get("link_to_docs").String() != "" {
 			t.Errorf("%s info %s", class, info.Raw)
 		}
-		one := e.admin("GET", "/system/inputs/types/"+class, "")
+		one := e.Admin("GET", "/system/inputs/types/"+class, "")
 		routertest.WantStatus(t, one, http.StatusOK)
 		if one.Body.String() != info.Raw {
 			t.Errorf("%s alone %s\nin all %s", class, one.Body, info.Raw)
@@ -321,18 +321,18 @@ func TestTypes(t *testing.T) {
 	if u := a.Get(gjson.Escape(udp) + ".requested_configuration"); u.Get("recv_buffer_size.default_value").Int() != 262144 {
 		t.Errorf("GELF UDP fields %s", u.Raw)
 	}
-	routertest.WantError(t, e.admin("GET", "/system/inputs/types/org.example.Nope", ""), http.StatusNotFound, "Unknown input type org.example.Nope requested.")
+	routertest.WantError(t, e.Admin("GET", "/system/inputs/types/org.example.Nope", ""), http.StatusNotFound, "Unknown input type org.example.Nope requested.")
 }
 
 func TestStates(t *testing.T) {
 	e := newEnv(t)
 	// Created before the registry: reported since the registry started.
-	e.clock.set(start.Add(-time.Hour))
+	e.clock.Set(start.Add(-time.Hour))
 	old := e.create(udpBody)
-	e.clock.set(start.Add(time.Minute))
+	e.clock.Set(start.Add(time.Minute))
 	id := e.create(`{"title":"tcp","type":"` + tcp + `","node":"n1","configuration":{"bind_address":"0.0.0.0","port":1,"tls_key_password":"pw"}}`)
 
-	rec := e.admin("GET", "/system/inputstates", "")
+	rec := e.Admin("GET", "/system/inputstates", "")
 	routertest.WantStatus(t, rec, http.StatusOK)
 	s := gjson.Parse(rec.Body.String())
 	if s.Get("states.#").Int() != 2 {
@@ -349,11 +349,11 @@ func TestStates(t *testing.T) {
 		t.Errorf("password shown as %q", pw)
 	}
 
-	e.clock.set(start.Add(2 * time.Minute))
+	e.clock.Set(start.Add(2 * time.Minute))
 	e.states.Set(id, inputs.StateStarting, "")
-	e.clock.set(start.Add(3 * time.Minute))
+	e.clock.Set(start.Add(3 * time.Minute))
 	e.states.Set(id, inputs.StateFailed, "bind: address already in use")
-	one := e.admin("GET", "/system/inputstates/"+id, "")
+	one := e.Admin("GET", "/system/inputstates/"+id, "")
 	routertest.WantStatus(t, one, http.StatusOK)
 	o := gjson.Parse(one.Body.String())
 	if o.Get("state").String() != "FAILED" || o.Get("detailed_message").String() != "bind: address already in use" ||
@@ -361,7 +361,7 @@ func TestStates(t *testing.T) {
 		t.Errorf("failed state %s", one.Body)
 	}
 	e.states.Set(id, inputs.StateRunning, "")
-	if o = gjson.Parse(e.admin("GET", "/system/inputstates/"+id, "").Body.String()); o.Get("state").String() != "RUNNING" || o.Get("detailed_message").Type != gjson.Null {
+	if o = gjson.Parse(e.Admin("GET", "/system/inputstates/"+id, "").Body.String()); o.Get("state").String() != "RUNNING" || o.Get("detailed_message").Type != gjson.Null {
 		t.Errorf("running state %s", o.Raw)
 	}
 }
@@ -392,16 +392,16 @@ func TestPermissions(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			routertest.WantStatus(t, e.do(principal(t, c.perms...), c.method, c.path, c.body), c.status)
+			routertest.WantStatus(t, e.Do(routertest.Principal(t, c.perms...), c.method, c.path, c.body), c.status)
 		})
 	}
 	for _, c := range cases {
-		if rec := e.do(nil, c.method, c.path, c.body); rec.Code != http.StatusUnauthorized {
+		if rec := e.Do(nil, c.method, c.path, c.body); rec.Code != http.StatusUnauthorized {
 			t.Errorf("anonymous %s %s: %d", c.method, c.path, rec.Code)
 		}
 	}
 	for _, path := range []string{"/system/inputs", "/system/inputstates"} {
-		if rec := e.do(nil, "GET", path, ""); rec.Code != http.StatusUnauthorized {
+		if rec := e.Do(nil, "GET", path, ""); rec.Code != http.StatusUnauthorized {
 			t.Errorf("anonymous GET %s: %d", path, rec.Code)
 		}
 	}
@@ -421,9 +421,9 @@ func TestListsShowReadableOnly(t *testing.T) {
 		{[]string{"inputs:edit"}, nil},
 		{nil, nil},
 	} {
-		p := principal(t, c.perms...)
-		list := gjson.Parse(e.do(p, "GET", "/system/inputs", "").Body.String())
-		states := gjson.Parse(e.do(p, "GET", "/system/inputstates", "").Body.String())
+		p := routertest.Principal(t, c.perms...)
+		list := gjson.Parse(e.Do(p, "GET", "/system/inputs", "").Body.String())
+		states := gjson.Parse(e.Do(p, "GET", "/system/inputstates", "").Body.String())
 		var got, gotStates []string
 		for _, r := range list.Get("inputs.#.id").Array() {
 			got = append(got, r.String())
@@ -443,9 +443,9 @@ func TestChangeStateWithoutRunner(t *testing.T) {
 	e := newEnv(t)
 	id := e.create(`{"title":"tcp","type":"` + tcp + `","global":true,"configuration":{"bind_address":"0.0.0.0","port":1}}`)
 	for _, method := range []string{"PUT", "DELETE"} {
-		routertest.WantError(t, e.admin(method, "/system/inputstates/"+id, ""), http.StatusServiceUnavailable, "This server runs no inputs")
-		routertest.WantError(t, e.admin(method, "/system/inputstates/5f0000000000000000000000", ""), http.StatusNotFound,
+		routertest.WantError(t, e.Admin(method, "/system/inputstates/"+id, ""), http.StatusServiceUnavailable, "This server runs no inputs")
+		routertest.WantError(t, e.Admin(method, "/system/inputstates/5f0000000000000000000000", ""), http.StatusNotFound,
 			"Input <5f0000000000000000000000> not found!")
-		routertest.WantStatus(t, e.do(principal(t, "inputs:read"), method, "/system/inputstates/"+id, ""), http.StatusForbidden)
+		routertest.WantStatus(t, e.Do(routertest.Principal(t, "inputs:read"), method, "/system/inputstates/"+id, ""), http.StatusForbidden)
 	}
 }

@@ -16,12 +16,12 @@ func TestPersistence(t *testing.T) {
 	ctx := t.Context()
 	a := e.create(udpBody)
 	b := e.create(`{"title":"tcp","type":"` + tcp + `","node":"n1","configuration":{"bind_address":"0.0.0.0","port":"1","tls_key_password":"hunter2","tls_enable":"true"}}`)
-	routertest.WantStatus(t, e.admin("PUT", "/system/inputs/"+a, `{"title":"renamed","type":"`+udp+`","global":true,"configuration":{"bind_address":"::","port":2}}`), 201)
+	routertest.WantStatus(t, e.Admin("PUT", "/system/inputs/"+a, `{"title":"renamed","type":"`+udp+`","global":true,"configuration":{"bind_address":"::","port":2}}`), 201)
 	before, err := e.svc.All(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	listBefore := e.admin("GET", "/system/inputs", "").Body.String()
+	listBefore := e.Admin("GET", "/system/inputs", "").Body.String()
 	e.reopen()
 	after, err := e.svc.All(ctx)
 	if err != nil {
@@ -30,7 +30,7 @@ func TestPersistence(t *testing.T) {
 	if !reflect.DeepEqual(before, after) || len(after) != 2 {
 		t.Fatalf("before %+v\nafter  %+v", before, after)
 	}
-	if listAfter := e.admin("GET", "/system/inputs", "").Body.String(); listAfter != listBefore {
+	if listAfter := e.Admin("GET", "/system/inputs", "").Body.String(); listAfter != listBefore {
 		t.Errorf("list before %s\nafter %s", listBefore, listAfter)
 	}
 	got, err := e.svc.Get(ctx, b)

@@ -12,7 +12,7 @@ func BenchmarkList(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if rec := e.admin("GET", "/system/outputs", ""); rec.Code != http.StatusOK {
+		if rec := e.Admin("GET", "/system/outputs", ""); rec.Code != http.StatusOK {
 			b.Fatal(rec.Code)
 		}
 	}
@@ -23,7 +23,7 @@ func BenchmarkGet(b *testing.B) {
 	path := "/system/outputs/" + e.create(minimal).ID
 	b.ReportAllocs()
 	for b.Loop() {
-		if rec := e.admin("GET", path, ""); rec.Code != http.StatusOK {
+		if rec := e.Admin("GET", path, ""); rec.Code != http.StatusOK {
 			b.Fatal(rec.Code)
 		}
 	}

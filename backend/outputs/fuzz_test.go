@@ -16,21 +16,21 @@ func FuzzCreateUpdate(f *testing.F) {
 	id := e.create(minimal).ID
 	f.Fuzz(func(t *testing.T, create, update []byte) {
 		e := e.with(t)
-		rec := e.admin("POST", "/system/outputs", string(create))
+		rec := e.Admin("POST", "/system/outputs", string(create))
 		switch rec.Code {
 		case http.StatusCreated:
 			loc := rec.Header().Get("Location")
-			if got := e.admin("GET", loc, ""); got.Body.String() != rec.Body.String() {
+			if got := e.Admin("GET", loc, ""); got.Body.String() != rec.Body.String() {
 				t.Fatalf("stored %s, answered %s", got.Body, rec.Body)
 			}
 		case http.StatusBadRequest, http.StatusNotFound:
 		default:
 			t.Fatalf("POST %q: %d %s", create, rec.Code, rec.Body)
 		}
-		rec = e.admin("PUT", "/system/outputs/"+id, string(update))
+		rec = e.Admin("PUT", "/system/outputs/"+id, string(update))
 		switch rec.Code {
 		case http.StatusOK:
-			if got := e.admin("GET", "/system/outputs/"+id, ""); got.Body.String() != rec.Body.String() {
+			if got := e.Admin("GET", "/system/outputs/"+id, ""); got.Body.String() != rec.Body.String() {
 				t.Fatalf("stored %s, answered %s", got.Body, rec.Body)
 			}
 		case http.StatusBadRequest:

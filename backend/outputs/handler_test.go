@@ -32,7 +32,7 @@ const minimal = `{"title":"fwd","type":"` + gelf + `","configuration":{"hostname
 
 func TestCreateGetList(t *testing.T) {
 	e := newEnv(t)
-	rec := e.admin("POST", "/system/outputs", minimal)
+	rec := e.Admin("POST", "/system/outputs", minimal)
 	routertest.WantStatus(t, rec, http.StatusCreated)
 	got := routertest.Decode[outputs.Summary](t, rec)
 	if rec.Header().Get("Location") != "/system/outputs/"+got.ID || len(got.ID) != 24 {
@@ -47,7 +47,7 @@ func TestCreateGetList(t *testing.T) {
 		t.Errorf("configuration %v, want %v", got.Configuration, want)
 	}
 
-	one := e.admin("GET", "/system/outputs/"+got.ID, "")
+	one := e.Admin("GET", "/system/outputs/"+got.ID, "")
 	routertest.WantStatus(t, one, http.StatusOK)
 	if one.Body.String() != rec.Body.String() {
 		t.Errorf("GET %s\nPOST %s", one.Body, rec.Body)
@@ -57,7 +57,7 @@ func TestCreateGetList(t *testing.T) {
 	if second.Configuration["port"] != 514.0 || second.Configuration["protocol"] != "UDP" || second.Configuration["tcp_no_delay"] != true || *second.ContentPack != "cp" {
 		t.Errorf("coerced %+v", second)
 	}
-	list := e.admin("GET", "/system/outputs", "")
+	list := e.Admin("GET", "/system/outputs", "")
 	routertest.WantStatus(t, list, http.StatusOK)
 	l := gjson.Parse(list.Body.String())
 	if l.Get("total").Int() != 2 || l.Get("outputs.0.id").String() != got.ID || l.Get("outputs.1.id").String() != second.ID {
@@ -74,7 +74,7 @@ func jsonNumbers(m map[string]any) map[string]any {
 }
 
 func TestListEmpty(t *testing.T) {
-	rec := newEnv(t).admin("GET", "/system/outputs", "")
+	rec := newEnv(t).Admin("GET", "/system/outputs", "")
 	routertest.WantStatus(t, rec, http.StatusOK)
 	if rec.Body.String() != `{"total":0,"outputs":[]}` {
 		t.Errorf("empty list %s", rec.Body)
@@ -100,7 +100,7 @@ func TestCreateRefuses(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t)
-			routertest.WantInvalid(t, e.admin("POST", "/system/outputs", c.body), c.fields)
+			routertest.WantInvalid(t, e.Admin("POST", "/system/outputs", c.body), c.fields)
 			if n := e.count(); n != 0 {
 				t.Errorf("%d outputs stored", n)
 			}
@@ -116,7 +116,7 @@ func TestCreateMalformed(t *testing.T) {
 		{`{"title":1}`, "property title must be a string"},
 	} {
 		e := newEnv(t)
-		routertest.WantError(t, e.admin("POST", "/system/outputs", c.body), http.StatusBadRequest, c.msg)
+		routertest.WantError(t, e.Admin("POST", "/system/outputs", c.body), http.StatusBadRequest, c.msg)
 	}
 }
 
@@ -133,7 +133,7 @@ func TestCreateAttachesStreams(t *testing.T) {
 
 func TestCreateUnknownStreamStoresNothing(t *testing.T) {
 	e := newEnv(t)
-	rec := e.admin("POST", "/system/outputs", `{"title":"a","type":"`+gelf+`","configuration":{"hostname":"h","port":1,"protocol":"TCP"},"streams":["s1","nope"]}`)
+	rec := e.Admin("POST", "/system/outputs", `{"title":"a","type":"`+gelf+`","configuration":{"hostname":"h","port":1,"protocol":"TCP"},"streams":["s1","nope"]}`)
 	routertest.WantError(t, rec, http.StatusNotFound, "Stream <nope> not found!")
 	if n := e.count(); n != 0 {
 		t.Errorf("%d outputs stored", n)
@@ -146,16 +146,16 @@ func TestCreateUnknownStreamStoresNothing(t *testing.T) {
 func TestGetNotFound(t *testing.T) {
 	e := newEnv(t)
 	for _, id := range []string{"5f0000000000000000000000", "nope", "5F000000000000000000000Z"} {
-		routertest.WantError(t, e.admin("GET", "/system/outputs/"+id, ""), http.StatusNotFound, "Couldn't find output with id "+id)
-		routertest.WantError(t, e.admin("PUT", "/system/outputs/"+id, `{"title":"x"}`), http.StatusNotFound, "Couldn't find output with id "+id)
-		routertest.WantError(t, e.admin("DELETE", "/system/outputs/"+id, ""), http.StatusNotFound, "Couldn't find output with id "+id)
+		routertest.WantError(t, e.Admin("GET", "/system/outputs/"+id, ""), http.StatusNotFound, "Couldn't find output with id "+id)
+		routertest.WantError(t, e.Admin("PUT", "/system/outputs/"+id, `{"title":"x"}`), http.StatusNotFound, "Couldn't find output with id "+id)
+		routertest.WantError(t, e.Admin("DELETE", "/system/outputs/"+id, ""), http.StatusNotFound, "Couldn't find output with id "+id)
 	}
 }
 
 func TestUpdate(t *testing.T) {
 	e := newEnv(t)
 	out := e.create(minimal)
-	rec := e.admin("PUT", "/system/outputs/"+out.ID,
+	rec := e.Admin("PUT", "/system/outputs/"+out.ID,
 		`{"title":"renamed","type":"`+gelf+`","configuration":{"hostname":"other","port":"1514","protocol":"UDP"},"streams":["s1"],"id":"x","whatever":1}`)
 	routertest.WantStatus(t, rec, http.StatusOK)
 	got := routertest.Decode[outputs.Summary](t, rec)
@@ -168,11 +168,11 @@ func TestUpdate(t *testing.T) {
 	if len(e.streams.of("s1")) != 0 {
 		t.Error("streams in an update attached the output")
 	}
-	if stored := e.admin("GET", "/system/outputs/"+out.ID, ""); stored.Body.String() != rec.Body.String() {
+	if stored := e.Admin("GET", "/system/outputs/"+out.ID, ""); stored.Body.String() != rec.Body.String() {
 		t.Errorf("stored %s\nanswered %s", stored.Body, rec.Body)
 	}
 	// A title alone leaves the configuration.
-	rec = e.admin("PUT", "/system/outputs/"+out.ID, `{"title":"again","content_pack":"cp"}`)
+	rec = e.Admin("PUT", "/system/outputs/"+out.ID, `{"title":"again","content_pack":"cp"}`)
 	routertest.WantStatus(t, rec, http.StatusOK)
 	if g := routertest.Decode[outputs.Summary](t, rec); g.Title != "again" || *g.ContentPack != "cp" || g.Configuration["hostname"] != "other" {
 		t.Errorf("after a title update %+v", g)
@@ -197,9 +197,9 @@ func TestUpdateRefuses(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t)
 			out := e.create(minimal)
-			before := e.admin("GET", "/system/outputs/"+out.ID, "").Body.String()
-			routertest.WantInvalid(t, e.admin("PUT", "/system/outputs/"+out.ID, c.body), c.fields)
-			if after := e.admin("GET", "/system/outputs/"+out.ID, "").Body.String(); after != before {
+			before := e.Admin("GET", "/system/outputs/"+out.ID, "").Body.String()
+			routertest.WantInvalid(t, e.Admin("PUT", "/system/outputs/"+out.ID, c.body), c.fields)
+			if after := e.Admin("GET", "/system/outputs/"+out.ID, "").Body.String(); after != before {
 				t.Errorf("changed by a refused update:\n%s\n%s", before, after)
 			}
 		})
@@ -207,7 +207,7 @@ func TestUpdateRefuses(t *testing.T) {
 	e := newEnv(t)
 	out := e.create(minimal)
 	for _, body := range []string{`null`, `[]`, ``, `{`} {
-		routertest.WantError(t, e.admin("PUT", "/system/outputs/"+out.ID, body), http.StatusBadRequest, "")
+		routertest.WantError(t, e.Admin("PUT", "/system/outputs/"+out.ID, body), http.StatusBadRequest, "")
 	}
 }
 
@@ -215,27 +215,27 @@ func TestDelete(t *testing.T) {
 	e := newEnv(t)
 	out := e.create(`{"title":"a","type":"` + gelf + `","configuration":{"hostname":"h","port":1,"protocol":"TCP"},"streams":["s1","s2"]}`)
 	keep := e.create(`{"title":"b","type":"` + gelf + `","configuration":{"hostname":"h","port":1,"protocol":"TCP"},"streams":["s1"]}`)
-	routertest.WantStatus(t, e.admin("DELETE", "/system/outputs/"+out.ID, ""), http.StatusNoContent)
+	routertest.WantStatus(t, e.Admin("DELETE", "/system/outputs/"+out.ID, ""), http.StatusNoContent)
 	if got := e.streams.of("s1"); !slices.Equal(got, []string{keep.ID}) {
 		t.Errorf("s1 has %v after the delete", got)
 	}
 	if got := e.streams.of("s2"); len(got) != 0 {
 		t.Errorf("s2 has %v after the delete", got)
 	}
-	routertest.WantError(t, e.admin("GET", "/system/outputs/"+out.ID, ""), http.StatusNotFound, "Couldn't find output")
-	routertest.WantError(t, e.admin("DELETE", "/system/outputs/"+out.ID, ""), http.StatusNotFound, "Couldn't find output")
+	routertest.WantError(t, e.Admin("GET", "/system/outputs/"+out.ID, ""), http.StatusNotFound, "Couldn't find output")
+	routertest.WantError(t, e.Admin("DELETE", "/system/outputs/"+out.ID, ""), http.StatusNotFound, "Couldn't find output")
 }
 
 func TestDeleteKeepsOutputWhenStreamsFail(t *testing.T) {
 	e := newEnv(t)
 	out := e.create(minimal)
 	e.streams.removeErr = errBroken
-	routertest.WantStatus(t, e.admin("DELETE", "/system/outputs/"+out.ID, ""), http.StatusInternalServerError)
-	routertest.WantStatus(t, e.admin("GET", "/system/outputs/"+out.ID, ""), http.StatusOK)
+	routertest.WantStatus(t, e.Admin("DELETE", "/system/outputs/"+out.ID, ""), http.StatusInternalServerError)
+	routertest.WantStatus(t, e.Admin("GET", "/system/outputs/"+out.ID, ""), http.StatusOK)
 }
 
 func TestAvailable(t *testing.T) {
-	rec := newEnv(t).admin("GET", "/system/outputs/available", "")
+	rec := newEnv(t).Admin("GET", "/system/outputs/available", "")
 	routertest.WantStatus(t, rec, http.StatusOK)
 	body := gjson.Parse(rec.Body.String())
 	if n := len(body.Get("types").Map()); n != 1 {
@@ -299,11 +299,11 @@ func TestPermissions(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			routertest.WantStatus(t, e.do(principal(t, c.perms...), c.method, c.path, c.body), c.status)
+			routertest.WantStatus(t, e.Do(routertest.Principal(t, c.perms...), c.method, c.path, c.body), c.status)
 		})
 	}
 	for _, c := range cases {
-		if rec := e.do(nil, c.method, c.path, c.body); rec.Code != http.StatusUnauthorized {
+		if rec := e.Do(nil, c.method, c.path, c.body); rec.Code != http.StatusUnauthorized {
 			t.Errorf("anonymous %s %s: %d", c.method, c.path, rec.Code)
 		}
 	}

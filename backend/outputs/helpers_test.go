@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/loggate/loggate/auth"
 	"github.com/loggate/loggate/backend/outputs"
 	"github.com/loggate/loggate/backend/store"
 	"github.com/loggate/loggate/backend/store/bolt"
@@ -77,7 +75,7 @@ type env struct {
 	st      *bolt.Store
 	streams *fakeStreams
 	svc     *outputs.Service
-	h       http.Handler
+	routertest.Client
 }
 
 // newEnv serves the output routes over a fresh bolt store, with streams s1
@@ -98,7 +96,7 @@ func (e *env) open() {
 	}
 	e.st = st
 	e.svc = outputs.NewService(st, e.streams, clock)
-	e.h = routertest.Handler(outputs.NewHandler(e.svc).Routes())
+	e.H = routertest.Handler(outputs.NewHandler(e.svc).Routes())
 }
 
 // with returns e reporting to t, for use inside a fuzz target.
@@ -117,27 +115,10 @@ func (e *env) reopen() {
 	e.open()
 }
 
-func principal(t testing.TB, perms ...string) *auth.Principal {
-	t.Helper()
-	return routertest.Principal(t, perms...)
-}
-
-// do serves a request as p (anonymous when nil).
-func (e *env) do(p *auth.Principal, method, path, body string) *httptest.ResponseRecorder {
-	e.t.Helper()
-	return routertest.Serve(e.h, p, method, path, body)
-}
-
-// admin serves a request with every permission.
-func (e *env) admin(method, path, body string) *httptest.ResponseRecorder {
-	e.t.Helper()
-	return e.do(principal(e.t, "*"), method, path, body)
-}
-
 // create stores an output through the API and returns it.
 func (e *env) create(body string) outputs.Summary {
 	e.t.Helper()
-	rec := e.admin("POST", "/system/outputs", body)
+	rec := e.Admin("POST", "/system/outputs", body)
 	if rec.Code != http.StatusCreated {
 		e.t.Fatalf("create: %d %s", rec.Code, rec.Body)
 	}

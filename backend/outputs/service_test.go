@@ -91,7 +91,7 @@ func TestCreateUndoesOnStreamFailure(t *testing.T) {
 func TestCreateReportsFailedUndo(t *testing.T) {
 	e := newEnv(t)
 	e.streams.removeErr = errors.New("detach failed")
-	rec := e.admin("POST", "/system/outputs", `{"title":"a","type":"`+gelf+`","configuration":{"hostname":"h","port":1,"protocol":"TCP"},"streams":["nope"]}`)
+	rec := e.Admin("POST", "/system/outputs", `{"title":"a","type":"`+gelf+`","configuration":{"hostname":"h","port":1,"protocol":"TCP"},"streams":["nope"]}`)
 	// The client sees the cause; the undo's failure is only logged.
 	routertest.WantError(t, rec, http.StatusNotFound, "Stream <nope> not found!")
 	if n := e.count(); n != 0 {

@@ -81,7 +81,7 @@ func TestGet(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
 			id := f.id(tt.target)
-			w := f.do(caller(t, tt.who, id, tt.perms...), "GET", "/views/"+id, "")
+			w := f.Do(caller(t, tt.who, id, tt.perms...), "GET", "/views/"+id, "")
 			wantStatus(t, w, tt.status, "")
 			switch tt.status {
 			case 200:
@@ -136,7 +136,7 @@ func TestUpdate(t *testing.T) {
 			if typ == "" {
 				typ = old.Type
 			}
-			w := f.do(caller(t, tt.who, id, tt.perms...), "PUT", "/views/"+id, viewBody(t, typ, "New title", tt.body))
+			w := f.Do(caller(t, tt.who, id, tt.perms...), "PUT", "/views/"+id, viewBody(t, typ, "New title", tt.body))
 			wantStatus(t, w, tt.status, "")
 			if tt.msg != nil {
 				if got, want := errorText(t, w, ""), tt.msg(id); got != want {
@@ -192,7 +192,7 @@ func TestDelete(t *testing.T) {
 			f := newFixture(t)
 			id := f.id(tt.target)
 			old, _ := f.svc.Get(t.Context(), id)
-			w := f.do(caller(t, tt.who, id, tt.perms...), "DELETE", "/views/"+id, "")
+			w := f.Do(caller(t, tt.who, id, tt.perms...), "DELETE", "/views/"+id, "")
 			wantStatus(t, w, tt.status, "")
 			if tt.msg != "" {
 				if got, want := errorText(t, w, ""), strings.ReplaceAll(tt.msg, "{id}", id); got != want {
@@ -212,7 +212,7 @@ func TestDelete(t *testing.T) {
 			if got := decodeJSON[views.View](t, w); got.ID != id || got.Title != old.Title || got.Type != old.Type {
 				t.Fatalf("answered %+v, want the deleted %+v", got, old)
 			}
-			if g := f.do(user(t, "alice"), "GET", "/views/"+id, ""); g.Code != 404 {
+			if g := f.Do(user(t, "alice"), "GET", "/views/"+id, ""); g.Code != 404 {
 				t.Fatalf("GET after delete: %d", g.Code)
 			}
 		})
@@ -245,7 +245,7 @@ func TestSetDefault(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
 			id := f.id(tt.target)
-			w := f.do(caller(t, tt.who, id, tt.perms...), "PUT", "/views/"+id+"/default", "")
+			w := f.Do(caller(t, tt.who, id, tt.perms...), "PUT", "/views/"+id+"/default", "")
 			wantStatus(t, w, tt.status, "")
 			if tt.msg != "" {
 				if got, want := errorText(t, w, ""), strings.ReplaceAll(tt.msg, "{id}", id); got != want {
@@ -271,7 +271,7 @@ func TestDefaultView(t *testing.T) {
 	f := newFixture(t)
 	alice, reader, stranger := user(t, "alice"), user(t, "carol", "view:read:"+f.dashboard.ID), user(t, "bob")
 	get := func(p *auth.Principal) (int, string) {
-		w := f.do(p, "GET", "/views/default", "")
+		w := f.Do(p, "GET", "/views/default", "")
 		if w.Code != 200 {
 			return w.Code, errorText(t, w, "")
 		}
@@ -280,7 +280,7 @@ func TestDefaultView(t *testing.T) {
 	if code, msg := get(alice); code != 404 || msg != "Default view doesn't exist" {
 		t.Fatalf("before any default: %d %q", code, msg)
 	}
-	if w := f.do(user(t, "alice", "default-view:set"), "PUT", "/views/"+f.dashboard.ID+"/default", ""); w.Code != 204 {
+	if w := f.Do(user(t, "alice", "default-view:set"), "PUT", "/views/"+f.dashboard.ID+"/default", ""); w.Code != 204 {
 		t.Fatalf("set default: %d %s", w.Code, w.Body)
 	}
 	for _, tc := range []struct {
@@ -298,14 +298,14 @@ func TestDefaultView(t *testing.T) {
 		}
 	}
 	// Moving the default.
-	if w := f.do(user(t, "alice", "default-view:set"), "PUT", "/views/"+f.search.ID+"/default", ""); w.Code != 204 {
+	if w := f.Do(user(t, "alice", "default-view:set"), "PUT", "/views/"+f.search.ID+"/default", ""); w.Code != 204 {
 		t.Fatalf("set default: %d %s", w.Code, w.Body)
 	}
 	if code, got := get(alice); code != 200 || got != f.search.ID {
 		t.Fatalf("after moving: %d %q", code, got)
 	}
 	// Deleting the default view leaves none.
-	if w := f.do(alice, "DELETE", "/views/"+f.search.ID, ""); w.Code != 200 {
+	if w := f.Do(alice, "DELETE", "/views/"+f.search.ID, ""); w.Code != 200 {
 		t.Fatalf("delete: %d %s", w.Code, w.Body)
 	}
 	if code, msg := get(alice); code != 404 || msg != "Default view doesn't exist" {

@@ -95,7 +95,7 @@ func TestCreateErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t)
-			w := e.do(tt.p, "POST", "/views", tt.body)
+			w := e.Do(tt.p, "POST", "/views", tt.body)
 			wantStatus(t, w, tt.status, "")
 			if tt.status == http.StatusUnauthorized {
 				return // Graylog's 401 has no JSON body to read
@@ -113,7 +113,7 @@ func TestCreateErrors(t *testing.T) {
 func TestCreateReportsEveryFailure(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	w := e.do(user(t, "bob"), "POST", "/views", `{"type":"x","title":"","state":{"a":1,"b":[]}}`)
+	w := e.Do(user(t, "bob"), "POST", "/views", `{"type":"x","title":"","state":{"a":1,"b":[]}}`)
 	wantStatus(t, w, 400, "")
 	for field, msg := range map[string]string{
 		"type": `Invalid view type "x"; use SEARCH or DASHBOARD`, "title": "must not be blank",
@@ -145,7 +145,7 @@ func TestCreate(t *testing.T) {
 				// Server fields a client sends back are ignored.
 				"id": "5f00000000000000000000ff", "owner": "mallory", "created_at": "2000-01-01T00:00:00.000Z",
 			})
-			w := e.do(tt.p, "POST", "/views", body)
+			w := e.Do(tt.p, "POST", "/views", body)
 			wantStatus(t, w, 200, "")
 			got := decodeJSON[map[string]any](t, w)
 			if _, err := primitive.ObjectIDFromHex(got["id"].(string)); err != nil || got["id"] == "5f00000000000000000000ff" {
@@ -158,7 +158,7 @@ func TestCreate(t *testing.T) {
 				t.Errorf("created_at %v, want %s", got["created_at"], want)
 			}
 			// What a later GET returns is what POST answered.
-			g := e.do(tt.p, "GET", "/views/"+got["id"].(string), "")
+			g := e.Do(tt.p, "GET", "/views/"+got["id"].(string), "")
 			wantStatus(t, g, 200, "")
 			if !sameJSON(t, g.Body.Bytes(), w.Body.Bytes()) {
 				t.Errorf("GET %s\nPOST %s", g.Body, w.Body)
@@ -180,10 +180,10 @@ func TestCreateKeepsContent(t *testing.T) {
 	"widget_mapping":{"w1":["st1","st2"]},"positions":{"w1":{"col":1,"row":1,"height":4,"width":"Infinity"}},
 	"formatting":{"highlighting":[]},"display_mode_settings":{"positions":{}},"future_state_prop":42},
 	"q2":{}}}`
-	w := e.do(user(t, "alice"), "POST", "/views", body)
+	w := e.Do(user(t, "alice"), "POST", "/views", body)
 	wantStatus(t, w, 200, "")
 	got := decodeJSON[map[string]any](t, w)
-	g := e.do(user(t, "alice"), "GET", "/views/"+got["id"].(string), "")
+	g := e.Do(user(t, "alice"), "GET", "/views/"+got["id"].(string), "")
 	wantStatus(t, g, 200, "")
 	var sent map[string]any
 	if err := json.Unmarshal([]byte(body), &sent); err != nil {

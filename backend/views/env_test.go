@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"reflect"
@@ -40,11 +39,11 @@ func (c *clock) now() time.Time {
 
 // env is a views service on a real bolt store, served through the router.
 type env struct {
-	t     *testing.T
-	path  string
-	st    store.Store
-	svc   *views.Service
-	h     http.Handler
+	t    *testing.T
+	path string
+	st   store.Store
+	svc  *views.Service
+	routertest.Client
 	clock *clock
 }
 
@@ -74,7 +73,7 @@ func (e *env) open(wrap func(store.Store) store.Store) {
 		e.st = wrap(st)
 	}
 	e.svc = views.NewService(e.st, e.clock.now)
-	e.h = routertest.Handler(views.NewHandler(e.svc).Routes())
+	e.H = routertest.Handler(views.NewHandler(e.svc).Routes())
 }
 
 // reopen closes the store and opens it again, as a restart does.
@@ -94,12 +93,6 @@ func user(t testing.TB, name string, perms ...string) *auth.Principal {
 		t.Fatalf("NewSet(%q): %v", perms, err)
 	}
 	return &auth.Principal{UserID: "id-" + name, Username: name, Permissions: set}
-}
-
-// do sends a request as p (anonymous when nil).
-func (e *env) do(p *auth.Principal, method, path, body string) *httptest.ResponseRecorder {
-	e.t.Helper()
-	return routertest.Serve(e.h, p, method, path, body)
 }
 
 // add creates a view through the service, owned by owner.

@@ -115,7 +115,7 @@ func TestListings(t *testing.T) {
 				perms[i] = strings.ReplaceAll(p, "{Gamma}", gamma)
 			}
 			path := strings.ReplaceAll(tt.path, "{Gamma}", gamma)
-			w := f.do(user(t, tt.who, perms...), "GET", path, "")
+			w := f.Do(user(t, tt.who, perms...), "GET", path, "")
 			wantStatus(t, w, 200, "")
 			l := decodeJSON[listing](t, w)
 			if got := titles(l.views(t)); !slices.Equal(got, tt.titles) {
@@ -145,7 +145,7 @@ func reversed(s []string) []string {
 func TestListingEnvelope(t *testing.T) {
 	t.Parallel()
 	f := newListFixture(t)
-	w := f.do(user(t, "alice"), "GET", "/views?per_page=1&page=2", "")
+	w := f.Do(user(t, "alice"), "GET", "/views?per_page=1&page=2", "")
 	wantStatus(t, w, 200, "")
 	body := decodeJSON[map[string]json.RawMessage](t, w)
 	var keys []string
@@ -162,7 +162,7 @@ func TestListingEnvelope(t *testing.T) {
 	}
 	// A listed view is the whole ViewDTO, as GET /views/{id} shows it.
 	id := l.views(t)[0].ID
-	g := f.do(user(t, "alice"), "GET", "/views/"+id, "")
+	g := f.Do(user(t, "alice"), "GET", "/views/"+id, "")
 	if !sameJSON(t, l.Views[0], g.Body.Bytes()) {
 		t.Fatalf("listed %s\nGET %s", l.Views[0], g.Body)
 	}
@@ -187,7 +187,7 @@ func TestListingErrors(t *testing.T) {
 			t.Run(path+"/"+tt.name, func(t *testing.T) {
 				t.Parallel()
 				e := newEnv(t)
-				w := e.do(user(t, "alice"), "GET", path+"?"+tt.query, "")
+				w := e.Do(user(t, "alice"), "GET", path+"?"+tt.query, "")
 				wantStatus(t, w, 400, "")
 				if got := errorText(t, w, ""); !strings.Contains(got, tt.msg) {
 					t.Fatalf("message %q does not contain %q", got, tt.msg)
@@ -197,7 +197,7 @@ func TestListingErrors(t *testing.T) {
 		t.Run(path+"/anonymous", func(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t)
-			wantStatus(t, e.do(nil, "GET", path, ""), 401, "")
+			wantStatus(t, e.Do(nil, "GET", path, ""), 401, "")
 		})
 	}
 }
@@ -206,7 +206,7 @@ func TestListingErrors(t *testing.T) {
 func pages(t *testing.T, e *env, p *auth.Principal, path string, perPage int) (ids []string, total, grand int) {
 	t.Helper()
 	for page := 1; ; page++ {
-		w := e.do(p, "GET", fmt.Sprintf("%s?per_page=%d&page=%d", path, perPage, page), "")
+		w := e.Do(p, "GET", fmt.Sprintf("%s?per_page=%d&page=%d", path, perPage, page), "")
 		wantStatus(t, w, 200, "")
 		l := decodeJSON[listing](t, w)
 		if page > 1 && (l.Total != total || l.GrandTotal != grand) {

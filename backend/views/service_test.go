@@ -14,32 +14,32 @@ func TestPersistence(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	alice := user(t, "alice", "dashboards:create", "default-view:set")
-	w := e.do(alice, "POST", "/views", viewBody(t, views.Dashboard, "Kept", nil))
+	w := e.Do(alice, "POST", "/views", viewBody(t, views.Dashboard, "Kept", nil))
 	wantStatus(t, w, 200, "")
 	created := w.Body.Bytes()
 	id := decodeJSON[views.View](t, w).ID
 	e.add("bob", views.Search, "Other", "")
-	wantStatus(t, e.do(alice, "PUT", "/views/"+id+"/default", ""), 204, "")
+	wantStatus(t, e.Do(alice, "PUT", "/views/"+id+"/default", ""), 204, "")
 
 	e.reopen()
 
-	g := e.do(alice, "GET", "/views/"+id, "")
+	g := e.Do(alice, "GET", "/views/"+id, "")
 	wantStatus(t, g, 200, "")
 	if !sameJSON(t, g.Body.Bytes(), created) {
 		t.Fatalf("after reopening %s\nbefore %s", g.Body, created)
 	}
-	d := e.do(alice, "GET", "/views/default", "")
+	d := e.Do(alice, "GET", "/views/default", "")
 	wantStatus(t, d, 200, "")
 	if got := decodeJSON[views.View](t, d).ID; got != id {
 		t.Fatalf("default %s after reopening, want %s", got, id)
 	}
-	l := decodeJSON[listing](t, e.do(alice, "GET", "/views", ""))
+	l := decodeJSON[listing](t, e.Do(alice, "GET", "/views", ""))
 	if l.Total != 1 || l.GrandTotal != 2 {
 		t.Fatalf("listing after reopening: total %d, grand_total %d", l.Total, l.GrandTotal)
 	}
 	// Ownership survives too: alice may still edit and delete.
-	wantStatus(t, e.do(alice, "PUT", "/views/"+id, viewBody(t, views.Dashboard, "Edited", nil)), 200, "")
-	wantStatus(t, e.do(alice, "DELETE", "/views/"+id, ""), 200, "")
+	wantStatus(t, e.Do(alice, "PUT", "/views/"+id, viewBody(t, views.Dashboard, "Edited", nil)), 200, "")
+	wantStatus(t, e.Do(alice, "DELETE", "/views/"+id, ""), 200, "")
 }
 
 func TestCounts(t *testing.T) {
@@ -135,7 +135,7 @@ func TestStoreFailures(t *testing.T) {
 				if rq.body != "" {
 					body = viewBody(t, views.Search, "T", nil)
 				}
-				w := e.do(user(t, "admin", "*"), rq.method, rq.path, body)
+				w := e.Do(user(t, "admin", "*"), rq.method, rq.path, body)
 				wantStatus(t, w, tt.status, "")
 				if got := errorText(t, w, ""); got != tt.msg {
 					t.Fatalf("message %q, want %q", got, tt.msg)

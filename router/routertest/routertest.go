@@ -50,3 +50,29 @@ func Serve(h http.Handler, p *auth.Principal, method, path, body string) *httpte
 	h.ServeHTTP(rec, req)
 	return rec
 }
+
+// Client sends requests to a handler (usually one from Handler), as Serve
+// does; a resource's test environment embeds it.
+type Client struct {
+	H http.Handler
+}
+
+// Do serves a request as p (anonymous when nil).
+func (c Client) Do(p *auth.Principal, method, path, body string) *httptest.ResponseRecorder {
+	return Serve(c.H, p, method, path, body)
+}
+
+// Admin serves a request as a principal with every permission.
+func (c Client) Admin(method, path, body string) *httptest.ResponseRecorder {
+	return Serve(c.H, admin, method, path, body)
+}
+
+// admin holds "*", which implies every permission; it is the same user
+// as Principal's.
+var admin = func() *auth.Principal {
+	set, err := permission.NewSet([]string{"*"})
+	if err != nil {
+		panic(err)
+	}
+	return &auth.Principal{UserID: "id", Username: "user", Permissions: set}
+}()
