@@ -96,6 +96,17 @@ func creator(ctx context.Context) (string, error) {
 	return p.Username, nil
 }
 
+// decodeAs reads a request that creates something in the caller's name:
+// the caller's username (Graylog's creator_user_id) and the body, read
+// strictly as Graylog's request models are.
+func decodeAs[T any](r *http.Request) (user string, req T, err error) {
+	if user, err = creator(r.Context()); err != nil {
+		return "", req, err
+	}
+	err = api.Decode(r, &req, true)
+	return user, req, err
+}
+
 // notBuiltin refuses a change of a built-in stream with Graylog's message
 // for it.
 func notBuiltin(id, msg string) error {

@@ -159,12 +159,8 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) error {
 
 func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
-	user, err := creator(ctx)
+	user, req, err := decodeAs[createRequest](r)
 	if err != nil {
-		return err
-	}
-	var req createRequest
-	if err := api.Decode(r, &req, true); err != nil {
 		return err
 	}
 	st, err := req.stream(user)
@@ -260,12 +256,8 @@ func (h *Handler) clone(w http.ResponseWriter, r *http.Request) error {
 	if _, err := h.svc.Get(id); err != nil {
 		return err
 	}
-	user, err := creator(ctx)
+	user, req, err := decodeAs[cloneRequest](r)
 	if err != nil {
-		return err
-	}
-	var req cloneRequest
-	if err := api.Decode(r, &req, true); err != nil {
 		return err
 	}
 	c, err := req.clone(user)
