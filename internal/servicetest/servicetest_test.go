@@ -3,11 +3,13 @@ package servicetest
 import (
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // recorder stands in for a testing.TB to observe Skip and Fatalf, which end
@@ -94,5 +96,45 @@ func TestProcess(t *testing.T) {
 	}
 	if port, err := FreePort(); err != nil || port <= 0 {
 		t.Errorf("FreePort = %d, %v", port, err)
+	}
+}
+
+// TestServerLaunchFails: a server that exits, or another server answering
+// on its port, fails the launch at once with the log quoted, not after the
+// ready timeout.
+func TestServerLaunchFails(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		cmd   string
+		ready error
+		want  string
+	}{
+		{"exits", "echo starting; exit 3", errors.New("not yet"), "exited early"},
+		{"not ours", "echo starting; sleep 30", fmt.Errorf("pid mismatch: %w", ErrNotOurs), "another server answered"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			log := filepath.Join(t.TempDir(), "log")
+			s := &Server{
+				Name: "fake", Addr: "nowhere", Log: log,
+				Cmd: func() *exec.Cmd { return exec.Command("sh", "-c", tt.cmd) },
+				Ready: func(int) error {
+					// Once the server has said something, so that the
+					// error can quote it.
+					if b, _ := os.ReadFile(log); len(b) == 0 {
+						return errors.New("silent")
+					}
+					return tt.ready
+				},
+			}
+			start := time.Now()
+			err := s.Launch()
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "starting") {
+				t.Fatalf("Launch = %v, want %q and the log", err, tt.want)
+			}
+			if took := time.Since(start); took >= ReadyTimeout {
+				t.Fatalf("Launch failed only after %v", took)
+			}
+			s.Stop() // stopped already: a no-op
+		})
 	}
 }

@@ -8,10 +8,7 @@ package redistest
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -22,11 +19,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/loggate/loggate/internal/servicetest"
-)
-
-const (
-	readyTimeout = 5 * time.Second
-	pollInterval = 10 * time.Millisecond
 )
 
 // Server is a redis-server child process owned by one test. Its methods must
@@ -40,7 +32,7 @@ type Server struct {
 	dir    string
 	port   int
 	client *redis.Client
-	proc   *servicetest.Process // nil while stopped
+	srv    servicetest.Server
 }
 
 // Start starts a redis-server for tb and stops it when tb ends. It skips tb
@@ -77,19 +69,13 @@ func (s *Server) Client() *redis.Client { return s.client }
 
 // Stop kills the server and waits for it to exit. Stopping a stopped server
 // does nothing.
-func (s *Server) Stop() {
-	s.proc.Stop()
-	s.proc = nil
-}
+func (s *Server) Stop() { s.srv.Stop() }
 
 // Restart stops the server if it is running and starts an empty one on the
 // same port.
 func (s *Server) Restart() {
 	s.tb.Helper()
-	s.Stop()
-	// The port may be briefly unavailable, or taken by another process,
-	// in which case every attempt fails and so does the test.
-	if err := servicetest.Retry(s.launch); err != nil {
+	if err := s.srv.Restart(); err != nil {
 		s.tb.Fatalf("redistest: restart: %v", err)
 	}
 }
@@ -105,53 +91,34 @@ func (s *Server) addr() string { return net.JoinHostPort("127.0.0.1", strconv.It
 
 // launch starts redis-server on s.port and waits until it answers.
 func (s *Server) launch() error {
-	logPath := filepath.Join(s.dir, "redis.log")
-	proc, err := servicetest.Start(exec.Command(s.bin,
-		"--bind", "127.0.0.1", "--port", strconv.Itoa(s.port),
-		"--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", s.dir), logPath)
-	if err != nil {
-		return err
+	s.srv = servicetest.Server{
+		Name: "redis-server", Addr: s.addr(), Log: filepath.Join(s.dir, "redis.log"),
+		Cmd: func() *exec.Cmd {
+			return exec.Command(s.bin, "--bind", "127.0.0.1", "--port", strconv.Itoa(s.port),
+				"--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", s.dir)
+		},
+		Ready: s.answers,
 	}
-	s.proc = proc
-
-	if err := s.waitReady(); err != nil {
-		s.Stop()
-		out, _ := os.ReadFile(logPath)
-		return fmt.Errorf("redis-server on %s: %w\n%s", s.addr(), err, out)
-	}
-	return nil
+	return s.srv.Launch()
 }
 
-// waitReady polls the server until it answers as the process just started:
-// checking the pid guards against another server that already held the port
-// answering while ours fails to bind.
-func (s *Server) waitReady() error {
+// answers reports whether the server answers as process pid: checking the
+// pid guards against another server that already held the port answering
+// while ours fails to bind.
+func (s *Server) answers(pid int) error {
 	c := redis.NewClient(&redis.Options{
 		Addr: s.addr(), MaxRetries: -1, DialTimeout: 250 * time.Millisecond,
 		ReadTimeout: time.Second, PoolSize: 1,
 	})
 	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
-	defer cancel()
-	want := "process_id:" + strconv.Itoa(s.proc.Pid())
-	var lastErr error
-	for {
-		info, err := c.Info(ctx, "server").Result()
-		switch {
-		case err == nil && hasLine(info, want):
-			return nil
-		case err == nil:
-			return errors.New("another server answered on the port")
-		}
-		lastErr = err
-		select {
-		case <-s.proc.Exited():
-			return fmt.Errorf("exited early: %v", s.proc.State())
-		case <-ctx.Done():
-			return fmt.Errorf("not ready after %v: %w", readyTimeout, lastErr)
-		case <-time.After(pollInterval):
-		}
+	info, err := c.Info(context.Background(), "server").Result()
+	if err != nil {
+		return err
 	}
+	if !hasLine(info, "process_id:"+strconv.Itoa(pid)) {
+		return servicetest.ErrNotOurs
+	}
+	return nil
 }
 
 func hasLine(text, line string) bool {

@@ -10,7 +10,6 @@ package slapdtest
 
 import (
 	"crypto/x509"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -35,11 +34,6 @@ const (
 	AdminPassword = "adminpass"
 )
 
-const (
-	readyTimeout = 5 * time.Second
-	pollInterval = 5 * time.Millisecond
-)
-
 // Server is a slapd child process owned by one test. Its methods must be
 // called from the test's goroutine; the directory itself may be used from
 // any goroutine.
@@ -61,7 +55,7 @@ type Server struct {
 	bin  string
 	dir  string
 	conf string
-	proc *servicetest.Process // nil while stopped
+	srv  servicetest.Server
 }
 
 // Option changes how Start configures the server.
@@ -121,19 +115,13 @@ func (s *Server) TLSURL() string {
 
 // Stop kills the server and waits for it to exit; its data stays for
 // Restart. Stopping a stopped server does nothing.
-func (s *Server) Stop() {
-	s.proc.Stop()
-	s.proc = nil
-}
+func (s *Server) Stop() { s.srv.Stop() }
 
 // Restart stops the server if it is running and starts it again on the same
 // ports with the same data.
 func (s *Server) Restart() {
 	s.tb.Helper()
-	s.Stop()
-	// The port may be briefly unavailable, or taken by another process,
-	// in which case every attempt fails and so does the test.
-	if err := servicetest.Retry(s.launch); err != nil {
+	if err := s.srv.Restart(); err != nil {
 		s.tb.Fatalf("slapdtest: restart: %v", err)
 	}
 }
@@ -186,56 +174,35 @@ func (s *Server) addr(port int) string { return net.JoinHostPort(s.Host, strconv
 
 // launch starts slapd on s.Port (and s.TLSPort) and waits until it answers.
 func (s *Server) launch() error {
-	logPath := filepath.Join(s.dir, "slapd.log")
 	pidFile := filepath.Join(s.dir, "slapd.pid")
-	if err := os.Remove(pidFile); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
+	s.srv = servicetest.Server{
+		Name: "slapd", Addr: s.URL(), Log: filepath.Join(s.dir, "slapd.log"),
+		Cmd: func() *exec.Cmd {
+			// A pid file left by the last run would pass for this one's.
+			_ = os.Remove(pidFile)
+			urls := s.URL() + "/"
+			if s.TLSPort != 0 {
+				urls += " " + s.TLSURL() + "/"
+			}
+			// -d 0 keeps slapd in the foreground, our child, without
+			// debug output.
+			return exec.Command(s.bin, "-f", s.conf, "-h", urls, "-d", "0")
+		},
+		// slapd writes its pid file only after binding every listener, so
+		// a pid file with our pid means the ports are ours; then it must
+		// answer a search of the root DSE.
+		Ready: func(pid int) error {
+			b, err := os.ReadFile(pidFile)
+			if err != nil {
+				return err
+			}
+			if got := strings.TrimSpace(string(b)); got != strconv.Itoa(pid) {
+				return fmt.Errorf("pid file holds %q, not pid %d", got, pid)
+			}
+			return s.ping()
+		},
 	}
-	urls := s.URL() + "/"
-	if s.TLSPort != 0 {
-		urls += " " + s.TLSURL() + "/"
-	}
-	// -d 0 keeps slapd in the foreground, our child, without debug output.
-	proc, err := servicetest.Start(exec.Command(s.bin, "-f", s.conf, "-h", urls, "-d", "0"), logPath)
-	if err != nil {
-		return err
-	}
-	s.proc = proc
-
-	if err := s.waitReady(pidFile); err != nil {
-		s.Stop()
-		out, _ := os.ReadFile(logPath)
-		return fmt.Errorf("slapd on %s: %w\n%s", s.URL(), err, out)
-	}
-	return nil
-}
-
-// waitReady polls until slapd has written its pid file, which it does only
-// after binding every listener (so the ports are ours, not another
-// server's), and then answers a search of the root DSE.
-func (s *Server) waitReady(pidFile string) error {
-	deadline := time.Now().Add(readyTimeout)
-	want := strconv.Itoa(s.proc.Pid())
-	tick := time.NewTicker(pollInterval)
-	defer tick.Stop()
-	var lastErr error
-	for {
-		if b, err := os.ReadFile(pidFile); err != nil {
-			lastErr = err
-		} else if strings.TrimSpace(string(b)) != want {
-			lastErr = fmt.Errorf("pid file holds %q, not pid %s", b, want)
-		} else if lastErr = s.ping(); lastErr == nil {
-			return nil
-		}
-		select {
-		case <-s.proc.Exited():
-			return fmt.Errorf("exited early: %v", s.proc.State())
-		case <-tick.C:
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("not ready after %v: %w", readyTimeout, lastErr)
-		}
-	}
+	return s.srv.Launch()
 }
 
 // ping reads the root DSE anonymously.
