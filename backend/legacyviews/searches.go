@@ -23,19 +23,8 @@ const searchKey = "legacy_query"
 // SavedSearches returns the saved searches the caller may read: the SEARCH
 // views, oldest first.
 func (s *Service) SavedSearches(ctx context.Context) (SavedSearchList, error) {
-	p := auth.FromContext(ctx)
-	if p == nil {
-		return SavedSearchList{}, auth.Unauthenticated()
-	}
-	out := SavedSearchList{Searches: []SavedSearch{}}
-	err := s.eachView(ctx, views.Search, func(v views.View) error {
-		if canReadSearch(p, v) {
-			out.Searches = append(out.Searches, savedSearchOf(v))
-		}
-		return nil
-	})
-	out.Total = len(out.Searches)
-	return out, err
+	ss, err := readable(ctx, s, views.Search, canReadSearch, func(v views.View) (SavedSearch, error) { return savedSearchOf(v), nil })
+	return SavedSearchList{Searches: ss, Total: len(ss)}, err
 }
 
 // SavedSearch returns one saved search.

@@ -73,23 +73,30 @@ func New(v Views, list Lister, values WidgetValues) *Service {
 // Dashboards returns the legacy dashboards the caller may read: the
 // DASHBOARD views, oldest first.
 func (s *Service) Dashboards(ctx context.Context) (DashboardList, error) {
+	ds, err := readable(ctx, s, views.Dashboard, canReadDashboard, dashboardOf)
+	return DashboardList{Dashboards: ds, Total: len(ds)}, err
+}
+
+// readable returns the views of typ the caller may read (can), oldest
+// first, in their legacy form (conv).
+func readable[T any](ctx context.Context, s *Service, typ views.Type, can func(*auth.Principal, views.View) bool,
+	conv func(views.View) (T, error)) ([]T, error) {
 	p := auth.FromContext(ctx)
 	if p == nil {
-		return DashboardList{}, auth.Unauthenticated()
+		return []T{}, auth.Unauthenticated()
 	}
-	out := DashboardList{Dashboards: []Dashboard{}}
-	err := s.eachView(ctx, views.Dashboard, func(v views.View) error {
-		if !canReadDashboard(p, v) {
+	out := []T{}
+	err := s.eachView(ctx, typ, func(v views.View) error {
+		if !can(p, v) {
 			return nil
 		}
-		d, err := dashboardOf(v)
+		t, err := conv(v)
 		if err != nil {
 			return err
 		}
-		out.Dashboards = append(out.Dashboards, d)
+		out = append(out, t)
 		return nil
 	})
-	out.Total = len(out.Dashboards)
 	return out, err
 }
 
