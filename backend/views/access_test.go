@@ -1,6 +1,7 @@
 package views_test
 
 import (
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -53,36 +54,59 @@ func caller(t testing.TB, name, id string, perms ...string) *auth.Principal {
 	return user(t, name, out...)
 }
 
+// accessCase is one caller's request of a view, and what it must get.
+type accessCase struct {
+	name   string
+	target string // search, dashboard, missing or an id
+	who    string // "" for anonymous
+	perms  []string
+	status int
+	msg    string // the error message, with {id}; "" not to check it
+}
+
+// setup returns a fresh fixture and the id of the case's target.
+func (c accessCase) setup(t *testing.T) (fixture, string) {
+	t.Helper()
+	f := newFixture(t)
+	return f, f.id(c.target)
+}
+
+// serve sends the request (path with {id}) as the case's caller and checks
+// the status and the message.
+func (c accessCase) serve(t *testing.T, f fixture, id, method, path string) *httptest.ResponseRecorder {
+	t.Helper()
+	w := f.Do(caller(t, c.who, id, c.perms...), method, strings.ReplaceAll(path, "{id}", id), "")
+	wantStatus(t, w, c.status, "")
+	if c.msg != "" {
+		if got, want := errorText(t, w, ""), strings.ReplaceAll(c.msg, "{id}", id); got != want {
+			t.Fatalf("message %q, want %q", got, want)
+		}
+	}
+	return w
+}
+
 func TestGet(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name   string
-		target string
-		who    string
-		perms  []string
-		status int
-	}{
-		{"owner reads a search", "search", "alice", nil, 200},
-		{"owner reads a dashboard", "dashboard", "alice", nil, 200},
-		{"stranger and a search", "search", "bob", nil, 404},
-		{"stranger and a dashboard", "dashboard", "bob", nil, 404},
-		{"view:read on the search", "search", "bob", []string{"view:read:{id}"}, 200},
-		{"view:read on another view", "search", "bob", []string{"view:read:" + missingID}, 404},
-		{"view:read wildcard", "dashboard", "bob", []string{"view:read:*"}, 200},
-		{"dashboards:read on a dashboard", "dashboard", "bob", []string{"dashboards:read:{id}"}, 200},
-		{"dashboards:read on a search", "search", "bob", []string{"dashboards:read:{id}"}, 404},
-		{"view:edit does not read", "search", "bob", []string{"view:edit:{id}", "view:delete:{id}"}, 404},
-		{"missing view", "missing", "bob", []string{"*"}, 404},
-		{"id that is no ObjectId", "not-an-id", "bob", []string{"*"}, 404},
-		{"anonymous", "search", "", nil, 401},
+	tests := []accessCase{
+		{"owner reads a search", "search", "alice", nil, 200, ""},
+		{"owner reads a dashboard", "dashboard", "alice", nil, 200, ""},
+		{"stranger and a search", "search", "bob", nil, 404, ""},
+		{"stranger and a dashboard", "dashboard", "bob", nil, 404, ""},
+		{"view:read on the search", "search", "bob", []string{"view:read:{id}"}, 200, ""},
+		{"view:read on another view", "search", "bob", []string{"view:read:" + missingID}, 404, ""},
+		{"view:read wildcard", "dashboard", "bob", []string{"view:read:*"}, 200, ""},
+		{"dashboards:read on a dashboard", "dashboard", "bob", []string{"dashboards:read:{id}"}, 200, ""},
+		{"dashboards:read on a search", "search", "bob", []string{"dashboards:read:{id}"}, 404, ""},
+		{"view:edit does not read", "search", "bob", []string{"view:edit:{id}", "view:delete:{id}"}, 404, ""},
+		{"missing view", "missing", "bob", []string{"*"}, 404, ""},
+		{"id that is no ObjectId", "not-an-id", "bob", []string{"*"}, 404, ""},
+		{"anonymous", "search", "", nil, 401, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			f := newFixture(t)
-			id := f.id(tt.target)
-			w := f.Do(caller(t, tt.who, id, tt.perms...), "GET", "/views/"+id, "")
-			wantStatus(t, w, tt.status, "")
+			f, id := tt.setup(t)
+			w := tt.serve(t, f, id, "GET", "/views/{id}")
 			switch tt.status {
 			case 200:
 				if got := decodeJSON[views.View](t, w); got.ID != id || got.Owner == nil || *got.Owner != "alice" {
@@ -169,14 +193,7 @@ func TestUpdate(t *testing.T) {
 
 func TestDelete(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name   string
-		target string
-		who    string
-		perms  []string
-		status int
-		msg    string // with {id}
-	}{
+	tests := []accessCase{
 		{"owner deletes a search", "search", "alice", nil, 200, ""},
 		{"owner deletes a dashboard", "dashboard", "alice", nil, 200, ""},
 		{"view:delete on the view", "dashboard", "bob", []string{"view:delete:{id}"}, 200, ""},
@@ -189,16 +206,9 @@ func TestDelete(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			f := newFixture(t)
-			id := f.id(tt.target)
+			f, id := tt.setup(t)
 			old, _ := f.svc.Get(t.Context(), id)
-			w := f.Do(caller(t, tt.who, id, tt.perms...), "DELETE", "/views/"+id, "")
-			wantStatus(t, w, tt.status, "")
-			if tt.msg != "" {
-				if got, want := errorText(t, w, ""), strings.ReplaceAll(tt.msg, "{id}", id); got != want {
-					t.Fatalf("message %q, want %q", got, want)
-				}
-			}
+			w := tt.serve(t, f, id, "DELETE", "/views/{id}")
 			_, err := f.svc.Get(t.Context(), id)
 			if tt.status != 200 {
 				if tt.target != "missing" && err != nil {
@@ -222,14 +232,7 @@ func TestDelete(t *testing.T) {
 func TestSetDefault(t *testing.T) {
 	t.Parallel()
 	const resource = "Not authorized to access resource id {id}"
-	tests := []struct {
-		name   string
-		target string
-		who    string
-		perms  []string
-		status int
-		msg    string // with {id}
-	}{
+	tests := []accessCase{
 		{"owner with default-view:set", "search", "alice", []string{"default-view:set"}, 204, ""},
 		{"view:read and default-view:set", "dashboard", "bob", []string{"view:read:{id}", "default-view:set"}, 204, ""},
 		{"owner without default-view:set", "search", "alice", nil, 403, "Not authorized"},
@@ -243,15 +246,8 @@ func TestSetDefault(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			f := newFixture(t)
-			id := f.id(tt.target)
-			w := f.Do(caller(t, tt.who, id, tt.perms...), "PUT", "/views/"+id+"/default", "")
-			wantStatus(t, w, tt.status, "")
-			if tt.msg != "" {
-				if got, want := errorText(t, w, ""), strings.ReplaceAll(tt.msg, "{id}", id); got != want {
-					t.Fatalf("message %q, want %q", got, want)
-				}
-			}
+			f, id := tt.setup(t)
+			w := tt.serve(t, f, id, "PUT", "/views/{id}/default")
 			def, err := f.svc.Default(t.Context())
 			if tt.status != 204 {
 				if err == nil {
