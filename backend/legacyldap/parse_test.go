@@ -1,6 +1,7 @@
 package legacyldap_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -102,4 +103,22 @@ func FuzzParseDocuments(f *testing.F) {
 			_, _ = legacyldap.ToConfig(d)
 		}
 	})
+}
+
+// TestFormattingHidesSecrets: no way of printing a request or a stored
+// document shows its passwords.
+func TestFormattingHidesSecrets(t *testing.T) {
+	const secret = "hunter2-secret"
+	pw := secret
+	for name, v := range map[string]any{
+		"settings request": legacyldap.SettingsRequest{SystemPassword: &pw},
+		"test request":     legacyldap.TestRequest{SystemPassword: &pw, Password: secret},
+		"document":         legacyldap.Document{SystemPassword: secret},
+	} {
+		for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
+			if out := fmt.Sprintf(verb, v); strings.Contains(out, secret) {
+				t.Errorf("%s with %s: %s", name, verb, out)
+			}
+		}
+	}
 }

@@ -32,16 +32,10 @@ type TestRequest struct {
 
 // String hides the passwords.
 func (r TestRequest) String() string {
-	c := r
-	if c.SystemPassword != nil {
-		redacted := "<redacted>"
-		c.SystemPassword = &redacted
-	}
-	if c.Password != "" {
-		c.Password = "<redacted>"
-	}
 	type plain TestRequest
-	return fmt.Sprintf("%+v", plain(c))
+	c := plain(r)
+	c.SystemPassword, c.Password = hidden(c.SystemPassword), hiddenString(c.Password)
+	return fmt.Sprintf("%+v", c)
 }
 
 // GoString is String, for %#v.

@@ -36,13 +36,10 @@ type SettingsRequest struct {
 
 // String hides the password, so that logging a request cannot leak it.
 func (r SettingsRequest) String() string {
-	c := r
-	if c.SystemPassword != nil {
-		redacted := "<redacted>"
-		c.SystemPassword = &redacted
-	}
 	type plain SettingsRequest
-	return fmt.Sprintf("%+v", plain(c))
+	c := plain(r)
+	c.SystemPassword = hidden(c.SystemPassword)
+	return fmt.Sprintf("%+v", c)
 }
 
 // GoString is String, for %#v.
@@ -106,12 +103,30 @@ type Document struct {
 
 // String hides the encrypted password and its salt.
 func (d Document) String() string {
-	c := d
-	if c.SystemPassword != "" {
-		c.SystemPassword = "<redacted>"
-	}
 	type plain Document
-	return fmt.Sprintf("%+v", plain(c))
+	c := plain(d)
+	c.SystemPassword = hiddenString(c.SystemPassword)
+	return fmt.Sprintf("%+v", c)
+}
+
+// redacted stands for a secret in formatted values.
+const redacted = "<redacted>"
+
+// hidden returns redacted in place of a set secret.
+func hidden(secret *string) *string {
+	if secret == nil {
+		return nil
+	}
+	r := redacted
+	return &r
+}
+
+// hiddenString returns redacted in place of a non-empty secret.
+func hiddenString(secret string) string {
+	if secret == "" {
+		return ""
+	}
+	return redacted
 }
 
 // GoString is String, for %#v.
