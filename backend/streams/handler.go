@@ -96,6 +96,16 @@ func creator(ctx context.Context) (string, error) {
 	return p.Username, nil
 }
 
+// stream returns the stream with id once the caller may perform action
+// ("read", "edit") on it: 403 before 404, so that a caller cannot learn
+// which streams exist.
+func (h *Handler) stream(ctx context.Context, id, action string) (*Stream, error) {
+	if err := auth.Require(ctx, "streams:"+action+":"+id); err != nil {
+		return nil, err
+	}
+	return h.svc.Get(id)
+}
+
 // decodeAs reads a request that creates something in the caller's name:
 // the caller's username (Graylog's creator_user_id) and the body, read
 // strictly as Graylog's request models are.

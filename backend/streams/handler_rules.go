@@ -19,11 +19,7 @@ func (h *Handler) ruleTypes(w http.ResponseWriter, _ *http.Request) error {
 }
 
 func (h *Handler) listRules(w http.ResponseWriter, r *http.Request) error {
-	sid := api.Var(r, "streamid")
-	if err := auth.Require(r.Context(), "streams:read:"+sid); err != nil {
-		return err
-	}
-	st, err := h.svc.Get(sid)
+	st, err := h.stream(r.Context(), api.Var(r, "streamid"), "read")
 	if err != nil {
 		return err
 	}
@@ -47,13 +43,10 @@ func (h *Handler) getRule(w http.ResponseWriter, r *http.Request) error {
 func (h *Handler) createRule(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	sid := api.Var(r, "streamid")
-	if err := auth.Require(ctx, "streams:edit:"+sid); err != nil {
+	if _, err := h.stream(ctx, sid, "edit"); err != nil {
 		return err
 	}
 	if err := notBuiltin(sid, "Cannot add stream rules to the default stream."); err != nil {
-		return err
-	}
-	if _, err := h.svc.Get(sid); err != nil {
 		return err
 	}
 	var req ruleRequest

@@ -146,11 +146,7 @@ func namedIDs(p *auth.Principal) map[string]struct{} {
 
 func (h *Handler) get(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
-	id := api.Var(r, "streamId")
-	if err := auth.Require(ctx, "streams:read:"+id); err != nil {
-		return err
-	}
-	st, err := h.svc.Get(id)
+	st, err := h.stream(ctx, api.Var(r, "streamId"), "read")
 	if err != nil {
 		return err
 	}
@@ -247,13 +243,10 @@ func (h *Handler) setDisabled(w http.ResponseWriter, r *http.Request, disabled b
 func (h *Handler) clone(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	id := api.Var(r, "streamId")
-	if err := auth.Require(ctx, "streams:read:"+id); err != nil {
+	if _, err := h.stream(ctx, id, "read"); err != nil {
 		return err
 	}
 	if err := notBuiltin(id, "The default stream cannot be cloned."); err != nil {
-		return err
-	}
-	if _, err := h.svc.Get(id); err != nil {
 		return err
 	}
 	user, req, err := decodeAs[cloneRequest](r)
@@ -280,11 +273,7 @@ type testMatchResponse struct {
 
 func (h *Handler) testMatch(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
-	id := api.Var(r, "streamId")
-	if err := auth.Require(ctx, "streams:read:"+id); err != nil {
-		return err
-	}
-	st, err := h.svc.Get(id)
+	st, err := h.stream(ctx, api.Var(r, "streamId"), "read")
 	if err != nil {
 		return err
 	}
