@@ -53,11 +53,6 @@ func FuzzParseConfig(f *testing.F) {
 	})
 }
 
-// javaTrim is the trimming GELF receivers apply to strings.
-func javaTrim(s string) string {
-	return strings.TrimFunc(s, func(r rune) bool { return r <= ' ' })
-}
-
 // FuzzEncodeRoundTrip encodes messages with arbitrary text and checks that
 // the payload is JSON a GELF receiver decodes back to the same values.
 func FuzzEncodeRoundTrip(f *testing.F) {
@@ -96,11 +91,11 @@ func FuzzEncodeRoundTrip(f *testing.F) {
 		if !utf8.ValidString(source) || !utf8.ValidString(text) || !utf8.ValidString(value) {
 			return
 		}
-		if got.Source != javaTrim(source) || got.Message != javaTrim(text) {
-			t.Errorf("source %q message %q, want %q %q", got.Source, got.Message, javaTrim(source), javaTrim(text))
+		if got.Source != messages.Trim(source) || got.Message != messages.Trim(text) {
+			t.Errorf("source %q message %q, want %q %q", got.Source, got.Message, messages.Trim(source), messages.Trim(text))
 		}
 		v, ok := got.Field("s")
-		if want := javaTrim(value); want != "" && v != want || want == "" && ok {
+		if want := messages.Trim(value); want != "" && v != want || want == "" && ok {
 			t.Errorf("s = %#v, want %q", v, want)
 		}
 	})

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/loggate/loggate/backend/messages"
 )
 
 // Decode decodes one GELF payload: an uncompressed, zlib or gzip JSON
@@ -193,7 +195,7 @@ func (d *decoder) host() (string, error) {
 	case v.kind != kindString:
 		return "", invalidf(`"host" is not a string`)
 	}
-	h := javaTrim(v.str)
+	h := messages.Trim(v.str)
 	if isBlank(h) {
 		return "", invalidf(`empty mandatory "host" field`)
 	}
@@ -208,7 +210,7 @@ func (d *decoder) shortMessage() (string, error) {
 		if sm.kind != kindString {
 			return "", invalidf(`"short_message" is not a string`)
 		}
-		if t := javaTrim(sm.str); !isBlank(t) {
+		if t := messages.Trim(sm.str); !isBlank(t) {
 			return t, nil
 		}
 	}
@@ -221,7 +223,7 @@ func (d *decoder) shortMessage() (string, error) {
 	case m.kind != kindString:
 		return "", invalidf(`"message" is not a string`)
 	}
-	t := javaTrim(m.str)
+	t := messages.Trim(m.str)
 	if isBlank(t) {
 		return "", invalidf(`empty mandatory "short_message" field`)
 	}
@@ -245,7 +247,7 @@ func (d *decoder) timestamp(opts Options) time.Time {
 		secs = v.f
 	case kindString:
 		var err error
-		if secs, err = strconv.ParseFloat(javaTrim(v.str), 64); err != nil {
+		if secs, err = strconv.ParseFloat(messages.Trim(v.str), 64); err != nil {
 			secs = -1
 		}
 	default:
@@ -255,19 +257,6 @@ func (d *decoder) timestamp(opts Options) time.Time {
 		return opts.now().UTC()
 	}
 	return time.UnixMilli(int64(math.Floor(secs*1000 + 0.5))).UTC()
-}
-
-// javaTrim trims like Java's String.trim, which Message.addField applies to
-// every string value: all bytes ≤ U+0020 at both ends.
-func javaTrim(s string) string {
-	i, j := 0, len(s)
-	for i < j && s[i] <= ' ' {
-		i++
-	}
-	for j > i && s[j-1] <= ' ' {
-		j--
-	}
-	return s[i:j]
 }
 
 // isBlank reports what StringUtils.isBlank does for an already trimmed

@@ -3,6 +3,8 @@ package gelf
 import (
 	"math"
 	"strconv"
+
+	"github.com/loggate/loggate/backend/messages"
 )
 
 // mapFields adds full_message, file, line, level and facility, then every
@@ -59,7 +61,7 @@ func fieldName(raw string) (string, bool) {
 	if len(key) > 1 && key[0] == '_' {
 		key = key[1:]
 	}
-	key = javaTrim(key)
+	key = messages.Trim(key)
 	switch key {
 	case "short_message", "host",
 		// Set from the GELF fields above; never overwritten.
@@ -97,7 +99,7 @@ func validKey(key string) bool {
 func generic(v value) (any, bool) {
 	switch v.kind {
 	case kindString:
-		s := javaTrim(v.str)
+		s := messages.Trim(v.str)
 		return s, s != ""
 	case kindInt:
 		return v.i, true
@@ -119,7 +121,7 @@ func text(v value) (string, bool) {
 	var s string
 	switch v.kind {
 	case kindString:
-		s = javaTrim(v.str)
+		s = messages.Trim(v.str)
 	case kindInt, kindFloat:
 		s = v.raw
 	case kindTrue:
@@ -139,7 +141,7 @@ func integral(v value) (int64, bool) {
 	case kindFloat:
 		return truncate(v.f)
 	case kindString:
-		s := javaTrim(v.str)
+		s := messages.Trim(v.str)
 		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 			return n, true
 		}

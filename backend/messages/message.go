@@ -143,3 +143,17 @@ func (m *Message) MatchMap() map[string]any {
 	out[FieldTimestamp] = m.Timestamp
 	return out
 }
+
+// Trim trims a string value as Graylog's Message does when a field is set:
+// Java's String.trim, which strips every char up to U+0020 at both ends,
+// control characters included. It does not allocate.
+func Trim(s string) string {
+	i, j := 0, len(s)
+	for i < j && s[i] <= ' ' {
+		i++
+	}
+	for j > i && s[j-1] <= ' ' {
+		j--
+	}
+	return s[i:j]
+}

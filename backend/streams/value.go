@@ -9,25 +9,14 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/loggate/loggate/backend/messages"
 )
 
 // Graylog's matchers see message fields as Java objects: strings as stored
 // by Message (trimmed, never empty), numbers as Long or Double. The helpers
 // here reproduce the two views the matchers take of a value: its toString()
 // and Guava's Doubles.tryParse of it.
-
-// javaTrim is Java's String.trim: it strips every char up to U+0020 at both
-// ends, control characters included. It does not allocate.
-func javaTrim(s string) string {
-	i, j := 0, len(s)
-	for i < j && s[i] <= ' ' {
-		i++
-	}
-	for j > i && s[j-1] <= ' ' {
-		j--
-	}
-	return s[i:j]
-}
 
 // fieldValue is a message field as Graylog's Message holds it. A string is
 // kept apart, trimmed, so that the hot path never boxes it into an any.
@@ -46,7 +35,7 @@ func lookup(msg map[string]any, name string) (fieldValue, bool) {
 		return fieldValue{}, false
 	}
 	if s, isString := v.(string); isString {
-		s = javaTrim(s)
+		s = messages.Trim(s)
 		return fieldValue{s: s, isString: true}, s != ""
 	}
 	return fieldValue{v: v}, true

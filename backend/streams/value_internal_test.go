@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"math"
 	"testing"
+
+	"github.com/loggate/loggate/backend/messages"
 )
 
 func TestParseJavaDouble(t *testing.T) {
@@ -86,8 +88,8 @@ func TestAppendText(t *testing.T) {
 
 func TestJavaTrim(t *testing.T) {
 	for in, want := range map[string]string{"": "", " a ": "a", "\x00\t a b\r\n": "a b", "\u00a0a": "\u00a0a", "   ": ""} {
-		if got := javaTrim(in); got != want {
-			t.Errorf("javaTrim(%q) = %q, want %q", in, got, want)
+		if got := messages.Trim(in); got != want {
+			t.Errorf("messages.Trim(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
