@@ -84,11 +84,7 @@ func (s *Service) reload(ctx context.Context) error {
 // Refresh reloads the patterns when another node sharing the store changed
 // them, asking the store at most once a second.
 func (s *Service) Refresh(ctx context.Context) error {
-	stale, err := s.fresh.Stale(ctx)
-	if err != nil || !stale {
-		return err
-	}
-	return s.Reload(ctx)
+	return s.fresh.Refresh(ctx, s.Reload)
 }
 
 // published publishes this node's write and records it for the others.

@@ -109,3 +109,13 @@ func (f *Freshness) Stale(ctx context.Context) (bool, error) {
 	}
 	return v != f.seen.Load(), nil
 }
+
+// Refresh calls reload when another node wrote since memory was loaded (see
+// Stale): what a cached service's Refresh does.
+func (f *Freshness) Refresh(ctx context.Context, reload func(context.Context) error) error {
+	stale, err := f.Stale(ctx)
+	if err != nil || !stale {
+		return err
+	}
+	return reload(ctx)
+}

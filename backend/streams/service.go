@@ -109,11 +109,7 @@ func (s *Service) Reload(ctx context.Context) error {
 // streams, asking the store at most once per refreshInterval. Handlers call
 // it first; so will the message pipeline.
 func (s *Service) Refresh(ctx context.Context) error {
-	stale, err := s.fresh.Stale(ctx)
-	if err != nil || !stale {
-		return err
-	}
-	return s.Reload(ctx)
+	return s.fresh.Refresh(ctx, s.Reload)
 }
 
 // changed records a write of this node. s.mu is held.
