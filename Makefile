@@ -8,11 +8,17 @@ STATICCHECK ?= $(shell command -v staticcheck 2>/dev/null || echo $(HOME)/go/bin
 
 .PHONY: build run test race bench load bench-large fuzz lint staticcheck clean
 
+# A cold build is silent for minutes while modules download and every
+# dependency compiles: say what is happening.
 build:
-	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/loggate
+	@echo ">> fetching Go modules (only the first time; they are kept in $$($(GO) env GOMODCACHE))"
+	@$(GO) mod download
+	@echo ">> compiling $(BIN) (the first build compiles every dependency too: a minute or two)"
+	@$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/loggate
 
 ## run: build and start loggate on embedded storage under ./data
 run: build
+	@echo ">> starting loggate on embedded storage in ./data (Ctrl-C stops it)"
 	./$(BIN) serve --data_dir ./data
 
 ## test: every test, including those against a real redis-server (started by the tests)

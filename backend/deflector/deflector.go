@@ -7,6 +7,7 @@ package deflector
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 
 	"github.com/loggate/loggate/auth"
@@ -31,10 +32,14 @@ type Store interface {
 type Handler struct {
 	sets  IndexSets
 	store Store
+	log   *slog.Logger
 }
 
-// NewHandler returns the deflector resources over the message store.
-func NewHandler(sets IndexSets, store Store) *Handler { return &Handler{sets: sets, store: store} }
+// NewHandler returns the deflector resources over the message store; a cycle
+// is logged to log, the indexer's, not to the HTTP server's.
+func NewHandler(sets IndexSets, store Store, log *slog.Logger) *Handler {
+	return &Handler{sets: sets, store: store, log: log}
+}
 
 // Summary is Graylog's DeflectorSummary.
 type Summary struct {
@@ -117,7 +122,7 @@ func (h *Handler) cycle(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	api.Logger(r.Context()).Info("deflector cycled", "index_set", is.ID, "new_target", name,
+	h.log.InfoContext(r.Context(), "deflector cycled", "index_set", is.ID, "new_target", name,
 		"user", auth.FromContext(r.Context()).Username)
 	api.NoContent(w)
 	return nil

@@ -123,7 +123,7 @@ func (h handler) setLogger(w http.ResponseWriter, r *http.Request) error {
 	if err := h.levels.SetLevel(name, lvl); err != nil {
 		return err
 	}
-	api.Logger(r.Context()).Info("log level changed", "logger", name, "level", lvl)
+	api.Logger(r.Context()).Info("log level changed", "logger_name", name, "level", lvl)
 	api.NoContent(w)
 	return nil
 }

@@ -1,6 +1,6 @@
 // Command loggate is a Graylog-compatible log management server.
 //
-//	loggate [serve] [--config FILE] [--<key> value …]   start the server (default)
+//	loggate serve [--config FILE] [--<key> value …]     start the server
 //	loggate version                                      print the version
 //	loggate compat report --log FILE                      who still needs an older API release
 //	loggate migrate ldap --from FILE [--apply] …          convert Graylog 3.x LDAP settings
@@ -30,13 +30,25 @@ func main() {
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Environ(), os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "loggate:", err)
+		if errors.Is(err, errNoCommand) {
+			os.Exit(2)
+		}
 		os.Exit(1)
 	}
 }
 
+// errNoCommand is a bare `loggate`: it prints the usage rather than start a
+// server that creates ./data wherever it happens to be run.
+var errNoCommand = errors.New("no command given; to start the server: loggate serve [--config FILE]")
+
 func run(ctx context.Context, args, environ []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage())
+		return errNoCommand
+	}
+	// Flags without a command still mean serve, as they always have.
 	cmd := "serve"
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+	if len(args[0]) > 0 && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
 	}
 	switch cmd {
@@ -60,7 +72,8 @@ func run(ctx context.Context, args, environ []string, stdout, stderr io.Writer) 
 }
 
 func usage() string {
-	return "usage: loggate [serve|version|help] [--config FILE] [--<key> value …]\n" +
+	return "usage: loggate serve [--config FILE] [--<key> value …]   start the server\n" +
+		"       loggate version | help\n" +
 		"       loggate compat report --log FILE [--since DURATION]   clients that still need an older API release\n" +
 		"       loggate migrate ldap [--from FILE | --from-mongodb URI] [--apply] [--link-users]   Graylog 3.x LDAP settings to a 4.0 backend (loggate migrate help)\n" +
 		"       loggate migrate store --data_dir DIR --to-mongodb URI [--to-elasticsearch URL] [--apply]   a node's embedded data to MongoDB and Elasticsearch\n" +
@@ -81,8 +94,14 @@ func serve(ctx context.Context, args, environ []string, stdout, stderr io.Writer
 	if cfg.UpstreamURI != "" {
 		build = node.NewGateway
 	}
-	n, err := build(ctx, cfg, node.Options{LogSink: sink})
+	// Bound first: a taken port stops the start before data_dir exists.
+	ls, err := node.Listen(cfg)
 	if err != nil {
+		return err
+	}
+	n, err := build(ctx, cfg, node.Options{LogSink: sink, Listeners: ls})
+	if err != nil {
+		_ = ls.Close()
 		return err
 	}
 	defer n.Close()
@@ -90,7 +109,9 @@ func serve(ctx context.Context, args, environ []string, stdout, stderr io.Writer
 	for _, w := range warnings {
 		log.Warn(w)
 	}
-	log.Info("configuration", "settings", cfg.Redacted())
+	// The node's configuration, with the defaults and generated values it
+	// filled in, is what is in effect.
+	log.Info("configuration", "settings", n.Config.Redacted())
 	err = n.Serve(ctx, func(addr net.Addr) {
 		// One write, so that a reader of the first line has the second.
 		banner := fmt.Sprintf("loggate %s serving the Graylog %s API at http://%s/api/ (data in %s)\n",

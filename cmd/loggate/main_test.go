@@ -4,8 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"io"
+	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -49,9 +53,16 @@ var (
 	passwordLine = regexp.MustCompile(`the password of "admin" is (\S+)`)
 )
 
-// start runs the binary's serve until the test ends; it returns the API URL
-// and the generated password, if one was printed.
-func start(t *testing.T, dataDir string, extra ...string) (url, password string, stop func()) {
+// started is a serve run by start.
+type started struct {
+	url      string // the API's
+	password string // generated and printed on a first start, else ""
+	log      *lines // the server's log (stderr)
+	stop     func()
+}
+
+// start runs the binary's serve until the test ends.
+func start(t *testing.T, dataDir string, extra ...string) started {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	out, errOut := newLines(), newLines()
@@ -59,6 +70,7 @@ func start(t *testing.T, dataDir string, extra ...string) (url, password string,
 	args := append([]string{"serve", "--data_dir", dataDir, "--http_bind_address", "127.0.0.1:0"}, extra...)
 	go func() { done <- run(ctx, args, nil, out, errOut) }()
 	timeout := time.After(30 * time.Second)
+	var url, password string
 	for url == "" {
 		select {
 		case line := <-out.ch:
@@ -80,7 +92,7 @@ func start(t *testing.T, dataDir string, extra ...string) (url, password string,
 		}
 	}
 	var once sync.Once
-	stop = func() {
+	stop := func() {
 		once.Do(func() {
 			cancel()
 			if err := <-done; err != nil {
@@ -92,12 +104,13 @@ func start(t *testing.T, dataDir string, extra ...string) (url, password string,
 		})
 	}
 	t.Cleanup(stop)
-	return url, password, stop
+	return started{url: url, password: password, log: errOut, stop: stop}
 }
 
 func TestFirstStartPrintsPasswordOnce(t *testing.T) {
 	dir := t.TempDir()
-	url, pw, stop := start(t, dir)
+	first := start(t, dir)
+	url, pw := first.url, first.password
 	if len(pw) < 16 {
 		t.Fatalf("no strong generated password printed (%q)", pw)
 	}
@@ -115,13 +128,74 @@ func TestFirstStartPrintsPasswordOnce(t *testing.T) {
 	if code := get(url, pw); code != http.StatusOK {
 		t.Fatalf("the printed password does not work: %d", code)
 	}
-	stop()
-	url, again, _ := start(t, dir)
-	if again != "" {
+	first.stop()
+	second := start(t, dir)
+	url = second.url
+	if second.password != "" {
 		t.Error("the password was printed again on the second start")
 	}
 	if code := get(url, pw); code != http.StatusOK {
 		t.Errorf("the first password no longer works after a restart: %d", code)
+	}
+}
+
+func TestStartLogsEffectiveConfiguration(t *testing.T) {
+	dir := t.TempDir()
+	s := start(t, dir)
+	s.stop()
+	var settings string
+	for _, line := range strings.Split(s.log.String(), "\n") {
+		if strings.Contains(line, "msg=configuration") {
+			settings = line
+		}
+	}
+	if settings == "" {
+		t.Fatalf("no configuration line logged:\n%s", s.log.String())
+	}
+	if want := "http_publish_uri:" + strings.TrimSuffix(s.url, "api/"); !strings.Contains(settings, want) {
+		t.Errorf("configuration line lacks the bound publish URI %q:\n%s", want, settings)
+	}
+	// Defaults and generated values are shown as in effect, secrets masked.
+	for _, want := range []string{
+		"message_journal_dir:" + filepath.Join(dir, "journal"),
+		"password_secret:****",
+	} {
+		if !strings.Contains(settings, want) {
+			t.Errorf("configuration line lacks %q:\n%s", want, settings)
+		}
+	}
+}
+
+func TestNoCommandPrintsUsageAndCreatesNothing(t *testing.T) {
+	t.Chdir(t.TempDir())
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), nil, nil, &out, &errOut)
+	if !errors.Is(err, errNoCommand) {
+		t.Fatalf("run with no command: %v, want errNoCommand", err)
+	}
+	if !strings.Contains(errOut.String(), "usage: loggate serve") {
+		t.Errorf("no usage printed:\n%s", errOut.String())
+	}
+	if entries, _ := os.ReadDir("."); len(entries) != 0 {
+		t.Errorf("a bare loggate created %v", entries)
+	}
+}
+
+func TestTakenPortCreatesNothing(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	dataDir := filepath.Join(t.TempDir(), "data")
+	var out, errOut bytes.Buffer
+	err = run(context.Background(), []string{"serve", "--data_dir", dataDir, "--http_bind_address", taken.Addr().String()},
+		nil, &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "http_bind_address") {
+		t.Fatalf("serve on a taken port: %v, want an error naming http_bind_address", err)
+	}
+	if _, err := os.Stat(dataDir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("data_dir exists after a refused start (stat: %v)", err)
 	}
 }
 

@@ -39,7 +39,7 @@ func NewGateway(ctx context.Context, cfg config.Config, o Options) (n *Node, err
 	if err != nil {
 		return nil, err
 	}
-	n = &Node{Config: cfg, Metrics: metrics.New(o.Now), Levels: loggers.New(o.LogSink), pinned: rel.listeners}
+	n = &Node{Config: cfg, Metrics: metrics.New(o.Now), Levels: loggers.New(o.LogSink), pinned: rel.listeners, bound: o.Listeners}
 	n.log = n.Levels.Logger("loggate")
 	// The named result is nil when an error is returned; close what was
 	// opened through a copy.

@@ -52,11 +52,7 @@ const rotationInterval = 10 * time.Second
 // routes.
 func (n *Node) messagePipeline(ctx context.Context, cfg config.Config, o Options) ([]api.Route, error) {
 	m := &n.Messages
-	dir := cfg.JournalDir
-	if dir == "" {
-		dir = filepath.Join(cfg.DataDir, "journal")
-	}
-	j, err := journal.Open(dir, journal.Options{MaxSize: cfg.JournalMaxSize, MaxAge: cfg.JournalMaxAge, Now: o.Now,
+	j, err := journal.Open(cfg.JournalDir, journal.Options{MaxSize: cfg.JournalMaxSize, MaxAge: cfg.JournalMaxAge, Now: o.Now,
 		Logger: n.Levels.Logger("loggate.journal")})
 	if err != nil {
 		return nil, fmt.Errorf("message journal: %w", err)
@@ -92,7 +88,7 @@ func (n *Node) messagePipeline(ctx context.Context, cfg config.Config, o Options
 		Logger: n.Levels.Logger("loggate.inputs"), Metrics: n.Metrics})
 	m.Search = search.NewService(m.Store, n.Streams, n.IndexSets, search.Options{AllowLeadingWildcard: cfg.LeadingWildcard, Now: o.Now})
 	m.applyCh, m.now = make(chan struct{}, 1), o.Now
-	return slices.Concat(search.NewHandler(m.Search).Routes(), deflector.NewHandler(n.IndexSets, m.Store).Routes()), nil
+	return slices.Concat(search.NewHandler(m.Search).Routes(), deflector.NewHandler(n.IndexSets, m.Store, n.Levels.Logger("loggate.indexer.deflector")).Routes()), nil
 }
 
 // inputsChanged asks the runner to reconcile now; it never blocks.

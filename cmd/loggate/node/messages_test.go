@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -409,6 +410,10 @@ func TestDeflector(t *testing.T) {
 	want("/system/deflector/"+set, "graylog_0")
 	h.Do("POST", "/system/deflector/"+set+"/cycle", nil, root).Want(t, http.StatusNoContent)
 	want("/system/deflector/"+set, "graylog_1")
+	// A cycle is the indexer's news, under its logger (and subsystem).
+	if !regexp.MustCompile(`msg="deflector cycled" logger=loggate\.indexer\.deflector `).MatchString(h.Logs()) {
+		t.Errorf("the cycle is not logged under loggate.indexer.deflector:\n%s", h.Logs())
+	}
 	res := h.Do("POST", "/system/deflector/cycle", nil, root).Want(t, http.StatusNoContent)
 	if res.Header.Get("Deprecation") == "" {
 		t.Error("the deprecated form carries no Deprecation header")

@@ -80,6 +80,8 @@ type Node struct {
 	log    *slog.Logger
 	closer []func() error
 	pinned []pinnedListener
+	// bound are the sockets Listen bound before New, if the caller did.
+	bound *Listeners
 	// compatAddrs are the bound addresses of the compat_listeners, in
 	// configuration order, once Serve listens.
 	compatAddrs atomic.Pointer[[]net.Addr]
@@ -117,6 +119,9 @@ type Options struct {
 	// ElasticNamespace, when set, prefixes every index name the
 	// Elasticsearch store uses, so tests sharing one server stay apart.
 	ElasticNamespace string
+	// Listeners, when set, are the sockets Serve serves on, bound by Listen
+	// before anything was opened; otherwise Serve binds them itself.
+	Listeners *Listeners
 }
 
 // Indexes are the unique indexes every document store of a node needs.
@@ -135,30 +140,24 @@ func defaults(cfg *config.Config, o *Options) {
 	if cfg.HTTPPublishURI == "" {
 		cfg.HTTPPublishURI = "http://" + cfg.HTTPBindAddress + "/"
 	}
+	if o.Listeners != nil {
+		if uri, ok := boundURI(cfg.HTTPPublishURI, o.Listeners.Addr()); ok {
+			cfg.HTTPPublishURI = uri
+		}
+	}
+	if cfg.JournalDir == "" {
+		cfg.JournalDir = filepath.Join(cfg.DataDir, "journal")
+	}
 }
 
 // New assembles a node. Nothing listens until Serve.
 func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error) {
 	defaults(&cfg, &o)
-	defaultRelease, err := compat.ParseRelease(cfg.CompatDefaultRelease)
+	rel, err := parseReleases(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("compat_default_release: %w", err)
+		return nil, err
 	}
-	var minRelease compat.Release
-	if cfg.CompatMinRelease != "" {
-		if minRelease, err = compat.ParseRelease(cfg.CompatMinRelease); err != nil {
-			return nil, fmt.Errorf("compat_min_release: %w", err)
-		}
-	}
-	listeners := make([]pinnedListener, len(cfg.CompatListeners))
-	for i, l := range cfg.CompatListeners {
-		rel, err := compat.ParseRelease(l.Release)
-		if err != nil {
-			return nil, fmt.Errorf("compat_listeners: %s: %w", l.Address, err)
-		}
-		listeners[i] = pinnedListener{address: l.Address, release: rel}
-	}
-	n = &Node{Config: cfg, Metrics: metrics.New(o.Now), Levels: loggers.New(o.LogSink), pinned: listeners}
+	n = &Node{Config: cfg, Metrics: metrics.New(o.Now), Levels: loggers.New(o.LogSink), pinned: rel.listeners, bound: o.Listeners}
 	n.log = n.Levels.Logger("loggate")
 	// A failed start releases what it opened; the named result is nil by
 	// then, so the node is kept aside.
@@ -175,6 +174,9 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 	if err != nil {
 		return nil, err
 	}
+	// The effective value, so that the configuration logged at start shows
+	// one is in use (masked) rather than an empty key.
+	n.Config.PasswordSecret = secret
 	st := o.Store
 	if st == nil {
 		if st, err = openStore(ctx, cfg, Indexes()); err != nil {
@@ -273,7 +275,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 		Users: userResolver{n.Users}, LegacyViews: n.legacyViews(), LegacyLDAP: n.legacyLDAP(), IndexSets: n.IndexSets,
 	})...)
 	n.Router = router.New(router.Options{
-		Routes: routes, Auth: n.Auth, Chain: chain, DefaultRelease: defaultRelease, MinRelease: minRelease, AccessLog: accessLog,
+		Routes: routes, Auth: n.Auth, Chain: chain, DefaultRelease: rel.def, MinRelease: rel.min, AccessLog: accessLog,
 		TrustedHeader: auth.NewHeaderAuth(n.Auth, proxies, n.AuthServices),
 		EnableCORS:    cfg.HTTPEnableCORS, EnableGzip: cfg.HTTPEnableGzip, MaxBodySize: cfg.HTTPMaxBodySize,
 		BaseURI: strings.TrimSuffix(cfg.HTTPPublishURI, "/") + router.Prefix, NodeID: n.Info.ID,
@@ -454,21 +456,19 @@ func (n *Node) Background(ctx context.Context) (wait func()) {
 // Serve listens on http_bind_address until ctx ends, then shuts down
 // gracefully. ready, when not nil, receives the bound address.
 func (n *Node) Serve(ctx context.Context, ready func(addr net.Addr)) error {
-	ln, err := net.Listen("tcp", n.Config.HTTPBindAddress)
-	if err != nil {
-		return fmt.Errorf("http_bind_address: %w", err)
+	bound := n.bound
+	if bound == nil {
+		var err error
+		if bound, err = Listen(n.Config); err != nil {
+			return err
+		}
 	}
+	ln := bound.api
 	servers := []*http.Server{n.server(nil)}
 	listeners := []net.Listener{ln}
 	addrs := make([]net.Addr, 0, len(n.pinned))
-	for _, p := range n.pinned {
-		pl, err := net.Listen("tcp", p.address)
-		if err != nil {
-			for _, l := range listeners {
-				_ = l.Close()
-			}
-			return fmt.Errorf("compat_listeners: %s: %w", p.address, err)
-		}
+	for i, p := range n.pinned {
+		pl := bound.compat[i]
 		listeners = append(listeners, pl)
 		servers = append(servers, n.server(&p.release))
 		addrs = append(addrs, pl.Addr())
@@ -542,17 +542,27 @@ func (n *Node) shutdown(ctx context.Context, servers []*http.Server) error {
 // address of port 0) with the port the listener got, so that Location and
 // Link headers and transport_address point somewhere real.
 func (n *Node) publishBound(addr net.Addr) {
-	u, err := url.Parse(n.Config.HTTPPublishURI)
-	tcp, ok := addr.(*net.TCPAddr)
-	if err != nil || !ok || u.Port() != "0" {
+	uri, ok := boundURI(n.Config.HTTPPublishURI, addr)
+	if !ok {
 		return
 	}
-	u.Host = net.JoinHostPort(u.Hostname(), strconv.Itoa(tcp.Port))
-	n.Config.HTTPPublishURI = u.String()
+	n.Config.HTTPPublishURI = uri
 	if n.Info != nil {
-		n.Info.PublishURI = u.String()
+		n.Info.PublishURI = uri
 	}
-	n.Router.SetBaseURI(strings.TrimSuffix(u.String(), "/") + router.Prefix)
+	n.Router.SetBaseURI(strings.TrimSuffix(uri, "/") + router.Prefix)
+}
+
+// boundURI is uri with its port 0 replaced by addr's port; false when uri
+// names a real port already.
+func boundURI(uri string, addr net.Addr) (string, bool) {
+	u, err := url.Parse(uri)
+	tcp, ok := addr.(*net.TCPAddr)
+	if err != nil || !ok || u.Port() != "0" {
+		return "", false
+	}
+	u.Host = net.JoinHostPort(u.Hostname(), strconv.Itoa(tcp.Port))
+	return u.String(), true
 }
 
 // Close releases the node's stores and connections.

@@ -74,12 +74,12 @@ func TestLoggerLevelChangesLogging(t *testing.T) {
 	// "log level changed" is written by the loggers resource at info: it
 	// appears at the default level, and not with the root logger at error.
 	h.Do("PUT", "/system/loggers/loggate.y/level/warn", nil, nodetest.AsRoot()).Want(t, http.StatusNoContent)
-	if !strings.Contains(h.Logs(), "logger=loggate.y") {
-		t.Errorf("the level change was not logged at info:\n%s", h.Logs())
+	if !strings.Contains(h.Logs(), `msg="log level changed" logger=loggate.http logger_name=loggate.y level=warn`) {
+		t.Errorf("the level change was not logged at info, naming the logger once:\n%s", h.Logs())
 	}
 	h.Do("PUT", "/system/loggers/subsystems/graylog/level/error", nil, nodetest.AsRoot()).Want(t, http.StatusNoContent)
 	h.Do("PUT", "/system/loggers/loggate.x/level/warn", nil, nodetest.AsRoot()).Want(t, http.StatusNoContent)
-	if strings.Contains(h.Logs(), "logger=loggate.x") {
+	if strings.Contains(h.Logs(), "logger_name=loggate.x") {
 		t.Errorf("info logged with the root level at error:\n%s", h.Logs())
 	}
 	h.Do("PUT", "/system/loggers/loggate.http/level/trace", nil, nodetest.AsRoot()).Want(t, http.StatusNoContent)
