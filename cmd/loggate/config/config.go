@@ -36,6 +36,7 @@ type Config struct {
 	JournalMaxSize       int64         // message_journal_max_size, in bytes
 	JournalMaxAge        time.Duration // message_journal_max_age
 	LeadingWildcard      bool          // allow_leading_wildcard_searches
+	WebInterfaceDir      string        // web_interface_dir: an operator's built Graylog web interface to serve at /; "" for none
 	ConfigFile           string        // the --config path, if any
 }
 

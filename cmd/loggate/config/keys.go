@@ -84,6 +84,8 @@ var table = []Key{
 		func(c *Config) *time.Duration { return &c.JournalMaxAge }, parseDuration, formatDuration),
 	boolKey("allow_leading_wildcard_searches", false, "let search queries start with * or ? (slow on large stores)",
 		func(c *Config) *bool { return &c.LeadingWildcard }),
+	newKey("web_interface_dir", "", "directory of a built Graylog 4.x web interface (index.html or module.json and its bundles) to serve at / (default: none)",
+		func(c *Config) *string { return &c.WebInterfaceDir }, parseAny, formatString),
 }
 
 // byName indexes table.

@@ -49,6 +49,9 @@ func NewGateway(ctx context.Context, cfg config.Config, o Options) (n *Node, err
 			_ = built.Close()
 		}
 	}()
+	if err := n.webInterface(); err != nil {
+		return nil, err
+	}
 	c, err := n.cache(cfg)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/loggate/loggate/web/graylog"
 	"io"
 	"log/slog"
 	"math/big"
@@ -87,6 +88,8 @@ type Node struct {
 	compatAddrs atomic.Pointer[[]net.Addr]
 	// handler, when set, is served instead of Router (a gateway wraps it).
 	handler http.Handler
+	// web, when set, serves every path outside the API (web_interface_dir).
+	web http.Handler
 }
 
 // pinnedListener is one of compat_listeners.
@@ -167,6 +170,10 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 			_ = built.Close()
 		}
 	}()
+	// Checked before anything is opened: a wrong path stops the start.
+	if err := n.webInterface(); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data_dir: %w", err)
 	}
@@ -519,12 +526,40 @@ func (n *Node) server(release *compat.Release) *http.Server {
 	return srv
 }
 
-// served is the handler the node's servers serve.
+// served is the handler the node's servers serve: the API under /api, and
+// the web interface, when there is one, everywhere else.
 func (n *Node) served() http.Handler {
+	var api http.Handler = n.Router
 	if n.handler != nil {
-		return n.handler
+		api = n.handler
 	}
-	return n.Router
+	if n.web == nil {
+		return api
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.Path; p == router.Prefix || strings.HasPrefix(p, router.Prefix+"/") {
+			api.ServeHTTP(w, r)
+			return
+		}
+		n.web.ServeHTTP(w, r)
+	})
+}
+
+// webInterface opens web_interface_dir, if set.
+func (n *Node) webInterface() error {
+	if n.Config.WebInterfaceDir == "" {
+		return nil
+	}
+	h, err := graylog.New(graylog.Options{
+		Dir:          n.Config.WebInterfaceDir,
+		APIURL:       func() string { return strings.TrimSuffix(n.Config.HTTPPublishURI, "/") + router.Prefix + "/" },
+		RootTimeZone: n.Config.RootTimezone,
+	})
+	if err != nil {
+		return err
+	}
+	n.web = h
+	return nil
 }
 
 // shutdown stops every server gracefully, within ten seconds.

@@ -1,0 +1,194 @@
+// Package graylog serves an operator's copy of Graylog's built web interface
+// (web_interface_dir) at /, the way Graylog's server serves it: the page for
+// every interface path, the bundles under /assets/, and /config.js, which
+// points the interface at loggate's API. loggate ships none of these files;
+// people who have them keep the interface they know while the server under it
+// changes.
+package graylog
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"os"
+	"path"
+	"strings"
+	"time"
+)
+
+// Options say where the files are and what /config.js tells the interface.
+type Options struct {
+	// Dir holds the built interface: index.html (a webpack build), or
+	// module.json (the assets folder of Graylog's server package, from which
+	// Graylog generates its page). Every file in it is served under /assets/.
+	Dir string
+	// APIURL returns gl2ServerUrl, the public URI of the API root ending in
+	// "/"; asked per request, since a port 0 is known only once bound.
+	APIURL func() string
+	// RootTimeZone is the root user's time zone (root_timezone).
+	RootTimeZone string
+}
+
+// ErrNoInterface is a Dir that holds no built interface.
+var ErrNoInterface = errors.New("holds neither index.html nor module.json of a built Graylog web interface")
+
+// Handler serves the interface. Paths under the API are not its business:
+// the node routes those before they reach it.
+type Handler struct {
+	files  fs.FS
+	assets http.Handler
+	index  []byte
+	o      Options
+	start  time.Time
+}
+
+// New reads the interface's page from o.Dir. An unusable directory is an
+// error that says what is missing, so that a start with a wrong path stops
+// rather than serve a blank page.
+func New(o Options) (*Handler, error) {
+	st, err := os.Stat(o.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("web_interface_dir: %w", err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("web_interface_dir: %s is not a directory", o.Dir)
+	}
+	files := os.DirFS(o.Dir)
+	index, err := page(files)
+	if err != nil {
+		return nil, fmt.Errorf("web_interface_dir: %s %w", o.Dir, err)
+	}
+	return &Handler{
+		files:  files,
+		assets: http.StripPrefix("/assets/", http.FileServerFS(files)),
+		index:  index,
+		o:      o,
+		start:  time.Now(),
+	}, nil
+}
+
+// page is the interface's index.html: the built one, or one generated from
+// module.json as Graylog's IndexHtmlGenerator does.
+func page(files fs.FS) ([]byte, error) {
+	if b, err := fs.ReadFile(files, "index.html"); err == nil {
+		return b, nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	b, err := fs.ReadFile(files, "module.json")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, ErrNoInterface
+	}
+	if err != nil {
+		return nil, err
+	}
+	var m manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("has an unreadable module.json: %w", err)
+	}
+	if len(m.Files.JS) == 0 {
+		return nil, errors.New("has a module.json that names no JavaScript bundle")
+	}
+	// Vendor bundles (vendor-module.json in Graylog's package) load first.
+	var js, css []string
+	if vb, err := fs.ReadFile(files, "vendor-module.json"); err == nil {
+		var v manifest
+		if err := json.Unmarshal(vb, &v); err != nil {
+			return nil, fmt.Errorf("has an unreadable vendor-module.json: %w", err)
+		}
+		js, css = append(js, v.Files.JS...), append(css, v.Files.CSS...)
+	}
+	js, css = append(js, m.Files.JS...), append(css, m.Files.CSS...)
+	var buf bytes.Buffer
+	err = indexTemplate.Execute(&buf, struct{ JS, CSS []string }{assetPaths(js), assetPaths(css)})
+	return buf.Bytes(), err
+}
+
+// manifest is the part of Graylog's module.json the page is made from.
+type manifest struct {
+	Files struct {
+		JS  []string `json:"js"`
+		CSS []string `json:"css"`
+	} `json:"files"`
+}
+
+// assetPaths puts bare file names under /assets/, where they are served.
+func assetPaths(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		if strings.HasPrefix(n, "/") {
+			out[i] = n
+		} else {
+			out[i] = "/assets/" + n
+		}
+	}
+	return out
+}
+
+var indexTemplate = template.Must(template.New("index").Parse(`<!DOCTYPE html>
+<html>
+  <head>
+    <meta charset="UTF-8">
+    <meta name="robots" content="noindex, nofollow">
+    <title>Graylog Web Interface</title>
+    <link rel="shortcut icon" href="/assets/favicon.png">
+{{range .CSS}}    <link href="{{.}}" rel="stylesheet">
+{{end}}  </head>
+  <body>
+    <script src="/config.js"></script>
+{{range .JS}}    <script src="{{.}}"></script>
+{{end}}  </body>
+</html>
+`))
+
+// configJS is Graylog's /config.js for this server.
+func configJS(o Options) ([]byte, error) {
+	cfg := map[string]any{
+		"gl2ServerUrl":     o.APIURL(),
+		"gl2AppPathPrefix": "",
+		"rootTimeZone":     o.RootTimeZone,
+		"isCloud":          false,
+		"pluginUISettings": map[string]any{},
+	}
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return fmt.Appendf(nil, "window.appConfig = %s;\n", b), nil
+}
+
+// ServeHTTP answers /config.js, the assets, and the page for every other
+// path (the interface routes on the client side).
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	switch p := path.Clean(r.URL.Path); {
+	case p == "/config.js":
+		b, err := configJS(h.o)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/javascript; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-cache")
+		_, _ = w.Write(b)
+	case strings.HasPrefix(p, "/assets/"):
+		// Files only: no listing of the operator's directories.
+		if st, err := fs.Stat(h.files, strings.TrimPrefix(p, "/assets/")); err != nil || st.IsDir() {
+			http.NotFound(w, r)
+			return
+		}
+		h.assets.ServeHTTP(w, r)
+	default:
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-cache")
+		http.ServeContent(w, r, "index.html", h.start, bytes.NewReader(h.index))
+	}
+}
