@@ -77,3 +77,14 @@ func (j *Journal) Stats() Stats {
 	}
 	return st
 }
+
+// Utilization is how full the journal is, in percent of MaxSize: the
+// segments holding uncommitted records, the measure Append refuses by.
+func (j *Journal) Utilization() float64 {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.opts.MaxSize <= 0 {
+		return 0
+	}
+	return float64(j.uncommittedBytesLocked()) * 100 / float64(j.opts.MaxSize)
+}

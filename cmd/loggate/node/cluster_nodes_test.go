@@ -19,6 +19,13 @@ func startCluster(t *testing.T, n int) []*nodetest.Harness {
 	for i := range hs {
 		hs[i] = nodetest.StartOn(t, st)
 	}
+	// One time for the cluster: each harness's clock starts when it does,
+	// and a slow start would otherwise set them seconds apart.
+	latest := hs[n-1].Clock.Now()
+	for _, h := range hs {
+		h.Clock.Set(latest)
+	}
+	tick(t, 0, hs...)
 	return hs
 }
 

@@ -146,7 +146,8 @@ func (n *Node) runMessages(ctx context.Context, wg *sync.WaitGroup) {
 		}
 	})
 	rotate := func(ctx context.Context) error {
-		_, err := rotation.Run(ctx, n.IndexSets, m.Store, m.now(), n.Levels.Logger("loggate.rotation"))
+		actions, err := rotation.Run(ctx, n.IndexSets, m.Store, m.now(), n.Levels.Logger("loggate.rotation"))
+		n.rotated(ctx, actions, err)
 		return err
 	}
 	if m.shared && n.Nodes != nil {

@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/loggate/loggate/backend/notifications"
+	"github.com/loggate/loggate/backend/systemmessages"
 	"github.com/loggate/loggate/web/graylog"
 	"io"
 	"log/slog"
@@ -73,6 +75,8 @@ type Node struct {
 	// Messages is the message pipeline: journal, processing, inputs,
 	// message store and search.
 	Messages Messages
+	// Notices are the system notifications and system messages.
+	Notices Notices
 
 	// GeneratedRootPassword is set on the first start without
 	// root_password_sha2: the password to print once. Only its hash is kept.
@@ -246,6 +250,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 	if err != nil {
 		return nil, err
 	}
+	n.openNotices(o.Now)
 	local := slices.Concat(n.Levels.Routes(), n.Metrics.Routes(), n.Messages.Journal.Routes())
 	roleHandler := roles.NewHandler(n.Roles, n.Users)
 	browser := apibrowser.New(func() []api.Route { return n.Router.Routes() })
@@ -265,6 +270,8 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 		local,
 		config,
 		messageRoutes,
+		notifications.NewHandler(n.Notices.Notifications).Routes(),
+		systemmessages.NewHandler(n.Notices.Messages).Routes(),
 		browser.Routes(),
 	} {
 		routes = append(routes, rs...)
@@ -457,6 +464,7 @@ func (n *Node) Background(ctx context.Context) (wait func()) {
 		wg.Go(func() { n.Sessions.Run(ctx, 500*time.Millisecond, 5*time.Minute) })
 	}
 	n.runMessages(ctx, &wg)
+	n.watchNotices(ctx, &wg)
 	return wg.Wait
 }
 
