@@ -47,6 +47,8 @@ type Store interface {
 	// index is an error wrapping ErrWriteIndex, an unknown index one
 	// wrapping ErrNotFound.
 	Delete(ctx context.Context, index string) error
+	// Health reports the store as Graylog shows its Elasticsearch cluster.
+	Health(ctx context.Context) (Health, error)
 
 	Close() error
 }

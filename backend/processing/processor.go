@@ -70,8 +70,11 @@ type Options struct {
 	// the processor stops reading (paused via /system/processing/pause).
 	Processing func() bool
 	Forwarder  Forwarder
-	Metrics    *metrics.Registry
-	Logger     *slog.Logger
+	// Refused, when set, is told of each message the store refused for
+	// good, to keep as an indexing failure (/system/indexer/failures).
+	Refused func(ctx context.Context, msg messages.Message, prefix string, err error)
+	Metrics *metrics.Registry
+	Logger  *slog.Logger
 	// Now is the clock of the metrics.
 	Now func() time.Time
 }
@@ -399,6 +402,9 @@ func (p *Processor) write(ctx context.Context, prefix string, msgs []messages.Me
 		p.update(func(s *State) { s.Dropped++ })
 		p.opts.Logger.Warn("message store refused a message; dropping it",
 			"id", msgs[i].ID, "index_prefix", prefix, "err", refused.err)
+		if p.opts.Refused != nil {
+			p.opts.Refused(ctx, msgs[i], prefix, refused.err)
+		}
 	}
 	return nil
 }

@@ -3,9 +3,11 @@ package processing_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -250,7 +252,13 @@ func TestUnreadableRecord(t *testing.T) {
 // nor the later ones are held up.
 func TestRefusedMessage(t *testing.T) {
 	e := newEnv(t)
-	r := e.start(processing.Options{})
+	var mu sync.Mutex
+	var refused []string
+	r := e.start(processing.Options{Refused: func(_ context.Context, m messages.Message, prefix string, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		refused = append(refused, fmt.Sprintf("%q in %s: %v", m.ID, prefix, err))
+	}})
 	msgs := numbered("ok", 4)
 	bad := msg("", "source", "host")
 	end := e.journal(msgs[0], bad, msgs[1])
@@ -260,6 +268,11 @@ func TestRefusedMessage(t *testing.T) {
 	wantOnce(t, e, ids(msgs))
 	if st := r.p.State(); st.Dropped != 1 || st.Failing != "" {
 		t.Errorf("state %+v, want one message dropped and no failure", st)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(refused) != 1 || !strings.HasPrefix(refused[0], `"" in `) {
+		t.Errorf("refused messages reported: %q, want the one without an id", refused)
 	}
 }
 

@@ -7,20 +7,16 @@ package systemmessages
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"math"
 	"net/http"
-	"slices"
 	"strconv"
-	"sync"
 	"time"
-
-	"github.com/oklog/ulid/v2"
 
 	"github.com/loggate/loggate/backend/api"
 	"github.com/loggate/loggate/backend/store"
+	"github.com/loggate/loggate/backend/store/capped"
 )
 
 // Collection holds the messages under time-ordered ids.
@@ -39,14 +35,9 @@ type Message struct {
 
 // Service records and lists system messages.
 type Service struct {
-	st   store.Store
+	c    *capped.Collection
 	node string
 	now  func() time.Time
-	keep int
-
-	mu      sync.Mutex
-	entropy *ulid.MonotonicEntropy
-	written int
 }
 
 // NewService returns the system messages of the cluster whose documents st
@@ -55,85 +46,39 @@ func NewService(st store.Store, node string, now func() time.Time, keep int) *Se
 	if keep <= 0 {
 		keep = 2000
 	}
-	return &Service{st: st, node: node, now: now, keep: keep, entropy: ulid.Monotonic(rand.Reader, 0)}
+	return &Service{c: capped.New(st, Collection, keep, now), node: node, now: now}
 }
 
 // Record stores a message from caller (the part of loggate that speaks, in
 // Graylog's dotted class-name style).
 func (s *Service) Record(ctx context.Context, caller, format string, args ...any) error {
-	now := s.now().UTC()
-	s.mu.Lock()
-	id, err := ulid.New(ulid.Timestamp(now), s.entropy)
-	s.written++
-	trim := s.written%50 == 1
-	s.mu.Unlock()
-	if err != nil {
-		return fmt.Errorf("system message id: %w", err)
-	}
 	doc, err := json.Marshal(Message{Caller: caller, Content: fmt.Sprintf(format, args...),
-		Timestamp: api.Time{Time: now}, NodeID: s.node})
+		Timestamp: api.Time{Time: s.now().UTC()}, NodeID: s.node})
 	if err != nil {
 		return err
 	}
-	if err := s.st.Insert(ctx, Collection, id.String(), doc); err != nil {
-		return fmt.Errorf("record system message: %w", err)
-	}
-	// Trimmed now and then, not on every write: a little over keep is fine.
-	if trim {
-		return s.trim(ctx)
-	}
-	return nil
+	return s.c.Add(ctx, doc)
 }
-
-// trim drops the oldest messages beyond keep.
-func (s *Service) trim(ctx context.Context) error {
-	n, err := s.st.Count(ctx, Collection)
-	if err != nil || n <= s.keep {
-		return err
-	}
-	var old []string
-	err = s.st.List(ctx, Collection, func(id string, _ []byte) error {
-		if len(old) == n-s.keep {
-			return errStop
-		}
-		old = append(old, id)
-		return nil
-	})
-	if err != nil && err != errStop {
-		return err
-	}
-	for _, id := range old {
-		if err := s.st.Delete(ctx, Collection, id); err != nil {
-			return fmt.Errorf("drop old system message: %w", err)
-		}
-	}
-	return nil
-}
-
-var errStop = fmt.Errorf("stop")
 
 // Page returns page (1-based) of the messages, newest first, and how many
 // there are.
 func (s *Service) Page(ctx context.Context, page int) ([]Message, int, error) {
-	var all []Message
-	err := s.st.List(ctx, Collection, func(_ string, doc []byte) error {
-		var m Message
-		if err := json.Unmarshal(doc, &m); err != nil {
-			return fmt.Errorf("stored system message: %w", err)
-		}
-		all = append(all, m)
-		return nil
-	})
+	page = max(page, 1)
+	offset := PerPage * (page - 1)
+	if page-1 > math.MaxInt/PerPage { // past any collection: no overflow
+		offset = math.MaxInt
+	}
+	docs, total, err := s.c.Newest(ctx, offset, PerPage)
 	if err != nil {
 		return nil, 0, err
 	}
-	slices.Reverse(all)
-	page = max(page, 1)
-	if page-1 > len(all)/PerPage { // compared before multiplying: no overflow
-		return nil, len(all), nil
+	out := make([]Message, len(docs))
+	for i, d := range docs {
+		if err := json.Unmarshal(d, &out[i]); err != nil {
+			return nil, 0, fmt.Errorf("stored system message: %w", err)
+		}
 	}
-	from := min(PerPage*(page-1), len(all))
-	return all[from:min(from+PerPage, len(all))], len(all), nil
+	return out, total, nil
 }
 
 // Handler serves /system/messages.

@@ -53,6 +53,7 @@ func Run(t *testing.T, f Factory) {
 		{"Canceled", testCanceled},
 		{"Durable", testDurable},
 		{"Crash", testCrash},
+		{"Health", testHealth},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

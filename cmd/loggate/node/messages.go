@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"fmt"
+	"github.com/loggate/loggate/backend/indexer"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -34,6 +35,8 @@ type Messages struct {
 	Search    *search.Service
 	// Outputs forwards stored messages to their streams' outputs.
 	Outputs *forward.Router
+	// Failures are the messages the store refused for good.
+	Failures *indexer.Failures
 
 	sets    *processing.IndexSetCache
 	now     func() time.Time
@@ -82,13 +85,26 @@ func (n *Node) messagePipeline(ctx context.Context, cfg config.Config, o Options
 	m.Outputs = forward.NewRouter(forward.RouterOptions{Metrics: n.Metrics, Logger: n.Levels.Logger("loggate.outputs")})
 	m.Processor = processing.New(j, m.Store, n.Streams, m.sets, processing.Options{
 		Processing: n.Info.IsProcessing, Metrics: n.Metrics, Logger: n.Levels.Logger("loggate.processing"), Now: o.Now,
-		Forwarder: m.Outputs,
+		Forwarder: m.Outputs, Refused: n.indexingFailed,
 	})
 	m.Inputs = ingest.NewRunner(j, n.InputStates, ingest.Options{NodeID: n.Info.ID, Now: o.Now,
 		Logger: n.Levels.Logger("loggate.inputs"), Metrics: n.Metrics})
 	m.Search = search.NewService(m.Store, n.Streams, n.IndexSets, search.Options{AllowLeadingWildcard: cfg.LeadingWildcard, Now: o.Now})
 	m.applyCh, m.now = make(chan struct{}, 1), o.Now
-	return slices.Concat(search.NewHandler(m.Search).Routes(), deflector.NewHandler(n.IndexSets, m.Store, n.Levels.Logger("loggate.indexer.deflector")).Routes()), nil
+	m.Failures = indexer.NewFailures(n.Store, o.Now)
+	return slices.Concat(search.NewHandler(m.Search).Routes(),
+		deflector.NewHandler(n.IndexSets, m.Store, n.Levels.Logger("loggate.indexer.deflector")).Routes(),
+		indexer.NewHandler(n.IndexSets, m.Store, m.Failures, indexer.Node{ID: n.Info.ID, Hostname: n.Info.Hostname}, o.Now).Routes(),
+	), nil
+}
+
+// indexingFailed keeps a message the store refused for good as an indexing
+// failure; losing the record is logged, not fatal: the message is dropped
+// either way.
+func (n *Node) indexingFailed(ctx context.Context, msg messages.Message, prefix string, err error) {
+	if ferr := n.Messages.Failures.Record(ctx, msg.ID, prefix+"_deflector", err); ferr != nil && ctx.Err() == nil {
+		n.log.Warn("recording an indexing failure failed", "id", msg.ID, "error", ferr)
+	}
 }
 
 // inputsChanged asks the runner to reconcile now; it never blocks.
