@@ -34,7 +34,9 @@ func ParseURI(uri string) (ldap.Server, bool, error) {
 	}
 	var tls bool
 	switch strings.ToLower(u.Scheme) {
-	case "ldap":
+	case "ldap", "":
+		// 3.3's form sends "//host:port/" when the scheme field is left
+		// alone, and 3.3 connected to it over plain LDAP.
 	case "ldaps":
 		tls = true
 	default:

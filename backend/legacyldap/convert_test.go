@@ -2,6 +2,7 @@ package legacyldap_test
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/loggate/loggate/auth/ldap"
@@ -90,6 +91,25 @@ func TestToBackend(t *testing.T) {
 				t.Errorf("converted config invalid: %v", err)
 			}
 		})
+	}
+}
+
+// 3.3's form sends "//host:port/" when its scheme is left alone; 3.3 took
+// it as plain LDAP.
+func TestParseURIAccepts(t *testing.T) {
+	for uri, want := range map[string]ldap.Server{
+		"//ldap.example.org:3890/":   {Host: "ldap.example.org", Port: 3890},
+		"//ldap.example.org":         {Host: "ldap.example.org", Port: 389},
+		"ldap://ldap.example.org":    {Host: "ldap.example.org", Port: 389},
+		" LDAP://10.0.0.1:1389/ ":    {Host: "10.0.0.1", Port: 1389},
+		"ldaps://ldap.example.org/":  {Host: "ldap.example.org", Port: 636},
+		"ldaps://[::1]:6360":         {Host: "::1", Port: 6360},
+		"//[2001:db8::1]:389/dc=org": {Host: "2001:db8::1", Port: 389},
+	} {
+		got, tls, err := legacyldap.ParseURI(uri)
+		if err != nil || got != want || tls != strings.HasPrefix(strings.TrimSpace(uri), "ldaps") {
+			t.Errorf("ParseURI(%q) = %+v, %v, %v; want %+v", uri, got, tls, err, want)
+		}
 	}
 }
 

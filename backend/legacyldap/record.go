@@ -28,6 +28,10 @@ type Record struct {
 	GroupSearchBase    string            `json:"group_search_base"`
 	GroupIDAttribute   string            `json:"group_id_attribute"`
 	GroupSearchPattern string            `json:"group_search_pattern"`
+	// EnableRequested is true when the last save asked for LDAP enabled:
+	// the backend is created inactive, and until someone activates it the
+	// node says why the 3.x form shows LDAP off.
+	EnableRequested bool `json:"enable_requested"`
 	// Migrated are the ids of the ldap_settings documents already
 	// migrated (or skipped as disabled), so a second migration does
 	// nothing, as Graylog's migrated_configs does.

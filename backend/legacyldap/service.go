@@ -195,7 +195,23 @@ func (s *Service) Save(ctx context.Context, req SettingsRequest) error {
 		s.warnMapping(len(req.GroupMapping))
 	}
 	rec.GroupSearchBase, rec.GroupIDAttribute, rec.GroupSearchPattern = deref(req.GroupSearchBase), deref(req.GroupIDAttribute), deref(req.GroupSearchPattern)
+	rec.EnableRequested = req.Enabled
 	return s.putRecord(ctx, rec)
+}
+
+// AwaitingActivation returns the standing backend's id when the 3.x
+// settings asked for LDAP enabled but the backend is not the active one
+// (saves create it inactive, for review); "" otherwise.
+func (s *Service) AwaitingActivation(ctx context.Context) (string, error) {
+	rec, b, err := s.standing(ctx)
+	if err != nil || b == nil || !rec.EnableRequested {
+		return "", err
+	}
+	active, err := s.backends.ActiveID(ctx)
+	if err != nil || active == b.ID {
+		return "", err
+	}
+	return b.ID, nil
 }
 
 // Delete removes the standing backend, deactivating it first when it is the

@@ -70,8 +70,12 @@ type SettingsResponse struct {
 // EmptyDisabled is Graylog 3.x's LdapSettingsResponse.emptyDisabled(), the
 // answer when nothing is configured.
 func EmptyDisabled() SettingsResponse {
-	return SettingsResponse{GroupMapping: map[string]string{}, AdditionalDefaultGroups: []string{}}
+	return SettingsResponse{LdapURI: DefaultURI, GroupMapping: map[string]string{}, AdditionalDefaultGroups: []string{}}
 }
+
+// DefaultURI is Graylog 3.x's ldap_uri before anything is saved; the 3.3
+// form starts from it.
+const DefaultURI = "ldap://localhost:389"
 
 // Document is one document of Graylog 3.x's ldap_settings collection, by
 // its stored field names. Role references are role ids; the system

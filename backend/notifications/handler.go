@@ -18,7 +18,7 @@ var types = []string{
 	"journal_uncommitted_messages_deleted", "output_disabled", "output_failing",
 	TypeIndexRangesRecompute, TypeGeneric, "es_node_disk_watermark_low",
 	"es_node_disk_watermark_high", "es_node_disk_watermark_flood_stage", "es_version_mismatch",
-	"legacy_ldap_config_migration",
+	TypeLegacyLDAPMigration,
 }
 
 // Handler serves /system/notifications.

@@ -31,6 +31,7 @@ const (
 	TypeGeneric              = "generic"
 	TypeNoInputRunning       = "no_input_running"
 	TypeIndexRangesRecompute = "index_ranges_recalculation"
+	TypeLegacyLDAPMigration  = "legacy_ldap_config_migration"
 )
 
 // Graylog's severities.

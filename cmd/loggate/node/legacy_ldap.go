@@ -18,7 +18,16 @@ type legacyLDAP struct{ svc *legacyldap.Service }
 // legacyLDAP builds the 3.x LDAP API's service on the node's backends,
 // roles and store.
 func (n *Node) legacyLDAP() compat.LegacyLDAP {
-	return legacyLDAP{legacyldap.NewService(n.AuthServices, legacyldap.RoleService(n.Roles), n.Store, n.Levels.Logger("loggate.legacyldap"))}
+	return legacyLDAP{n.legacyLDAPService()}
+}
+
+// legacyLDAPService is the node's one legacy LDAP service, made on first
+// use: the compat chain answers with it, the notices watch it.
+func (n *Node) legacyLDAPService() *legacyldap.Service {
+	n.ldapOnce.Do(func() {
+		n.ldap = legacyldap.NewService(n.AuthServices, legacyldap.RoleService(n.Roles), n.Store, n.Levels.Logger("loggate.legacyldap"))
+	})
+	return n.ldap
 }
 
 func (l legacyLDAP) Settings(ctx context.Context) ([]byte, error) {

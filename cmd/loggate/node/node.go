@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/loggate/loggate/backend/legacyldap"
 	"github.com/loggate/loggate/backend/notifications"
 	"github.com/loggate/loggate/backend/systemmessages"
 	"github.com/loggate/loggate/web/graylog"
@@ -94,6 +95,9 @@ type Node struct {
 	handler http.Handler
 	// web, when set, serves every path outside the API (web_interface_dir).
 	web http.Handler
+	// ldap answers the 3.x LDAP API (see legacyLDAPService).
+	ldap     *legacyldap.Service
+	ldapOnce sync.Once
 }
 
 // pinnedListener is one of compat_listeners.

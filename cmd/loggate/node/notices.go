@@ -47,6 +47,7 @@ func (n *Node) openNotices(now func() time.Time) {
 		notifications.Condition{Type: notifications.TypeJournalUtilization, Check: n.journalFull},
 		notifications.Condition{Type: notifications.TypeStoreUnavailable, Check: n.storeFailing},
 		notifications.Condition{Type: notifications.TypeGeneric, KeyPrefix: nodeLeftKey, Check: n.leftNodes},
+		notifications.Condition{Type: notifications.TypeLegacyLDAPMigration, Check: n.ldapAwaitingActivation},
 	)
 }
 
@@ -204,6 +205,21 @@ func (n *Node) leftNodes(ctx context.Context) ([]notifications.Notification, err
 			}})
 	}
 	return left, nil
+}
+
+// ldapAwaitingActivation holds while LDAP settings saved through the 3.x API
+// asked for LDAP enabled but their backend is not active: the 3.x form
+// shows LDAP off, and this says why.
+func (n *Node) ldapAwaitingActivation(ctx context.Context) ([]notifications.Notification, error) {
+	id, err := n.legacyLDAPService().AwaitingActivation(ctx)
+	if err != nil || id == "" {
+		return nil, err
+	}
+	return []notifications.Notification{{Severity: notifications.SeverityNormal, Details: map[string]any{
+		"auth_service_id": id,
+		"description": "The LDAP settings saved through the 3.x API are kept as the authentication service " + id +
+			", created inactive for review. Activate it under System / Authentication, or with POST /api/system/authentication/services/configuration {\"active_backend\":\"" + id + "\"}.",
+	}}}, nil
 }
 
 // rotated records what a rotation and retention run did, and raises or
