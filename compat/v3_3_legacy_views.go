@@ -2,7 +2,6 @@ package compat
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"strings"
 
@@ -187,7 +186,7 @@ func created(x *Exchange, key, under string) func(id string, err error) (*Answer
 		if err != nil {
 			return nil, err
 		}
-		body, err := json.Marshal(map[string]string{key: id})
+		body, err := api.Marshal(map[string]string{key: id})
 		if err != nil {
 			return nil, err
 		}

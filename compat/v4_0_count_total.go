@@ -2,10 +2,11 @@ package compat
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/loggate/loggate/backend/api"
 )
 
 // CountTotal is 4.0's removal of GET /count/total, the number of stored
@@ -28,7 +29,7 @@ func CountTotal() *Change {
 			return nil
 		},
 		Response: func(_ context.Context, _ *Exchange, body []byte) ([]byte, error) {
-			return json.Marshal(map[string]int64{"events": gjson.GetBytes(body, "total_results").Int()})
+			return api.Marshal(map[string]int64{"events": gjson.GetBytes(body, "total_results").Int()})
 		},
 	}
 }

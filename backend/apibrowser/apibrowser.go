@@ -5,7 +5,6 @@
 package apibrowser
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -66,11 +65,11 @@ func (h *Handler) docs() (*documents, error) {
 		return h.cache, nil
 	}
 	m := newModel(routes)
-	oa, err := json.Marshal(openAPI(m, h.version))
+	oa, err := api.Marshal(openAPI(m, h.version))
 	if err != nil {
 		return nil, fmt.Errorf("encode the OpenAPI document: %w", err)
 	}
-	ls, err := json.Marshal(listing(m, h.build))
+	ls, err := api.Marshal(listing(m, h.build))
 	if err != nil {
 		return nil, fmt.Errorf("encode the resource listing: %w", err)
 	}
