@@ -17,6 +17,7 @@ import (
 func CountTotal() *Change {
 	return &Change{
 		Release:     MustRelease("4.0"),
+		Removed:     true,
 		Description: "`GET /count/total` is removed; it is still answered (`{\"events\": n}`) from an all-time universal search of the caller's streams.",
 		Routes:      []Route{R("GET /count/total")},
 		Recognise:   func(context.Context, *http.Request, Vars) bool { return true },

@@ -39,6 +39,7 @@ func SearchAggregations() *Change {
 	}
 	return &Change{
 		Release: MustRelease("4.0"),
+		Removed: true,
 		Description: "The universal search's aggregations `GET /search/universal/{relative,absolute,keyword}/{histogram,fieldhistogram,terms,termsstats,terms-histogram,stats}` are removed; " +
 			"they are still answered in their 3.x shapes, from pivot searches of `POST /views/search/sync` within the caller's streams.",
 		Routes:    routes,
