@@ -20,7 +20,8 @@ type Deps struct {
 
 // All returns every version change loggate applies, oldest release first.
 func All(d Deps) []*Change {
-	return NewChain("", OutputIDs(), StreamIndexSet(d.IndexSets), CSRFHeader(), TokenIDs(), LegacyViewsAPI(d.LegacyViews), UsersByID(d.Users), LegacyViewsRemoval(d.LegacyViews), LegacyLDAPAPI(d.LegacyLDAP), CountTotal(), SearchAggregations()).Changes()
+	changes := []*Change{OutputIDs(), StreamIndexSet(d.IndexSets), CSRFHeader(), LegacyViewsAPI(d.LegacyViews), UsersByID(d.Users), LegacyViewsRemoval(d.LegacyViews), LegacyLDAPAPI(d.LegacyLDAP), CountTotal(), SearchAggregations()}
+	return NewChain("", append(changes, FieldAdditions()...)...).Changes()
 }
 
 // Changelog renders the changes as the lines of CHANGELOG.md's API
