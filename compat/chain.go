@@ -35,6 +35,9 @@ func (c *Chain) Changes() []*Change { return c.changes }
 func (c *Chain) Wrap(next http.Handler, fail func(http.ResponseWriter, *http.Request, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		client := ClientFrom(r.Context())
+		if client.Release.Before(Latest) {
+			w = &successorFilter{ResponseWriter: w, client: client.Release, prefix: c.prefix}
+		}
 		var x *Exchange
 		var applied []*Change
 		for _, ch := range c.changes {

@@ -73,3 +73,16 @@ func Location(r *http.Request, path string) string {
 	base, _ := r.Context().Value(baseKey{}).(string)
 	return base + path
 }
+
+// SuccessorLink names the successor of a deprecated route by its concrete
+// URI (Link: <…>; rel="successor-version"), replacing the router's Link,
+// which can only name a successor with no path values: a Link names a URI,
+// not a template. With path "", it removes the Link, for answers that have
+// no successor to name (an error).
+func SuccessorLink(w http.ResponseWriter, r *http.Request, path string) {
+	if path == "" {
+		w.Header().Del("Link")
+		return
+	}
+	w.Header().Set("Link", "<"+Location(r, path)+`>; rel="successor-version"`)
+}
