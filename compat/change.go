@@ -35,6 +35,10 @@ type Change struct {
 	// Warning header and the access log records the call, so that the
 	// operator learns who still needs them.
 	Removed bool
+	// Refuses, when set, reports the routes the change matches only to
+	// refuse them as the old release did (a method it never had there);
+	// they are left out of the documentation.
+	Refuses func(Route) bool
 	// Request converts the request up to Release, in place. Nil: unchanged.
 	Request func(ctx context.Context, x *Exchange) error
 	// Response converts the response body down from Release. Nil: unchanged.

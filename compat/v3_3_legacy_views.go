@@ -165,6 +165,13 @@ func legacyPath33(path string) bool {
 	return false
 }
 
+// refusedUnderLegacy reports whether rt is a /legacy route 3.3 did not
+// have.
+func refusedUnderLegacy(rt Route) bool {
+	path, ok := strings.CutPrefix(rt.Template.String(), "/legacy")
+	return ok && !legacy33[rt.Method+" "+path]
+}
+
 // serveLegacy answers a legacy route under prefix from l. As in the
 // router, the CSRF header is checked before anything else.
 func serveLegacy(l LegacyViews, prefix string) func(context.Context, *Exchange) error {

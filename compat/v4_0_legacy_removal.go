@@ -29,7 +29,8 @@ func LegacyViewsRemoval(l LegacyViews) *Change {
 		Removed: true,
 		Description: "The legacy dashboards (`/legacy/dashboards…`) and saved searches (`/legacy/search/saved…`) APIs and the redirects `GET /views/dashboards` and `GET /views/savedSearches` are removed; " +
 			"they are still answered, the legacy APIs from the 4.0 views with the reads and deletes 3.3 had there (its other methods are 405) and the redirects with 301 to `/dashboards` and `/search/saved`.",
-		Routes: routes,
+		Routes:  routes,
+		Refuses: func(rt Route) bool { return refusedUnderLegacy(rt) },
 		// The paths are gone from 4.0: any request for them is old.
 		Recognise: func(context.Context, *http.Request, Vars) bool { return true },
 		Request: func(ctx context.Context, x *Exchange) error {

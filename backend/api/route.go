@@ -42,6 +42,11 @@ type Route struct {
 	// for the API browser; empty when it reads none.
 	Body    string
 	Handler HandlerFunc
+	// Compat, on a route only the compat chain serves (a path an older
+	// release had), is the note its documentation carries ("Removed in 4.0;
+	// served by compatibility for releases ≤ 3.3."). Such routes are
+	// documented, not registered: they have no Handler.
+	Compat string
 }
 
 // StaticPermission reports whether the router can check Permission before the

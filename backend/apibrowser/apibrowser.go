@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 
@@ -18,6 +19,9 @@ import (
 // Handler serves /api-browser and the API description.
 type Handler struct {
 	routes func() []api.Route
+	// compat are the routes only the compat chain serves, documented after
+	// the table's; those of a shape the table has are left out.
+	compat []api.Route
 	// version is the API version of the OpenAPI document (the Graylog
 	// release loggate speaks); build is the node version Graylog's
 	// /api-docs reports.
@@ -41,6 +45,13 @@ func New(routes func() []api.Route) *Handler {
 	return &Handler{routes: routes, version: system.APIVersion, build: system.Version()}
 }
 
+// WithCompat adds to the documentation the routes only the compat chain
+// serves, each with its api.Route.Compat note.
+func (h *Handler) WithCompat(routes []api.Route) *Handler {
+	h.compat = routes
+	return h
+}
+
 // Routes returns the browser's routes. They are public, as in Graylog: the
 // page sends the user's credentials itself on the calls it tries.
 func (h *Handler) Routes() []api.Route {
@@ -58,7 +69,7 @@ func (h *Handler) Routes() []api.Route {
 // fixed once the router is built, so they are built once; a table of another
 // length (a test's, say) rebuilds them.
 func (h *Handler) docs() (*documents, error) {
-	routes := h.routes()
+	routes := slices.Concat(h.routes(), h.compat)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.cache != nil && h.cache.count == len(routes) {
