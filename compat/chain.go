@@ -35,6 +35,9 @@ func (c *Chain) Changes() []*Change { return c.changes }
 func (c *Chain) Wrap(next http.Handler, fail func(http.ResponseWriter, *http.Request, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		client := ClientFrom(r.Context())
+		if client.Release.Before(Latest) {
+			w = &successorFilter{ResponseWriter: w, client: client.Release, prefix: c.prefix}
+		}
 		var x *Exchange
 		var applied []*Change
 		for _, ch := range c.changes {
@@ -61,6 +64,9 @@ func (c *Chain) Wrap(next http.Handler, fail func(http.ResponseWriter, *http.Req
 			}
 			x.Vars, x.Route, x.prefix = v, route, c.prefix
 			trace(r.Context(), ch, route)
+			if ch.Removed {
+				warnRemoved(w, r, ch, route, client)
+			}
 			if ch.Request != nil {
 				if err := ch.Request(r.Context(), x); err != nil {
 					var a *Answer
@@ -122,12 +128,31 @@ func (a *Answer) Error() string { return "compat: answered with status " + http.
 
 func (a *Answer) write(w http.ResponseWriter) {
 	for k, v := range a.Header {
+		if k == "Warning" {
+			// A removal warning may be there already.
+			w.Header()[k] = append(w.Header()[k], v...)
+			continue
+		}
 		w.Header()[k] = v
 	}
 	w.WriteHeader(a.Status)
 	if len(a.Body) > 0 {
 		_, _ = w.Write(a.Body)
 	}
+}
+
+// warnRemoved tells the client, in a Warning header (RFC 7234 warn-code
+// 299, a persistent warning, from agent "loggate"), that the route it
+// called is gone since ch's release and which release's API answered it,
+// and reports the call to the access log.
+func warnRemoved(w http.ResponseWriter, r *http.Request, ch *Change, route Route, client Client) {
+	served := client.Release
+	if !served.Before(ch.Release) {
+		served = ch.Release.Previous()
+	}
+	w.Header().Add("Warning", `299 loggate "`+route.Template.String()+" was removed in "+ch.Release.String()+
+		"; served as release "+served.String()+`"`)
+	traceRemoved(r.Context(), route)
 }
 
 func match(ch *Change, method, path string, v *Vars) (Route, bool) {

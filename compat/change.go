@@ -30,6 +30,15 @@ type Change struct {
 	// a user id). It is called only for a matching route; the values come
 	// by value so that a request it rejects costs no allocation.
 	Recognise func(ctx context.Context, r *http.Request, v Vars) bool
+	// Removed says the routes are gone from Release on (and from 4.0, the
+	// backend's API). They are still served, but the answer says so in a
+	// Warning header and the access log records the call, so that the
+	// operator learns who still needs them.
+	Removed bool
+	// Refuses, when set, reports the routes the change matches only to
+	// refuse them as the old release did (a method it never had there);
+	// they are left out of the documentation.
+	Refuses func(Route) bool
 	// Request converts the request up to Release, in place. Nil: unchanged.
 	Request func(ctx context.Context, x *Exchange) error
 	// Response converts the response body down from Release. Nil: unchanged.

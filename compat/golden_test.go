@@ -47,7 +47,7 @@ var exchanges = []exchange{
 
 var (
 	objectID  = regexp.MustCompile(`[0-9a-f]{24}`)
-	apiBase   = regexp.MustCompile(`^https?://[^/]+/api`)
+	apiBase   = regexp.MustCompile(`https?://[^/>]+/api`)
 	timestamp = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}(Z|[+-]\d{4})`)
 )
 
@@ -111,18 +111,19 @@ func render(ex exchange, r *nodetest.Response, secrets map[string]string) string
 	fmt.Fprintf(&b, "%d\n", r.Status)
 	var keys []string
 	for k := range r.Header {
-		if k == "X-Api-Version" || k == "Content-Type" || k == "Location" {
+		if k == "X-Api-Version" || k == "Content-Type" || k == "Location" || k == "Warning" || k == "Deprecation" || k == "Link" {
 			keys = append(keys, k)
 		}
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		v := r.Header.Get(k)
-		if k == "Location" {
-			// The test server's port and fresh ids vary.
-			v = objectID.ReplaceAllString(apiBase.ReplaceAllString(v, "<api>"), "<id>")
+		for _, v := range r.Header.Values(k) {
+			if k == "Location" || k == "Link" {
+				// The test server's port and fresh ids vary.
+				v = objectID.ReplaceAllString(apiBase.ReplaceAllString(v, "<api>"), "<id>")
+			}
+			fmt.Fprintf(&b, "%s: %s\n", k, v)
 		}
-		fmt.Fprintf(&b, "%s: %s\n", k, v)
 	}
 	body := string(r.Body)
 	for secret, name := range secrets {

@@ -2,6 +2,8 @@ package compat
 
 import (
 	"strings"
+
+	"github.com/loggate/loggate/backend/api"
 )
 
 // Deps are what the version changes need of the backend, each through its
@@ -20,7 +22,8 @@ type Deps struct {
 
 // All returns every version change loggate applies, oldest release first.
 func All(d Deps) []*Change {
-	return NewChain("", OutputIDs(), StreamIndexSet(d.IndexSets), CSRFHeader(), TokenIDs(), LegacyViewsAPI(d.LegacyViews), UsersByID(d.Users), LegacyViewsRemoval(d.LegacyViews), LegacyLDAPAPI(d.LegacyLDAP), CountTotal(), SearchAggregations()).Changes()
+	changes := []*Change{OutputIDs(), StreamIndexSet(d.IndexSets), CSRFHeader(), LegacyViewsAPI(d.LegacyViews), UsersByID(d.Users), LegacyViewsRemoval(d.LegacyViews), LegacyLDAPAPI(d.LegacyLDAP), CountTotal(), SearchAggregations()}
+	return NewChain("", append(changes, FieldAdditions()...)...).Changes()
 }
 
 // Changelog renders the changes as the lines of CHANGELOG.md's API
@@ -32,4 +35,26 @@ func Changelog(changes []*Change) string {
 		b.WriteString("- **" + c.Release.String() + "** — " + c.Description + "\n")
 	}
 	return b.String()
+}
+
+// Documented returns the routes of changes for the API documentation, each
+// with a note saying which releases it is served for: the routes the 4.0
+// API lacks are documented by them alone (the documentation leaves out
+// those of a shape the 4.0 table has). Routes a change only refuses are
+// left out.
+func Documented(changes []*Change) []api.Route {
+	var out []api.Route
+	for _, ch := range changes {
+		note := "Served by compatibility for releases ≤ " + ch.Release.Previous().String() + "."
+		if ch.Removed {
+			note = "Removed in " + ch.Release.String() + "; served by compatibility for releases ≤ " + ch.Release.Previous().String() + "."
+		}
+		for _, rt := range ch.Routes {
+			if ch.Refuses != nil && ch.Refuses(rt) {
+				continue
+			}
+			out = append(out, api.Route{Method: rt.Method, Path: rt.Template.String(), Summary: "(compatibility) " + note, Compat: note})
+		}
+	}
+	return out
 }

@@ -64,6 +64,18 @@ func (r Release) Before(o Release) bool {
 	return r.Major < o.Major || r.Major == o.Major && r.Minor < o.Minor
 }
 
+// Previous returns the release before r, the last one that had what r
+// changed; the oldest release is its own.
+func (r Release) Previous() Release {
+	prev := r
+	for _, o := range Releases() {
+		if o.Before(r) {
+			prev = o
+		}
+	}
+	return prev
+}
+
 func (r Release) String() string { return strconv.Itoa(r.Major) + "." + strconv.Itoa(r.Minor) }
 
 // Source says where a client's release came from: a client that names its

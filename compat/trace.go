@@ -16,3 +16,18 @@ func trace(ctx context.Context, ch *Change, route Route) {
 		fn(ch.Release.String() + " " + route.Method + " " + route.Template.String())
 	}
 }
+
+type removedKey struct{}
+
+// WithRemovedTrace returns a context whose requests report each call of a
+// route removed from the API (still served by a version change) to fn, as
+// "<METHOD> <route>", for the access log.
+func WithRemovedTrace(ctx context.Context, fn func(route string)) context.Context {
+	return context.WithValue(ctx, removedKey{}, fn)
+}
+
+func traceRemoved(ctx context.Context, route Route) {
+	if fn, ok := ctx.Value(removedKey{}).(func(string)); ok {
+		fn(route.Method + " " + route.Template.String())
+	}
+}

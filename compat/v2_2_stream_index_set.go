@@ -4,9 +4,9 @@ import (
 	"context"
 
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 
 	"github.com/loggate/loggate/backend/api"
+	"github.com/loggate/loggate/rewrite"
 )
 
 // IndexSets answers which index set new streams go to when a client does
@@ -37,7 +37,11 @@ func StreamIndexSet(sets IndexSets) *Change {
 			if err != nil {
 				return api.Wrap(api.Unavailable, "Cannot find the default index set", err)
 			}
-			if body, err = sjson.SetBytes(body, "index_set_id", id); err != nil {
+			raw, err := api.Marshal(id)
+			if err != nil {
+				return err
+			}
+			if body, err = rewrite.SetField(body, "", "index_set_id", raw); err != nil {
 				return nil
 			}
 			x.SetBody(body)

@@ -2,7 +2,6 @@ package compat
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"strings"
 
@@ -138,16 +137,63 @@ func legacyRoutes(prefix string) []Route {
 	return out
 }
 
+// legacy33 are the routes 3.3 kept of the legacy API under /legacy (3.3's
+// LegacyDashboardsResource, LegacyDashboardWidgetsResource and
+// LegacySavedSearchesResource): reads and deletes only. The others, which
+// /legacy never had, are answered as 3.3 answered them: 405 where 3.3 had
+// the path with another method, 404 where it had not the path.
+var legacy33 = map[string]bool{
+	"GET /dashboards":                                        true,
+	"GET /dashboards/{dashboardId}":                          true,
+	"DELETE /dashboards/{dashboardId}":                       true,
+	"GET /dashboards/{dashboardId}/widgets/{widgetId}":       true,
+	"DELETE /dashboards/{dashboardId}/widgets/{widgetId}":    true,
+	"GET /dashboards/{dashboardId}/widgets/{widgetId}/value": true,
+	"GET /search/saved":                                      true,
+	"GET /search/saved/{searchId}":                           true,
+	"DELETE /search/saved/{searchId}":                        true,
+}
+
+// legacyPath33 reports whether 3.3 had path (relative to /legacy) with
+// some method.
+func legacyPath33(path string) bool {
+	for spec := range legacy33 {
+		if _, p, _ := strings.Cut(spec, " "); p == path {
+			return true
+		}
+	}
+	return false
+}
+
+// refusedUnderLegacy reports whether rt is a /legacy route 3.3 did not
+// have.
+func refusedUnderLegacy(rt Route) bool {
+	path, ok := strings.CutPrefix(rt.Template.String(), "/legacy")
+	return ok && !legacy33[rt.Method+" "+path]
+}
+
 // serveLegacy answers a legacy route under prefix from l. As in the
 // router, the CSRF header is checked before anything else.
 func serveLegacy(l LegacyViews, prefix string) func(context.Context, *Exchange) error {
 	calls := make(map[string]legacyCall, len(legacyViewRoutes))
+	notAllowed := map[string]bool{}
 	for _, rt := range legacyViewRoutes {
 		method, path, _ := strings.Cut(rt.spec, " ")
-		calls[method+" "+prefix+path] = rt.call
+		switch {
+		case prefix != "/legacy" || legacy33[rt.spec]:
+			calls[method+" "+prefix+path] = rt.call
+		case legacyPath33(path):
+			notAllowed[method+" "+prefix+path] = true
+		}
 	}
 	return func(ctx context.Context, x *Exchange) error {
-		call, found := calls[x.Route.Method+" "+x.Route.Template.String()]
+		route := x.Route.Method + " " + x.Route.Template.String()
+		// As in the router: a wrong method is a 405 before the CSRF
+		// header is asked for.
+		if notAllowed[route] {
+			return api.Errorf(api.NotAllowed, "HTTP 405 Method Not Allowed")
+		}
+		call, found := calls[route]
 		if l == nil || !found {
 			return api.Errorf(api.NotFound, "HTTP 404 Not Found")
 		}
@@ -187,7 +233,7 @@ func created(x *Exchange, key, under string) func(id string, err error) (*Answer
 		if err != nil {
 			return nil, err
 		}
-		body, err := json.Marshal(map[string]string{key: id})
+		body, err := api.Marshal(map[string]string{key: id})
 		if err != nil {
 			return nil, err
 		}

@@ -157,13 +157,13 @@ var legacySteps = []legacyStep{
 				t.Errorf("view after deleting both widgets: %s", v.Body)
 			}
 		}},
-	{name: "create-dashboard", release: "3.3", method: "POST", path: "/legacy/dashboards", body: `{"title":"Databases","description":""}`, status: 201, save: "dashboard2"},
-	{name: "update-dashboard", release: "3.3", method: "PUT", path: "/legacy/dashboards/{dashboard2}", body: `{"title":"Databases","description":"MySQL"}`, status: 204},
-	{name: "add-widget", release: "3.3", method: "POST", path: "/legacy/dashboards/{dashboard2}/widgets", body: countWidget, status: 201, save: "widget3"},
-	{name: "update-widget", release: "3.3", method: "PUT", path: "/legacy/dashboards/{dashboard2}/widgets/{widget3}", body: fieldChartWidget, status: 204},
-	{name: "widget-description", release: "3.3", method: "PUT", path: "/legacy/dashboards/{dashboard2}/widgets/{widget3}/description", body: `{"description":"Query time"}`, status: 204},
-	{name: "widget-cachetime", release: "3.3", method: "PUT", path: "/legacy/dashboards/{dashboard2}/widgets/{widget3}/cachetime", body: `{"cache_time":5}`, status: 204},
-	{name: "positions", release: "3.3", method: "PUT", path: "/legacy/dashboards/{dashboard2}/positions", body: `{"positions":[{"id":"{widget3}","col":2,"row":3,"height":4,"width":5}]}`, status: 204},
+	{name: "create-dashboard", release: "3.0", method: "POST", path: "/dashboards", body: `{"title":"Databases","description":""}`, status: 201, save: "dashboard2"},
+	{name: "update-dashboard", release: "3.0", method: "PUT", path: "/dashboards/{dashboard2}", body: `{"title":"Databases","description":"MySQL"}`, status: 204},
+	{name: "add-widget", release: "3.0", method: "POST", path: "/dashboards/{dashboard2}/widgets", body: countWidget, status: 201, save: "widget3"},
+	{name: "update-widget", release: "3.0", method: "PUT", path: "/dashboards/{dashboard2}/widgets/{widget3}", body: fieldChartWidget, status: 204},
+	{name: "widget-description", release: "3.0", method: "PUT", path: "/dashboards/{dashboard2}/widgets/{widget3}/description", body: `{"description":"Query time"}`, status: 204},
+	{name: "widget-cachetime", release: "3.0", method: "PUT", path: "/dashboards/{dashboard2}/widgets/{widget3}/cachetime", body: `{"cache_time":5}`, status: 204},
+	{name: "positions", release: "3.0", method: "PUT", path: "/dashboards/{dashboard2}/positions", body: `{"positions":[{"id":"{widget3}","col":2,"row":3,"height":4,"width":5}]}`, status: 204},
 	{name: "get-dashboard-after-edits", release: "3.3", method: "GET", path: "/legacy/dashboards/{dashboard2}", status: 200,
 		after: func(t *testing.T, e *legacyEnv, r *nodetest.Response) {
 			w := e.ids["widget3"]
@@ -172,6 +172,10 @@ var legacySteps = []legacyStep{
 				t.Errorf("dashboard after edits: %s", r.Body)
 			}
 		}},
+	// 3.3 kept only reads and deletes under /legacy.
+	{name: "create-dashboard-refused", release: "3.3", method: "POST", path: "/legacy/dashboards", body: `{"title":"Databases","description":""}`, status: 405},
+	{name: "update-dashboard-refused", release: "3.3", method: "PUT", path: "/legacy/dashboards/{dashboard2}", body: `{"title":"x"}`, status: 405},
+	{name: "positions-unknown", release: "3.3", method: "PUT", path: "/legacy/dashboards/{dashboard2}/positions", body: `{"positions":[]}`, status: 404},
 	{name: "delete-dashboard", release: "3.3", method: "DELETE", path: "/legacy/dashboards/{dashboard2}", status: 204},
 
 	// A dashboard a 4.0 client made, read by old clients.
@@ -203,9 +207,11 @@ var legacySteps = []legacyStep{
 	{name: "saved-searches-are-views", method: "GET", path: "/search/saved", status: 200},
 	{name: "saved-search-as-view", method: "GET", path: "/views/{search}", status: 200},
 	{name: "list-saved-searches", release: "3.3", method: "GET", path: "/legacy/search/saved", status: 200},
-	{name: "create-saved-search", release: "3.3", method: "POST", path: "/legacy/search/saved", body: searchBody, status: 201, save: "search2"},
-	{name: "update-saved-search", release: "3.3", method: "PUT", path: "/legacy/search/saved/{search2}", body: `{"title":"Errors (3.3)","query":{"query":"level:3"}}`, status: 200},
+	{name: "create-saved-search", release: "3.0", method: "POST", path: "/search/saved", body: searchBody, status: 201, save: "search2"},
+	{name: "update-saved-search", release: "3.0", method: "PUT", path: "/search/saved/{search2}", body: `{"title":"Errors (3.3)","query":{"query":"level:3"}}`, status: 200},
 	{name: "get-saved-search", release: "3.3", method: "GET", path: "/legacy/search/saved/{search2}", status: 200},
+	{name: "create-saved-search-refused", release: "3.3", method: "POST", path: "/legacy/search/saved", body: searchBody, status: 405},
+	{name: "update-saved-search-refused", release: "3.3", method: "PUT", path: "/legacy/search/saved/{search2}", body: searchBody, status: 405},
 	{name: "delete-saved-search", release: "3.3", method: "DELETE", path: "/legacy/search/saved/{search2}", status: 204},
 	{name: "delete-saved-search", release: "2.4", method: "DELETE", path: "/search/saved/{search}", status: 204},
 	{name: "get-saved-search-deleted", release: "2.4", method: "GET", path: "/search/saved/{search}", status: 404},
@@ -342,8 +348,8 @@ func renderLegacy(st legacyStep, r *nodetest.Response, e *legacyEnv) string {
 		fmt.Fprintf(&b, "\n%s\n", st.body)
 	}
 	fmt.Fprintf(&b, "\n%d\n", r.Status)
-	for _, k := range []string{"Content-Type", "Location", "Www-Authenticate", "X-Api-Version"} {
-		if v := r.Header.Get(k); v != "" {
+	for _, k := range []string{"Content-Type", "Location", "Warning", "Www-Authenticate", "X-Api-Version"} {
+		for _, v := range r.Header.Values(k) {
 			fmt.Fprintf(&b, "%s: %s\n", k, normalise(v, e))
 		}
 	}

@@ -2,10 +2,11 @@ package compat
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/loggate/loggate/backend/api"
 )
 
 // CountTotal is 4.0's removal of GET /count/total, the number of stored
@@ -16,6 +17,7 @@ import (
 func CountTotal() *Change {
 	return &Change{
 		Release:     MustRelease("4.0"),
+		Removed:     true,
 		Description: "`GET /count/total` is removed; it is still answered (`{\"events\": n}`) from an all-time universal search of the caller's streams.",
 		Routes:      []Route{R("GET /count/total")},
 		Recognise:   func(context.Context, *http.Request, Vars) bool { return true },
@@ -28,7 +30,7 @@ func CountTotal() *Change {
 			return nil
 		},
 		Response: func(_ context.Context, _ *Exchange, body []byte) ([]byte, error) {
-			return json.Marshal(map[string]int64{"events": gjson.GetBytes(body, "total_results").Int()})
+			return api.Marshal(map[string]int64{"events": gjson.GetBytes(body, "total_results").Int()})
 		},
 	}
 }

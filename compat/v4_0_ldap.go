@@ -62,6 +62,7 @@ const (
 func LegacyLDAPAPI(l LegacyLDAP) *Change {
 	return &Change{
 		Release: MustRelease("4.0"),
+		Removed: true,
 		Description: "The 3.x LDAP API (`GET|PUT|DELETE /system/ldap/settings`, `GET|PUT /system/ldap/settings/groups`, `GET /system/ldap/groups`, `POST /system/ldap/test`) is replaced by the authentication services; " +
 			"it is still answered from the LDAP backend that stands for the 3.x settings, which a PUT creates inactive (activate it with `POST /system/authentication/services/configuration`); the group mapping is kept but not applied (`Warning: 299`).",
 		Routes: []Route{R(ldapGetSettings), R(ldapPutSettings), R(ldapDeleteSettings), R(ldapGetGroupMapping), R(ldapPutGroupMapping), R(ldapGetGroups), R(ldapTest)},

@@ -39,6 +39,7 @@ func SearchAggregations() *Change {
 	}
 	return &Change{
 		Release: MustRelease("4.0"),
+		Removed: true,
 		Description: "The universal search's aggregations `GET /search/universal/{relative,absolute,keyword}/{histogram,fieldhistogram,terms,termsstats,terms-histogram,stats}` are removed; " +
 			"they are still answered in their 3.x shapes, from pivot searches of `POST /views/search/sync` within the caller's streams.",
 		Routes:    routes,
@@ -102,11 +103,11 @@ func aggregationRequest(ctx context.Context, x *Exchange) error {
 		}
 		query["filter"] = map[string]any{"type": "or", "filters": fs}
 	}
-	body, err := json.Marshal(map[string]any{"queries": []any{query}})
+	body, err := api.Marshal(map[string]any{"queries": []any{query}})
 	if err != nil {
 		return err
 	}
-	state, err := json.Marshal(a)
+	state, err := api.Marshal(a)
 	if err != nil {
 		return err
 	}
@@ -433,14 +434,14 @@ func (o *object) raw(key string, v []byte) {
 	} else {
 		o.b.WriteByte(',')
 	}
-	k, _ := json.Marshal(key)
+	k, _ := api.Marshal(key)
 	o.b.Write(k)
 	o.b.WriteByte(':')
 	o.b.Write(v)
 }
 
 func (o *object) add(key string, v any) {
-	b, err := json.Marshal(v)
+	b, err := api.Marshal(v)
 	if err != nil {
 		b = []byte("null")
 	}
@@ -642,7 +643,7 @@ func (a *oldAggregation) termsStats(p *pivot) []byte {
 				Mean: number(r.values["avg("+v+")"])})
 		}
 	})
-	b, _ := json.Marshal(items)
+	b, _ := api.Marshal(items)
 	return b
 }
 
@@ -739,7 +740,7 @@ func (a *oldAggregation) builtQuery(p *pivot) string {
 	if a.Streams != nil {
 		filter = append(filter, map[string]any{"terms": map[string]any{"streams": a.Streams}})
 	}
-	b, _ := json.Marshal(map[string]any{"size": 0, "query": map[string]any{"bool": map[string]any{
+	b, _ := api.Marshal(map[string]any{"size": 0, "query": map[string]any{"bool": map[string]any{
 		"must":   map[string]any{"query_string": map[string]any{"query": a.Query, "allow_leading_wildcard": false}},
 		"filter": filter,
 	}}})

@@ -157,3 +157,16 @@ func TestEditErrors(t *testing.T) {
 		t.Errorf("input modified: %s", valid)
 	}
 }
+
+// Edits copy <, > and & as they are and quote new names as Jackson does,
+// without \u003c escapes.
+func TestEditsKeepHTMLCharacters(t *testing.T) {
+	doc := []byte(`{"q":"a<b>&c","n":1}`)
+	got, err := rewrite.RenameField(doc, "", "n", "<n&>")
+	if err != nil || string(got) != `{"q":"a<b>&c","<n&>":1}` {
+		t.Errorf("rename: %s, %v", got, err)
+	}
+	if got, err = rewrite.SetField(doc, "", "<x>", []byte(`"&"`)); err != nil || string(got) != `{"q":"a<b>&c","n":1,"<x>":"&"}` {
+		t.Errorf("set: %s, %v", got, err)
+	}
+}

@@ -27,6 +27,9 @@ type AccessEntry struct {
 	UserAgent     string    `json:"user_agent,omitempty"`
 	Remote        string    `json:"remote"`
 	Changes       []string  `json:"changes,omitempty"`
+	// Removed are the routes called that the newest release no longer has,
+	// served by compatibility ("GET /legacy/dashboards").
+	Removed []string `json:"removed,omitempty"`
 }
 
 var sourceNames = map[compat.Source]string{
@@ -83,6 +86,7 @@ func (rt *Router) logAccess(next http.Handler) http.Handler {
 			UserAgent: r.UserAgent(), Remote: r.RemoteAddr,
 		}
 		ctx := compat.WithTrace(r.Context(), func(change string) { e.Changes = append(e.Changes, change) })
+		ctx = compat.WithRemovedTrace(ctx, func(route string) { e.Removed = append(e.Removed, route) })
 		sw := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r.WithContext(context.WithValue(ctx, accessKey{}, e)))
 		e.Status = sw.status

@@ -42,6 +42,11 @@ type Route struct {
 	// for the API browser; empty when it reads none.
 	Body    string
 	Handler HandlerFunc
+	// Compat, on a route only the compat chain serves (a path an older
+	// release had), is the note its documentation carries ("Removed in 4.0;
+	// served by compatibility for releases ≤ 3.3."). Such routes are
+	// documented, not registered: they have no Handler.
+	Compat string
 }
 
 // StaticPermission reports whether the router can check Permission before the
@@ -72,4 +77,17 @@ func WithBaseURI(ctx context.Context, base string) context.Context {
 func Location(r *http.Request, path string) string {
 	base, _ := r.Context().Value(baseKey{}).(string)
 	return base + path
+}
+
+// SuccessorLink names the successor of a deprecated route by its concrete
+// URI (Link: <…>; rel="successor-version"), replacing the router's Link,
+// which can only name a successor with no path values: a Link names a URI,
+// not a template. With path "", it removes the Link, for answers that have
+// no successor to name (an error).
+func SuccessorLink(w http.ResponseWriter, r *http.Request, path string) {
+	if path == "" {
+		w.Header().Del("Link")
+		return
+	}
+	w.Header().Set("Link", "<"+Location(r, path)+`>; rel="successor-version"`)
 }

@@ -5,10 +5,10 @@
 package apibrowser
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 
@@ -19,6 +19,9 @@ import (
 // Handler serves /api-browser and the API description.
 type Handler struct {
 	routes func() []api.Route
+	// compat are the routes only the compat chain serves, documented after
+	// the table's; those of a shape the table has are left out.
+	compat []api.Route
 	// version is the API version of the OpenAPI document (the Graylog
 	// release loggate speaks); build is the node version Graylog's
 	// /api-docs reports.
@@ -42,6 +45,13 @@ func New(routes func() []api.Route) *Handler {
 	return &Handler{routes: routes, version: system.APIVersion, build: system.Version()}
 }
 
+// WithCompat adds to the documentation the routes only the compat chain
+// serves, each with its api.Route.Compat note.
+func (h *Handler) WithCompat(routes []api.Route) *Handler {
+	h.compat = routes
+	return h
+}
+
 // Routes returns the browser's routes. They are public, as in Graylog: the
 // page sends the user's credentials itself on the calls it tries.
 func (h *Handler) Routes() []api.Route {
@@ -59,18 +69,18 @@ func (h *Handler) Routes() []api.Route {
 // fixed once the router is built, so they are built once; a table of another
 // length (a test's, say) rebuilds them.
 func (h *Handler) docs() (*documents, error) {
-	routes := h.routes()
+	routes := slices.Concat(h.routes(), h.compat)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.cache != nil && h.cache.count == len(routes) {
 		return h.cache, nil
 	}
 	m := newModel(routes)
-	oa, err := json.Marshal(openAPI(m, h.version))
+	oa, err := api.Marshal(openAPI(m, h.version))
 	if err != nil {
 		return nil, fmt.Errorf("encode the OpenAPI document: %w", err)
 	}
-	ls, err := json.Marshal(listing(m, h.build))
+	ls, err := api.Marshal(listing(m, h.build))
 	if err != nil {
 		return nil, fmt.Errorf("encode the resource listing: %w", err)
 	}

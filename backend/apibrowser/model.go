@@ -204,6 +204,9 @@ func (op *operationInfo) description() string {
 	case r.Deprecated:
 		parts = append(parts, "Deprecated: to be removed in a future version.")
 	}
+	if r.Compat != "" {
+		parts = append(parts, r.Compat)
+	}
 	return strings.Join(parts, " ")
 }
 

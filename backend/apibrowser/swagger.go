@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+
+	"github.com/loggate/loggate/backend/api"
 )
 
 // swaggerVersion is the Swagger version Graylog's /api-docs emulates.
@@ -112,7 +114,7 @@ func swaggerOp(op *operationInfo) swaggerOperation {
 	if r.Body != "" {
 		p := swaggerParameter{Name: "JSON body", Required: true, ParamType: "body", Type: "string"}
 		// Swagger UI 1.x fills the body field from defaultValue.
-		p.DefaultValue, _ = json.Marshal(r.Body)
+		p.DefaultValue, _ = api.Marshal(r.Body)
 		o.Parameters = append(o.Parameters, p)
 	}
 	for _, code := range op.errorStatuses() {

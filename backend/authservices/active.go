@@ -3,7 +3,6 @@ package authservices
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -43,7 +42,7 @@ func (s *Service) SetActive(ctx context.Context, id string) error {
 		}
 		c.ActiveBackend = &id
 	}
-	doc, err := json.Marshal(c)
+	doc, err := api.Marshal(c)
 	if err != nil {
 		return fmt.Errorf("active backend: %w", err)
 	}

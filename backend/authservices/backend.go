@@ -27,7 +27,7 @@ type Backend struct {
 // MarshalJSON writes Graylog's backend JSON, with the password as
 // {"is_set":bool} and, for Active Directory, no unique id attribute.
 func (b Backend) MarshalJSON() ([]byte, error) {
-	return json.Marshal(backendJSON[passwordState]{
+	return api.Marshal(backendJSON[passwordState]{
 		ID: b.ID, Title: b.Title, Description: b.Description, DefaultRoles: nonNil(b.DefaultRoles),
 		Config: newConfigJSON(b.Config, passwordState{IsSet: b.PasswordSet}),
 	})
@@ -105,7 +105,7 @@ func (b Backend) document(created, updated api.Time) ([]byte, error) {
 	if b.sealed != "" {
 		sealed = &sealedValue{EncryptedValue: b.sealed}
 	}
-	return json.Marshal(backendJSON[*sealedValue]{
+	return api.Marshal(backendJSON[*sealedValue]{
 		ID: b.ID, Title: b.Title, Description: b.Description, DefaultRoles: nonNil(b.DefaultRoles),
 		Config:    newConfigJSON(b.Config, sealed),
 		CreatedAt: &created, UpdatedAt: &updated,

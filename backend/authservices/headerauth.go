@@ -2,7 +2,6 @@ package authservices
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/loggate/loggate/backend/api"
@@ -59,7 +58,7 @@ func (s *Service) SetHeaderAuth(ctx context.Context, c HeaderAuthConfig) (Header
 	case !validHeaderName(c.UsernameHeader):
 		return HeaderAuthConfig{}, api.Invalidf("username_header", "Username header %q is not a valid HTTP header name.", c.UsernameHeader)
 	}
-	doc, err := json.Marshal(c)
+	doc, err := api.Marshal(c)
 	if err != nil {
 		return HeaderAuthConfig{}, fmt.Errorf("header auth config: %w", err)
 	}

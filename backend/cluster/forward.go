@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -124,6 +123,6 @@ func fill(tmpl string, vars map[string]string) string {
 // writeTimeout answers 504 in Graylog's error shape; api has no code for
 // it because only forwarding produces it.
 func writeTimeout(w http.ResponseWriter, id string) {
-	body, _ := json.Marshal(map[string]string{"type": "ApiError", "message": "Node " + id + " did not answer in time"})
+	body, _ := api.Marshal(map[string]string{"type": "ApiError", "message": "Node " + id + " did not answer in time"})
 	api.WriteRawJSON(w, http.StatusGatewayTimeout, body)
 }

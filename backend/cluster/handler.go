@@ -93,7 +93,7 @@ func (h *Handler) everyNode(local string) api.HandlerFunc {
 				out[id] = b
 			}
 		}
-		buf, err := json.Marshal(out)
+		buf, err := api.Marshal(out)
 		if err != nil {
 			return err
 		}

@@ -10,7 +10,8 @@ package configreq
 
 import (
 	"bytes"
-	"encoding/json"
+
+	"github.com/loggate/loggate/backend/api"
 )
 
 // Kind is a field's type as clients see it ("type" in the schema).
@@ -131,11 +132,11 @@ func (f Field) jsonForm() fieldJSON {
 }
 
 func writeKeyValue(b *bytes.Buffer, key string, value any) error {
-	k, err := json.Marshal(key)
+	k, err := api.Marshal(key)
 	if err != nil {
 		return err
 	}
-	v, err := json.Marshal(value)
+	v, err := api.Marshal(value)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,8 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/url"
+	"strings"
 
 	"github.com/loggate/loggate/auth"
 	"github.com/loggate/loggate/backend/api"
@@ -51,19 +53,34 @@ type Summary struct {
 func (h *Handler) Routes() []api.Route {
 	return []api.Route{
 		{Method: "GET", Path: "/system/deflector", Summary: "Get current deflector status of the default index set",
-			Permission: "deflector:read", Successor: "/system/deflector/{indexSetId}", Handler: h.get},
+			Permission: "deflector:read", Successor: "/system/deflector/{indexSetId}", Handler: h.named("/system/deflector/{indexSetId}", h.get)},
 		{Method: "GET", Path: "/system/deflector/{indexSetId}", Summary: "Get current deflector status in index set",
 			Permission: "deflector:read", Handler: h.get},
 		{Method: "POST", Path: "/system/deflector/cycle", Summary: "Cycle deflector of the default index set to new/next index",
-			Permission: "deflector:cycle", Successor: "/system/deflector/{indexSetId}/cycle", Handler: h.cycle},
+			Permission: "deflector:cycle", Successor: "/system/deflector/{indexSetId}/cycle", Handler: h.named("/system/deflector/{indexSetId}/cycle", h.cycle)},
 		{Method: "POST", Path: "/system/deflector/{indexSetId}/cycle", Summary: "Cycle deflector to new/next index in index set",
 			Permission: "deflector:cycle", Handler: h.cycle},
 		// One message store for the whole cluster, or one per node: either
 		// way cycling here is what the cluster-wide call asks for.
 		{Method: "POST", Path: "/cluster/deflector/cycle", Summary: "Finds master node and triggers deflector cycle",
-			Permission: "deflector:cycle", Successor: "/cluster/deflector/{indexSetId}/cycle", Handler: h.cycle},
+			Permission: "deflector:cycle", Successor: "/cluster/deflector/{indexSetId}/cycle", Handler: h.named("/cluster/deflector/{indexSetId}/cycle", h.cycle)},
 		{Method: "POST", Path: "/cluster/deflector/{indexSetId}/cycle", Summary: "Finds master node and triggers deflector cycle",
 			Permission: "deflector:cycle", Handler: h.cycle},
+	}
+}
+
+// named serves a deprecated form for the default index set, naming in its
+// Link header the successor for that index set by its URI (successor with
+// the default index set's id for {indexSetId}).
+func (h *Handler) named(successor string, next api.HandlerFunc) api.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		api.SuccessorLink(w, r, "")
+		id, err := h.sets.DefaultID(r.Context())
+		if err != nil {
+			return err
+		}
+		api.SuccessorLink(w, r, strings.Replace(successor, "{indexSetId}", url.PathEscape(id), 1))
+		return next(w, r)
 	}
 }
 

@@ -2,7 +2,6 @@ package grok
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -110,7 +109,7 @@ func (s *Service) seed(ctx context.Context) error {
 		}
 		installed = append(installed, p.Name)
 	}
-	doc, err := json.Marshal(seededRecord{
+	doc, err := api.Marshal(seededRecord{
 		ContentPackID: defaultPackID, Installed: installed,
 		LastUpdated: api.Time{Time: s.now()},
 	})

@@ -108,7 +108,7 @@ func (s *Service) publish(ps []Pattern) {
 }
 
 func (s *Service) insert(ctx context.Context, p Pattern) error {
-	doc, err := json.Marshal(p)
+	doc, err := api.Marshal(p)
 	if err != nil {
 		return fmt.Errorf("grok: %w", err)
 	}
@@ -226,7 +226,7 @@ func (s *Service) Update(ctx context.Context, id string, p Pattern) (Pattern, er
 	if snap.nameTaken(p.Name, id) {
 		return Pattern{}, alreadyExists(p.Name)
 	}
-	doc, err := json.Marshal(p)
+	doc, err := api.Marshal(p)
 	if err != nil {
 		return Pattern{}, fmt.Errorf("grok: %w", err)
 	}

@@ -143,7 +143,7 @@ func orStored[C any](class *string, oldClass string, raw json.RawMessage, oldCon
 		class = &oldClass
 	}
 	if isNull(raw) {
-		raw, _ = json.Marshal(oldConfig) // plain structs always marshal
+		raw, _ = api.Marshal(oldConfig) // plain structs always marshal
 	}
 	return class, raw
 }

@@ -116,7 +116,7 @@ func (s *Service) seed(ctx context.Context) error {
 	if m == before {
 		return nil
 	}
-	doc, _ := json.Marshal(m) // a struct of strings and a bool always marshals
+	doc, _ := api.Marshal(m) // a struct of strings and a bool always marshals
 	if err := s.st.Put(ctx, ConfigCollection, seedKey, doc); err != nil {
 		return fmt.Errorf("storing the seed marker: %w", err)
 	}

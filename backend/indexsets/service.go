@@ -198,7 +198,7 @@ func (s *Service) Create(ctx context.Context, is IndexSet) (IndexSet, error) {
 }
 
 func (s *Service) insert(ctx context.Context, is IndexSet) error {
-	doc, err := json.Marshal(is)
+	doc, err := api.Marshal(is)
 	if err != nil {
 		return fmt.Errorf("encoding index set: %w", err)
 	}
@@ -245,7 +245,7 @@ func (s *Service) Update(ctx context.Context, is IndexSet) (IndexSet, error) {
 	if is.ID == def && !is.Writable {
 		return IndexSet{}, api.Errorf(api.Conflict, "Default index set must be writable.")
 	}
-	doc, err := json.Marshal(is)
+	doc, err := api.Marshal(is)
 	if err != nil {
 		return IndexSet{}, fmt.Errorf("encoding index set: %w", err)
 	}
@@ -285,7 +285,7 @@ func (s *Service) SetDefault(ctx context.Context, id string) (IndexSet, error) {
 }
 
 func (s *Service) putDefault(ctx context.Context, id string) error {
-	doc, _ := json.Marshal(defaultDoc{ID: id}) // a struct of a string always marshals
+	doc, _ := api.Marshal(defaultDoc{ID: id}) // a struct of a string always marshals
 	if err := s.st.Put(ctx, ConfigCollection, defaultKey, doc); err != nil {
 		return fmt.Errorf("storing the default index set: %w", err)
 	}

@@ -234,7 +234,7 @@ func isNull(raw json.RawMessage) bool {
 }
 
 func (s strategy[C]) exampleJSON() string {
-	b, _ := json.Marshal(s.defaults) // plain structs always marshal
+	b, _ := api.Marshal(s.defaults) // plain structs always marshal
 	return string(b)
 }
 

@@ -132,7 +132,7 @@ func (s *Service) Create(ctx context.Context, req CreateRequest, creator string)
 		Configuration: config, CreatorUserID: creator, CreatedAt: s.now().UTC().Truncate(time.Millisecond),
 		StaticFields: map[string]string{},
 	}
-	doc, err := json.Marshal(in)
+	doc, err := api.Marshal(in)
 	if err != nil {
 		return Input{}, err
 	}
@@ -177,7 +177,7 @@ func (s *Service) Update(ctx context.Context, id string, req CreateRequest) (Inp
 		}
 		in.Title, in.Type, in.Global, in.Node, in.Configuration = req.Title, req.Type, req.Global, nodeOf(req), config
 		updated = in
-		return json.Marshal(in)
+		return api.Marshal(in)
 	})
 	if errors.Is(err, store.ErrNotFound) {
 		return Input{}, notFound(id)

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/loggate/loggate/backend/api"
 )
 
 // ParseDocuments reads 3.x LDAP settings from a file: one document of the
@@ -87,7 +89,7 @@ func parseDocument(raw json.RawMessage) (Document, error) {
 
 // fingerprint identifies a document that has no _id by its content.
 func fingerprint(d Document) string {
-	b, _ := json.Marshal(plainDocument(d))
+	b, _ := api.Marshal(plainDocument(d))
 	sum := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(sum[:12])
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/loggate/loggate/backend/api"
 	"github.com/loggate/loggate/backend/store"
 )
 
@@ -72,7 +73,7 @@ func (s *Service) putRecord(ctx context.Context, r Record) error {
 		}
 		return nil
 	}
-	doc, err := json.Marshal(r)
+	doc, err := api.Marshal(r)
 	if err != nil {
 		return fmt.Errorf("legacy ldap record: %w", err)
 	}

@@ -153,7 +153,7 @@ func timerange(cfg gjson.Result) (json.RawMessage, bool) {
 	default:
 		return nil, false
 	}
-	b, err := json.Marshal(out)
+	b, err := api.Marshal(out)
 	return b, err == nil
 }
 

@@ -127,7 +127,7 @@ func searchState(q *queryState, legacyQuery json.RawMessage) (json.RawMessage, e
 	if json.Unmarshal(legacyQuery, &lq) == nil && lq.Fields != "" {
 		fields = strings.Split(lq.Fields, ",")
 	}
-	if b, err := json.Marshal(fields); err == nil {
+	if b, err := api.Marshal(fields); err == nil {
 		q.raw["selected_fields"] = b
 	}
 	return q.encode()
@@ -145,7 +145,7 @@ func savedSearchOf(v views.View) SavedSearch {
 		}
 		var fields []string
 		_ = json.Unmarshal(q.raw["selected_fields"], &fields)
-		out.Query, _ = json.Marshal(map[string]any{
+		out.Query, _ = api.Marshal(map[string]any{
 			"query": "", "rangeType": "relative", "relative": 300, "fields": strings.Join(fields, ","),
 		})
 		return out

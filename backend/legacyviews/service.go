@@ -168,7 +168,7 @@ func (s *Service) SetPositions(ctx context.Context, id string, positions []Posit
 	return s.edit(ctx, id, func(_ *views.View, q *queryState) error {
 		q.positions = make(map[string]json.RawMessage, len(positions))
 		for _, p := range positions {
-			b, err := json.Marshal(viewPosition{Col: p.Col, Row: p.Row, Height: p.Height, Width: p.Width})
+			b, err := api.Marshal(viewPosition{Col: p.Col, Row: p.Row, Height: p.Height, Width: p.Width})
 			if err != nil {
 				return fmt.Errorf("encode position: %w", err)
 			}

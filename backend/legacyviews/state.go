@@ -9,6 +9,8 @@ import (
 	"slices"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/loggate/loggate/backend/api"
 )
 
 // legacyKey is the property of a view state entry that keeps the legacy
@@ -87,7 +89,7 @@ func decodeState(raw json.RawMessage) (*queryState, error) {
 func (q *queryState) encode() (json.RawMessage, error) {
 	out := maps.Clone(q.raw)
 	for key, v := range map[string]any{"widgets": q.widgets, "titles": q.titles, "positions": q.positions, legacyKey: q.legacy} {
-		b, err := json.Marshal(v)
+		b, err := api.Marshal(v)
 		if err != nil {
 			return nil, fmt.Errorf("encode view state %s: %w", key, err)
 		}
@@ -96,7 +98,7 @@ func (q *queryState) encode() (json.RawMessage, error) {
 	if len(q.legacy) == 0 {
 		delete(out, legacyKey) // views without legacy widgets stay 4.0's own
 	}
-	b, err := json.Marshal(out)
+	b, err := api.Marshal(out)
 	if err != nil {
 		return nil, fmt.Errorf("encode view state: %w", err)
 	}
@@ -146,7 +148,7 @@ func (q *queryState) put(w Widget, tr json.RawMessage) error {
 		q.widgets = append(q.widgets, converted)
 	}
 	q.legacy[w.ID] = original{Widget: w, As: digest(converted)}
-	title, _ := json.Marshal(w.Description)
+	title, _ := api.Marshal(w.Description)
 	if q.titles["widget"] == nil {
 		q.titles["widget"] = map[string]json.RawMessage{}
 	}
@@ -167,7 +169,7 @@ func (q *queryState) remove(id string) {
 // canonical encodes v with every object's keys sorted, so that the digest
 // of the bytes stored is the digest of their value (see unchanged).
 func canonical(v any) (json.RawMessage, error) {
-	b, err := json.Marshal(v)
+	b, err := api.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +177,7 @@ func canonical(v any) (json.RawMessage, error) {
 	if err := json.Unmarshal(b, &generic); err != nil {
 		return nil, err
 	}
-	return json.Marshal(generic) // map keys sorted
+	return api.Marshal(generic) // map keys sorted
 }
 
 // digest is the SHA-256 of a document's bytes.
@@ -197,6 +199,6 @@ func unchanged(want string, raw json.RawMessage) bool {
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return false
 	}
-	b, err := json.Marshal(v)
+	b, err := api.Marshal(v)
 	return err == nil && digest(b) == want
 }

@@ -105,7 +105,7 @@ func (v SearchValues) Value(ctx context.Context, w Widget) (json.RawMessage, err
 		out.Result = map[string]int64{"now": n, "previous": p}
 	}
 	out.TookMS = time.Since(start).Milliseconds()
-	return json.Marshal(out)
+	return api.Marshal(out)
 }
 
 // chartIntervals are the 2.x chart intervals loggate buckets by.
@@ -213,7 +213,7 @@ func (v SearchValues) aggregated(ctx context.Context, w Widget, cfg widgetConfig
 		}
 		result = ag.Root.Values[0]
 	}
-	return json.Marshal(countValue{Result: result, TookMS: time.Since(start).Milliseconds(), CalculatedAt: api.Time{Time: now},
+	return api.Marshal(countValue{Result: result, TookMS: time.Since(start).Milliseconds(), CalculatedAt: api.Time{Time: now},
 		TimeRange: map[string]any{"from": api.Time{Time: rng.From}, "to": api.Time{Time: rng.To}}})
 }
 

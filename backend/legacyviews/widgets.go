@@ -129,7 +129,7 @@ func (q *queryState) keep(w Widget) {
 		}
 		q.legacy[w.ID] = original{Widget: w, As: digest(raw)}
 	}
-	title, _ := json.Marshal(w.Description)
+	title, _ := api.Marshal(w.Description)
 	if q.titles["widget"] == nil {
 		q.titles["widget"] = map[string]json.RawMessage{}
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/loggate/loggate/backend/api"
 )
 
 // The conversion of legacy widgets to 4.0 aggregation widgets follows
@@ -209,7 +211,7 @@ func fromView(w gjson.Result, owner string) Widget {
 			}
 		}
 	}
-	b, _ := json.Marshal(cfg) // a map of strings, bools and valid raw JSON
+	b, _ := api.Marshal(cfg) // a map of strings, bools and valid raw JSON
 	return Widget{ID: w.Get("id").Str, Type: typ, CacheTime: defaultCacheTime, CreatorUserID: owner, Config: b}
 }
 

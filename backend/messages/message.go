@@ -4,9 +4,10 @@
 package messages
 
 import (
-	"encoding/json"
 	"strconv"
 	"time"
+
+	"github.com/loggate/loggate/backend/api"
 )
 
 // Names of the fields every stored message has or may have, as Graylog
@@ -105,7 +106,7 @@ func FormatValue(v any) string {
 	case time.Time:
 		return v.UTC().Format(TimeLayout)
 	case []string:
-		b, _ := json.Marshal(v)
+		b, _ := api.Marshal(v)
 		return string(b)
 	}
 	return ""

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync/atomic"
+
+	"github.com/loggate/loggate/backend/api"
 )
 
 // Counter is a value that goes up and down. The zero Counter is ready to use,
@@ -46,7 +48,7 @@ func (g gauge) dump() (out any) {
 	}()
 	// Marshal now: an unmarshalable value (a channel, a NaN) would otherwise
 	// fail the encoding of the whole response.
-	raw, err := json.Marshal(g())
+	raw, err := api.Marshal(g())
 	if err != nil {
 		return gaugeError{Error: err.Error()}
 	}

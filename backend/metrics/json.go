@@ -1,9 +1,10 @@
 package metrics
 
 import (
-	"encoding/json"
 	"strings"
 	"time"
+
+	"github.com/loggate/loggate/backend/api"
 )
 
 // metricsJSONVersion is the "version" of the dump: that of the metrics-json
@@ -28,7 +29,7 @@ func (r *Registry) MarshalJSON() ([]byte, error) {
 	for _, e := range r.entries(func(string) bool { return true }) {
 		sections[e.m.typ()][e.name] = e.m.dump()
 	}
-	return json.Marshal(d)
+	return api.Marshal(d)
 }
 
 // MarshalMetric writes one metric as it appears in the dump, such as
@@ -40,7 +41,7 @@ func (r *Registry) MarshalMetric(name string) ([]byte, bool) {
 	}
 	// The per-metric shapes hold only numbers, strings and marshaled
 	// gauge values, which cannot fail to encode.
-	buf, _ := json.Marshal(m.dump())
+	buf, _ := api.Marshal(m.dump())
 	return buf, true
 }
 

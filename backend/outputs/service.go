@@ -80,7 +80,7 @@ func (s *Service) Create(ctx context.Context, req CreateRequest, creator string)
 		ID: primitive.NewObjectID().Hex(), Title: req.Title, Type: req.Type, CreatorUserID: creator,
 		CreatedAt: api.Time{Time: s.now().UTC().Truncate(time.Millisecond)}, Configuration: config, ContentPack: req.ContentPack,
 	}
-	doc, err := json.Marshal(out)
+	doc, err := api.Marshal(out)
 	if err != nil {
 		return Summary{}, err
 	}

@@ -30,7 +30,7 @@ func (s *Service) Update(ctx context.Context, id string, delta map[string]json.R
 			return nil, err
 		}
 		updated = out
-		return json.Marshal(out)
+		return api.Marshal(out)
 	})
 	if errors.Is(err, store.ErrNotFound) {
 		return Summary{}, notFound(id)

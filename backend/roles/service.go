@@ -181,7 +181,7 @@ func (s *Service) Create(ctx context.Context, r Role, builtin bool) (Role, error
 	r.ReadOnly = builtin
 	r.ID = primitive.NewObjectID().Hex()
 	r.NameLower = strings.ToLower(r.Name)
-	doc, err := json.Marshal(r)
+	doc, err := api.Marshal(r)
 	if err != nil {
 		return Role{}, err
 	}
@@ -204,7 +204,7 @@ func (s *Service) Update(ctx context.Context, r Role) error {
 
 func (s *Service) put(ctx context.Context, r Role) error {
 	r.NameLower = strings.ToLower(r.Name)
-	doc, err := json.Marshal(r)
+	doc, err := api.Marshal(r)
 	if err != nil {
 		return err
 	}

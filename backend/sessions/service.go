@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/loggate/loggate/auth"
+	"github.com/loggate/loggate/backend/api"
 	"github.com/loggate/loggate/backend/lastuse"
 	"github.com/loggate/loggate/backend/store"
 )
@@ -71,7 +72,7 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, host, clientAdd
 		ID: id, UserID: p.UserID, Username: p.Username, LastAccess: s.now().UTC().Truncate(time.Millisecond),
 		TimeoutMs: p.SessionTimeout.Milliseconds(), Host: host, ClientAddress: clientAddress,
 	}
-	doc, err := json.Marshal(rec)
+	doc, err := api.Marshal(rec)
 	if err != nil {
 		return auth.SessionRecord{}, err
 	}

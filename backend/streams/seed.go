@@ -2,7 +2,6 @@ package streams
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -88,7 +87,7 @@ func (s *Service) missing(ctx context.Context, id string) (bool, error) {
 // seedOne stores a built-in stream. Another node starting at the same time
 // may have stored it first, which is as good.
 func (s *Service) seedOne(ctx context.Context, st *Stream) error {
-	doc, err := json.Marshal(st)
+	doc, err := api.Marshal(st)
 	if err != nil {
 		return fmt.Errorf("encode stream %s: %w", st.ID, err)
 	}

@@ -2,7 +2,6 @@ package streams
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -168,7 +167,7 @@ func (s *Service) insert(ctx context.Context, st *Stream) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st.derive()
-	doc, err := json.Marshal(st)
+	doc, err := api.Marshal(st)
 	if err != nil {
 		return fmt.Errorf("encode stream: %w", err)
 	}
@@ -205,7 +204,7 @@ func (s *Service) modify(ctx context.Context, id string, fn func(*Stream) error)
 			return nil, err
 		}
 		out = st
-		return json.Marshal(st)
+		return api.Marshal(st)
 	})
 	var answer *api.Error
 	switch {

@@ -14,6 +14,7 @@ import (
 	"go.mongodb.org/mongo-driver/bson/primitive"
 
 	"github.com/loggate/loggate/auth"
+	"github.com/loggate/loggate/backend/api"
 	"github.com/loggate/loggate/backend/lastuse"
 	"github.com/loggate/loggate/backend/store"
 )
@@ -98,7 +99,7 @@ func (s *Service) Create(ctx context.Context, userID, name, release string) (Tok
 			ID: primitive.NewObjectID().Hex(), UserID: userID, Name: name,
 			Lookup: s.keys.TokenLookup(value), Sealed: sealed, LastAccess: time.Unix(0, 0).UTC(), Release: release,
 		}
-		doc, err := json.Marshal(rec)
+		doc, err := api.Marshal(rec)
 		if err != nil {
 			return Token{}, err
 		}
@@ -187,7 +188,7 @@ func (s *Service) Pin(ctx context.Context, userID, tokenID, release string) (Tok
 			return nil, store.ErrNotFound
 		}
 		rec.Release = release
-		return json.Marshal(rec)
+		return api.Marshal(rec)
 	})
 	if err != nil {
 		return Token{}, err

@@ -7,7 +7,6 @@ package upstream
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net"
@@ -238,5 +237,5 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 }
 
 func jsonError(msg string) ([]byte, error) {
-	return json.Marshal(api.ErrorBody{Type: "ApiError", Message: msg})
+	return api.Marshal(api.ErrorBody{Type: "ApiError", Message: msg})
 }

@@ -38,7 +38,7 @@ func (h *Handler) Routes() []api.Route {
 		{Method: "POST", Path: "/users", Summary: "Create a new user account", Permission: "users:create", Handler: h.create},
 		{Method: "GET", Path: "/users/id/{userId}", Summary: "Get user details by userId", Permission: "users:edit:{username}", Handler: h.getByID},
 		{Method: "DELETE", Path: "/users/id/{userId}", Summary: "Removes a user account by userId", Permission: "users:edit", Handler: h.deleteByID},
-		{Method: "GET", Path: "/users/{username}", Summary: "Get user details by username", Permission: "users:edit:{username}", Handler: h.getByName},
+		{Method: "GET", Path: "/users/{username}", Summary: "Get user details by username (deprecated: use /users/id/{userId})", Permission: "users:edit:{username}", Successor: "/users/id/{userId}", Handler: h.getByName},
 		{Method: "PUT", Path: "/users/{userId}", Summary: "Modify user details", Permission: "users:edit:{username}", Handler: h.update},
 		{Method: "DELETE", Path: "/users/{username}", Summary: "Removes a user account", Permission: "users:edit", Handler: h.deleteByName},
 		{Method: "PUT", Path: "/users/{userId}/password", Summary: "Update the password for a user", Permission: "users:passwordchange:{username}", Handler: h.changePassword},
@@ -152,6 +152,7 @@ func (h *Handler) writeSummary(w http.ResponseWriter, r *http.Request, u *User) 
 
 func (h *Handler) getByName(w http.ResponseWriter, r *http.Request) error {
 	name := api.Var(r, "username")
+	api.SuccessorLink(w, r, "") // named below, once the user's id is known
 	// Graylog checks before the lookup, so the answer does not reveal
 	// whether the user exists.
 	if err := auth.RequireMsg(r.Context(), "users:edit:"+name, "Not allowed to view user "+name); err != nil {
@@ -161,6 +162,7 @@ func (h *Handler) getByName(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	api.SuccessorLink(w, r, "/users/id/"+url.PathEscape(u.ID))
 	return h.writeSummary(w, r, u)
 }
 

@@ -157,7 +157,7 @@ func (s *Service) Create(ctx context.Context, u *User) error {
 	if u.AccountStatus == "" {
 		u.AccountStatus = StatusEnabled
 	}
-	doc, err := json.Marshal(u)
+	doc, err := api.Marshal(u)
 	if err != nil {
 		return err
 	}
@@ -189,7 +189,7 @@ func (s *Service) Update(ctx context.Context, id string, fn func(*User) error) e
 		if err := fn(u); err != nil {
 			return nil, err
 		}
-		return json.Marshal(u)
+		return api.Marshal(u)
 	})
 	if err != nil {
 		return err

@@ -48,7 +48,7 @@ func (s *Service) Create(ctx context.Context, v View, owner string) (View, error
 	// Milliseconds, as the JSON has them, so the view returned now equals
 	// the view read back later.
 	v.CreatedAt = api.Time{Time: s.now().UTC().Truncate(time.Millisecond)}
-	doc, err := json.Marshal(v)
+	doc, err := api.Marshal(v)
 	if err != nil {
 		return View{}, fmt.Errorf("encode view: %w", err)
 	}
@@ -70,7 +70,7 @@ func (s *Service) Update(ctx context.Context, id string, v View) (View, error) {
 		}
 		out = v
 		out.ID, out.Owner, out.CreatedAt = id, old.Owner, old.CreatedAt
-		return json.Marshal(out)
+		return api.Marshal(out)
 	})
 	if err != nil {
 		return View{}, fmt.Errorf("update view %s: %w", id, err)
@@ -97,7 +97,7 @@ type defaultDoc struct {
 
 // SetDefault makes the view with that id the default view.
 func (s *Service) SetDefault(ctx context.Context, id string) error {
-	doc, err := json.Marshal(defaultDoc{DefaultViewID: id})
+	doc, err := api.Marshal(defaultDoc{DefaultViewID: id})
 	if err != nil {
 		return fmt.Errorf("encode default view: %w", err)
 	}

@@ -30,6 +30,11 @@ func TestAccessLogAndReport(t *testing.T) {
 	}
 	h.Do("DELETE", "/users/GM/tokens/"+pinned.Get("token").String(), nil, user, nodetest.Header("User-Agent", "cleanup.sh")).Want(t, http.StatusNoContent)
 	h.Do("GET", "/cluster", nil, nodetest.AsRoot(), nodetest.Header("User-Agent", "modern")).Want(t, http.StatusOK)
+	// A path 4.0 removed, on the default release: served, but it says so.
+	old := h.Do("GET", "/count/total", nil, nodetest.AsRoot(), nodetest.Header("User-Agent", "dashing/1")).Want(t, http.StatusOK)
+	if w := old.Header.Get("Warning"); w != `299 loggate "/count/total was removed in 4.0; served as release 3.3"` {
+		t.Errorf("GET /count/total: Warning %q", w)
+	}
 	h.Stop() // flushes and closes the log
 
 	raw, err := os.ReadFile(path)
@@ -54,8 +59,11 @@ func TestAccessLogAndReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Clients) != 2 {
+	if len(s.Clients) != 3 {
 		t.Fatalf("clients %+v", s.Clients)
+	}
+	if c := s.Clients[2]; c.UserAgent != "dashing/1" || c.Removed != 1 || s.Removed["GET /count/total"] != 1 {
+		t.Errorf("client of a removed path: %+v; removed %v", c, s.Removed)
 	}
 	icinga := s.Clients[0]
 	if icinga.UserAgent != "icinga2/2.11" || icinga.Requests != 3 || icinga.Release != "2.4" || icinga.Source != "token" ||

@@ -1,9 +1,7 @@
 package node
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/loggate/loggate/backend/api"
@@ -87,14 +85,11 @@ func (l legacyLDAP) Test(ctx context.Context, body []byte) ([]byte, error) {
 	return marshal(res)
 }
 
-// marshal writes JSON as Jackson does, without escaping <, > and &, which
-// search patterns are full of.
+// marshal writes JSON as Jackson does (api.Marshal), wrapping its error.
 func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := api.Marshal(v)
+	if err != nil {
 		return nil, fmt.Errorf("legacy ldap: %w", err)
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	return b, nil
 }

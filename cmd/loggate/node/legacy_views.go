@@ -2,9 +2,9 @@ package node
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
+	"github.com/loggate/loggate/backend/api"
 	"github.com/loggate/loggate/backend/legacyviews"
 	"github.com/loggate/loggate/compat"
 )
@@ -26,7 +26,7 @@ func encodeLegacy(v any, err error) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := json.Marshal(v)
+	b, err := api.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("encode legacy response: %w", err)
 	}

@@ -257,7 +257,8 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 	n.openNotices(o.Now)
 	local := slices.Concat(n.Levels.Routes(), n.Metrics.Routes(), n.Messages.Journal.Routes())
 	roleHandler := roles.NewHandler(n.Roles, n.Users)
-	browser := apibrowser.New(func() []api.Route { return n.Router.Routes() })
+	// The browser documents the routes only compatibility serves too.
+	browser := apibrowser.New(func() []api.Route { return n.Router.Routes() }).WithCompat(compat.Documented(compat.All(compat.Deps{})))
 	var routes []api.Route
 	for _, rs := range [][]api.Route{
 		system.NewHandler(n.Info, o.Now).SetRegistry(n.Nodes).Routes(),

@@ -202,3 +202,41 @@ func TestDeprecatedListings(t *testing.T) {
 		t.Error("a current listing says it is deprecated")
 	}
 }
+
+// Deprecated routes whose successor has path values name it by its URI;
+// clients of a release without the successor are not pointed at it.
+func TestDeprecationSuccessors(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	jane := h.CreateUser("jane", "secret123")
+	is := h.Do("GET", "/system/indices/index_sets", nil, root).Get(`index_sets.#(default==true).id`).String()
+	link := func(path string) string { return "<" + h.URL + path + `>; rel="successor-version"` }
+	for _, c := range []struct {
+		release, method, path string
+		status                int
+		deprecated            bool
+		link                  string
+	}{
+		{"", "GET", "/users/jane", 200, true, link("/users/id/" + jane)},
+		{"", "GET", "/users/nobody", 404, true, ""},
+		{"", "GET", "/system/deflector", 200, true, link("/system/deflector/" + is)},
+		{"", "POST", "/system/deflector/cycle", 204, true, link("/system/deflector/" + is + "/cycle")},
+		{"", "POST", "/cluster/deflector/cycle", 204, true, link("/cluster/deflector/" + is + "/cycle")},
+		{"4.0", "GET", "/streams", 200, true, link("/streams/paginated")},
+		// 3.3 had no /streams/paginated, /users/paginated, /users/id/…
+		{"3.3", "GET", "/streams", 200, false, ""},
+		{"3.3", "GET", "/users", 200, false, ""},
+		{"3.3", "GET", "/system/grok", 200, false, ""},
+		{"3.3", "GET", "/users/jane", 200, false, ""},
+		{"3.3", "GET", "/system/cluster/stats", 200, true, ""},
+		// Index sets, and their deflectors, came with 2.2.
+		{"2.1", "GET", "/system/deflector", 200, false, ""},
+		{"2.2", "GET", "/system/deflector", 200, true, link("/system/deflector/" + is)},
+	} {
+		r := h.Do(c.method, c.path, nil, root, nodetest.Header("X-API-Version", c.release)).Want(t, c.status)
+		if got := r.Header.Get("Deprecation") == "true"; got != c.deprecated || r.Header.Get("Link") != c.link {
+			t.Errorf("%s %s as %q: Deprecation %q, Link %q; want deprecated %v, Link %q",
+				c.method, c.path, c.release, r.Header.Get("Deprecation"), r.Header.Get("Link"), c.deprecated, c.link)
+		}
+	}
+}

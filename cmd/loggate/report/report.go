@@ -32,6 +32,7 @@ type Usage struct {
 	Requests    int
 	First, Last time.Time
 	Changes     map[string]int // version change → requests that needed it
+	Removed     int            // requests for routes the newest release no longer has
 }
 
 // Summary is the report: the clients that needed compatibility, most
@@ -40,12 +41,15 @@ type Summary struct {
 	Clients []*Usage
 	Read    int
 	Skipped int // lines that were not access entries
+	// Removed counts the calls of each route the newest release no longer
+	// has ("GET /legacy/dashboards"), which only compatibility still serves.
+	Removed map[string]int
 }
 
 // Read aggregates access log lines. An entry counts when its client spoke
 // a release older than the newest or a version change was applied to it.
 func Read(r io.Reader, since time.Time) (Summary, error) {
-	var s Summary
+	s := Summary{Removed: map[string]int{}}
 	byClient := map[Client]*Usage{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
@@ -60,7 +64,7 @@ func Read(r io.Reader, since time.Time) (Summary, error) {
 			continue
 		}
 		rel, err := compat.ParseRelease(e.Release)
-		if (err != nil || !rel.Before(compat.Latest)) && len(e.Changes) == 0 {
+		if (err != nil || !rel.Before(compat.Latest)) && len(e.Changes) == 0 && len(e.Removed) == 0 {
 			continue
 		}
 		c := Client{User: e.User, TokenID: e.TokenID, UserAgent: e.UserAgent, Release: e.Release, Source: e.ReleaseSource}
@@ -74,6 +78,12 @@ func Read(r io.Reader, since time.Time) (Summary, error) {
 		u.First, u.Last = minTime(u.First, e.Time), maxTime(u.Last, e.Time)
 		for _, ch := range e.Changes {
 			u.Changes[ch]++
+		}
+		if len(e.Removed) > 0 {
+			u.Removed++
+		}
+		for _, route := range e.Removed {
+			s.Removed[route]++
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -104,13 +114,16 @@ func (s Summary) Write(w io.Writer) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "REQUESTS\tRELEASE\tFROM\tUSER\tTOKEN\tUSER AGENT\tLAST SEEN\tNEEDED")
+	fmt.Fprintln(tw, "REQUESTS\tREMOVED\tRELEASE\tFROM\tUSER\tTOKEN\tUSER AGENT\tLAST SEEN\tNEEDED")
 	for _, u := range s.Clients {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", u.Requests, dash(u.Release), dash(u.Source), dash(u.User),
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", u.Requests, u.Removed, dash(u.Release), dash(u.Source), dash(u.User),
 			dash(u.TokenID), dash(u.UserAgent), u.Last.UTC().Format(time.RFC3339), changes(u.Changes))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if len(s.Removed) > 0 {
+		fmt.Fprintf(w, "\nRoutes removed in %s and still called (served by compatibility): %s\n", compat.Latest, byUse(s.Removed))
 	}
 	_, err := fmt.Fprintf(w, "\n%d of %d requests came from %d clients that need compatibility.\n", total(s.Clients), s.Read, len(s.Clients))
 	return err
@@ -136,6 +149,11 @@ func changes(m map[string]int) string {
 	if len(m) == 0 {
 		return "(release only)"
 	}
+	return byUse(m)
+}
+
+// byUse lists counted names, most used first, as "name ×n; …".
+func byUse(m map[string]int) string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

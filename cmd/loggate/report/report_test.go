@@ -12,6 +12,7 @@ const sample = `{"time":"2026-11-20T10:00:00Z","method":"GET","path":"/api/users
 {"time":"2026-11-20T12:00:00Z","method":"GET","path":"/api/cluster","status":200,"release":"4.0","release_source":"default","user":"admin"}
 {"time":"2026-11-20T12:30:00Z","method":"PUT","path":"/api/users/jane/password","status":204,"release":"4.0","release_source":"default","user":"jane","user_agent":"curl/8","changes":["4.0 PUT /users/{user}/password"]}
 {"time":"2026-11-21T09:00:00Z","method":"GET","path":"/api/streams","status":200,"release":"1.3","release_source":"listener","user":"old","user_agent":"grafana"}
+{"time":"2026-11-20T13:00:00Z","method":"GET","path":"/api/legacy/dashboards","status":200,"release":"4.0","release_source":"default","user":"wall","user_agent":"dashing/1","changes":["4.0 GET /legacy/dashboards"],"removed":["GET /legacy/dashboards"]}
 not json at all
 `
 
@@ -20,7 +21,7 @@ func TestRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Read != 5 || s.Skipped != 1 || len(s.Clients) != 3 {
+	if s.Read != 6 || s.Skipped != 1 || len(s.Clients) != 4 {
 		t.Fatalf("read %d, skipped %d, %d clients: %+v", s.Read, s.Skipped, len(s.Clients), s.Clients)
 	}
 	top := s.Clients[0]
@@ -32,7 +33,11 @@ func TestRead(t *testing.T) {
 	if err := s.Write(&out); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"icinga/2", "curl/8", "grafana", "(release only)", "4 of 5 requests came from 3 clients"} {
+	if s.Removed["GET /legacy/dashboards"] != 1 || s.Clients[3].User != "wall" || s.Clients[3].Removed != 1 {
+		t.Errorf("removed routes: %v, client %+v", s.Removed, s.Clients[3])
+	}
+	for _, want := range []string{"icinga/2", "curl/8", "grafana", "dashing/1", "(release only)", "5 of 6 requests came from 4 clients",
+		"Routes removed in 4.0 and still called (served by compatibility): GET /legacy/dashboards ×1"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, out.String())
 		}
