@@ -72,6 +72,9 @@ type Node struct {
 	// Messages is the message pipeline: journal, processing, inputs,
 	// message store and search.
 	Messages Messages
+	// System are the system resources of the web interface's overview,
+	// nodes and configuration pages.
+	System SystemResources
 
 	// GeneratedRootPassword is set on the first start without
 	// root_password_sha2: the password to print once. Only its hash is kept.
@@ -237,6 +240,10 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 	if err != nil {
 		return nil, err
 	}
+	systemRoutes, err := n.systemResources(ctx, st, o.Now)
+	if err != nil {
+		return nil, err
+	}
 	local := slices.Concat(n.Levels.Routes(), n.Metrics.Routes(), n.Messages.Journal.Routes())
 	roleHandler := roles.NewHandler(n.Roles, n.Users)
 	browser := apibrowser.New(func() []api.Route { return n.Router.Routes() })
@@ -256,10 +263,12 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 		local,
 		config,
 		messageRoutes,
+		systemRoutes,
 		browser.Routes(),
 	} {
 		routes = append(routes, rs...)
 	}
+	routes = append(routes, n.clusterSystemRoutes(routes)...)
 	var accessLog io.Writer
 	if cfg.AccessLog != "" {
 		f, err := os.OpenFile(cfg.AccessLog, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
@@ -448,6 +457,7 @@ func (n *Node) Background(ctx context.Context) (wait func()) {
 		wg.Go(func() { n.Sessions.Run(ctx, 500*time.Millisecond, 5*time.Minute) })
 	}
 	n.runMessages(ctx, &wg)
+	n.runTraffic(ctx, &wg)
 	return wg.Wait
 }
 
