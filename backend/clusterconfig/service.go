@@ -11,11 +11,14 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/loggate/loggate/backend/api"
 	"github.com/loggate/loggate/backend/store"
 )
 
+// collection is Graylog's cluster_config collection, which other resources
+// (grok patterns, authentication services, the cluster id) share.
 const collection = "cluster_config"
 
 // ErrUnknownClass is answered for a class Graylog 4.0 does not have.
@@ -51,16 +54,27 @@ func known(class string) (classInfo, error) {
 }
 
 // Get returns the stored document of a class, or nil when nothing is stored.
+// Classes other resources keep in the collection (the trusted header
+// settings, migration records) are read as stored, as Graylog reads every
+// class it has.
 func (s *Service) Get(ctx context.Context, class string) (json.RawMessage, error) {
-	if _, err := known(class); err != nil {
+	_, unknown := known(class)
+	doc, err := s.st.Get(ctx, collection, class)
+	switch {
+	case errors.Is(err, store.ErrNotFound) || err == nil && !isClass(class):
+		if unknown != nil {
+			return nil, unknown
+		}
+		return nil, nil
+	case err != nil:
 		return nil, err
 	}
-	doc, err := s.st.Get(ctx, collection, class)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil
-	}
-	return doc, err
+	return doc, nil
 }
+
+// isClass tells the documents stored under a class name from loggate's own
+// records in the collection (the cluster id).
+func isClass(id string) bool { return strings.Contains(id, ".") }
 
 // Put stores a class's document and returns what was stored: the body
 // read the way Graylog's class reads it (unknown properties dropped, missing
@@ -92,11 +106,14 @@ func (s *Service) Delete(ctx context.Context, class string) error {
 	return nil
 }
 
-// Classes returns the names of the classes that have a stored document.
+// Classes returns the names of the classes that have a stored document,
+// those of other resources included.
 func (s *Service) Classes(ctx context.Context) ([]string, error) {
 	out := []string{}
 	err := s.st.List(ctx, collection, func(id string, _ []byte) error {
-		out = append(out, id)
+		if isClass(id) {
+			out = append(out, id)
+		}
 		return nil
 	})
 	slices.Sort(out)

@@ -51,6 +51,15 @@ func TestClusterConfig(t *testing.T) {
 	if !strings.Contains(classes, clusterconfig.GeoIPClass) || !strings.Contains(classes, clusterconfig.SearchesClass) || strings.Contains(classes, clusterconfig.EventsClass) {
 		t.Errorf("classes = %s", classes)
 	}
+	// Classes other resources keep in the collection are listed and read
+	// as stored, as Graylog reads every class it has; loggate's own
+	// records are not classes.
+	grokMigration := "org.graylog2.migrations.V20180924111644_AddDefaultGrokPatterns.MigrationCompleted"
+	if !strings.Contains(classes, grokMigration) || strings.Contains(classes, `"cluster_id"`) {
+		t.Errorf("classes = %s", classes)
+	}
+	h.Do("GET", path+grokMigration, nil, root).Want(t, http.StatusOK)
+	h.Do("GET", path+"cluster_id", nil, root).Want(t, http.StatusNotFound)
 
 	h.Restart()
 	if got := h.Do("GET", path+clusterconfig.SearchesClass, nil, root).Want(t, http.StatusOK); got.Get("query_time_range_limit").String() != "P30D" || got.Get("analysis_disabled_fields.#").Int() != 2 {
