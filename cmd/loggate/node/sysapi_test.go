@@ -426,3 +426,21 @@ func createUnprivileged(t *testing.T, h *nodetest.Harness) {
 	h.Do("POST", "/roles", map[string]any{"name": "streams only", "permissions": []string{"streams:read"}}, nodetest.AsRoot()).Want(t, http.StatusCreated)
 	h.CreateUser("nobody", "nobodypass1", "streams only")
 }
+
+// The new system routes are documented: the OpenAPI description lists
+// them (it is generated from the route table).
+func TestSystemRoutesDocumented(t *testing.T) {
+	h := nodetest.Start(t)
+	doc := h.Do("GET", "/api-browser/openapi.json", nil).Want(t, http.StatusOK)
+	for _, p := range []string{
+		"/search/decorators", "/search/decorators/available", "/search/decorators/{decoratorId}",
+		"/system/cluster_config", "/system/cluster_config/{configClass}", "/system/messageprocessors/config",
+		"/system/urlwhitelist", "/system/urlwhitelist/check", "/system/gettingstarted", "/system/gettingstarted/dismiss",
+		"/system/locales", "/system/jvm", "/cluster/{nodeId}/jvm", "/cluster/{nodeId}/plugins", "/system/cluster/traffic",
+		"/system/jobs", "/cluster/jobs", "/cluster/inputstates", "/authz/shares/user/{userId}",
+	} {
+		if !doc.Get("paths").Get(strings.ReplaceAll(p, ".", `\.`)).Exists() {
+			t.Errorf("%s is not in openapi.json", p)
+		}
+	}
+}
