@@ -70,3 +70,23 @@ func FuzzClassRead(f *testing.F) {
 		}
 	})
 }
+
+func TestRegexForTemplate(t *testing.T) {
+	re := RegexForTemplate("https://hooks.example.org/${key}?a=1&b=${value}")
+	if want := `^\Qhttps://hooks.example.org/\E.*?\Q?a=1&b=\E.*?\Q\E$`; re != want {
+		t.Fatalf("regex %s, want %s", re, want)
+	}
+	w := Whitelist{Entries: []WhitelistEntry{{ID: "1", Type: "regex", Value: re}}}
+	if err := w.validate(); err != nil {
+		t.Fatal(err)
+	}
+	for url, want := range map[string]bool{
+		"https://hooks.example.org/abc?a=1&b=x": true,
+		"https://hooksXexample.org/abc?a=1&b=x": false, // the dot is literal
+		"https://hooks.example.org/abc?a=2&b=x": false,
+	} {
+		if got := w.Permits(url); got != want {
+			t.Errorf("%s: %v, want %v", url, got, want)
+		}
+	}
+}

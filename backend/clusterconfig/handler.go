@@ -46,6 +46,8 @@ func (h *Handler) Routes() []api.Route {
 			Permission: "urlwhitelist:write", Body: whitelistBody, Handler: h.setWhitelist},
 		{Method: "POST", Path: "/system/urlwhitelist/check", Summary: "Check if a url is whitelisted",
 			Body: `{"url":"https://hooks.example.org/alert"}`, Handler: h.check},
+		{Method: "POST", Path: "/system/urlwhitelist/generate_regex", Summary: "Generates a regex that can be used as a value for a whitelist entry",
+			Body: `{"url_template":"https://hooks.example.org/${key}"}`, Handler: h.generateRegex},
 		{Method: "GET", Path: "/system/gettingstarted", Summary: "Check whether to display the Getting started guide for this version", Handler: h.gettingStarted},
 		{Method: "POST", Path: "/system/gettingstarted/dismiss", Summary: "Dismiss auto-showing getting started guide for this version", Handler: h.dismiss},
 	}
@@ -156,6 +158,20 @@ func (h *Handler) check(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	api.WriteJSON(w, http.StatusOK, map[string]any{"url": in.URL, "is_whitelisted": wl.Permits(in.URL)})
+	return nil
+}
+
+func (h *Handler) generateRegex(w http.ResponseWriter, r *http.Request) error {
+	var in struct {
+		URLTemplate string `json:"url_template"`
+	}
+	if err := api.Decode(r, &in, false); err != nil {
+		return err
+	}
+	if in.URLTemplate == "" {
+		return api.Invalidf("url_template", "must not be empty")
+	}
+	api.WriteJSON(w, http.StatusOK, map[string]string{"regex": RegexForTemplate(in.URLTemplate)})
 	return nil
 }
 

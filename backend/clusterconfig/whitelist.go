@@ -103,3 +103,15 @@ func (s *Service) SetWhitelist(ctx context.Context, w Whitelist) error {
 func invalid(err error) error {
 	return api.Wrap(api.Invalid, "Invalid URL whitelist: "+err.Error(), err)
 }
+
+// templateVar is a placeholder of a URL template, ${name}.
+var templateVar = regexp.MustCompile(`\$\{[^}]+\}`)
+
+// RegexForTemplate is Graylog's RegexHelper.createRegexForUrlTemplate: a
+// regex entry matching the URLs a template (an HTTP notification's or a
+// lookup adapter's URL with ${placeholders}) produces — the text quoted,
+// each placeholder any text.
+func RegexForTemplate(template string) string {
+	quoted := templateVar.ReplaceAllLiteralString(template, `\E.*?\Q`)
+	return `^\Q` + quoted + `\E$`
+}

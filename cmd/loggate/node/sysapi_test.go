@@ -174,6 +174,10 @@ func TestURLWhitelist(t *testing.T) {
 			t.Errorf("%s: %d %s", name, r.Status, r.Body)
 		}
 	}
+	gen := h.Do("POST", "/system/urlwhitelist/generate_regex", map[string]string{"url_template": "https://c.example.org/${id}"}, carol).Want(t, http.StatusOK)
+	if got := gen.Get("regex").String(); got != `^\Qhttps://c.example.org/\E.*?\Q\E$` {
+		t.Errorf("generated regex %s", got)
+	}
 	h.Do("GET", "/system/urlwhitelist", nil, carol).Want(t, http.StatusForbidden)
 	h.Do("PUT", "/system/urlwhitelist", map[string]any{"entries": []any{}, "disabled": true}, root).Want(t, http.StatusNoContent)
 	if !h.Do("POST", "/system/urlwhitelist/check", map[string]string{"url": "https://c.example.org/"}, carol).Want(t, http.StatusOK).Get("is_whitelisted").Bool() {
@@ -435,7 +439,7 @@ func TestSystemRoutesDocumented(t *testing.T) {
 	for _, p := range []string{
 		"/search/decorators", "/search/decorators/available", "/search/decorators/{decoratorId}",
 		"/system/cluster_config", "/system/cluster_config/{configClass}", "/system/messageprocessors/config",
-		"/system/urlwhitelist", "/system/urlwhitelist/check", "/system/gettingstarted", "/system/gettingstarted/dismiss",
+		"/system/urlwhitelist", "/system/urlwhitelist/check", "/system/urlwhitelist/generate_regex", "/system/gettingstarted", "/system/gettingstarted/dismiss",
 		"/system/locales", "/system/jvm", "/cluster/{nodeId}/jvm", "/cluster/{nodeId}/plugins", "/system/cluster/traffic",
 		"/system/jobs", "/cluster/jobs", "/cluster/inputstates", "/authz/shares/user/{userId}",
 	} {
