@@ -17,6 +17,8 @@ func TestParsePage(t *testing.T) {
 	}{
 		{"", api.Page{Page: 1, PerPage: 50, Sort: "title", Order: "asc"}},
 		{"page=3&per_page=10&sort=id&order=DESC&query=x", api.Page{Page: 3, PerPage: 10, Query: "x", Sort: "id", Order: "desc"}},
+		// Graylog 4.0's web interface asks for every role with per_page=0.
+		{"page=1&per_page=0", api.Page{Page: 1, PerPage: 0, Sort: "title", Order: "asc"}},
 	}
 	for _, c := range ok {
 		got, err := api.ParsePage(httptest.NewRequest("GET", "/?"+c.query, nil), "title", "title", "id")
@@ -24,7 +26,7 @@ func TestParsePage(t *testing.T) {
 			t.Errorf("%q: %+v, %v; want %+v", c.query, got, err, c.want)
 		}
 	}
-	for _, bad := range []string{"page=0", "page=-1", "page=x", "per_page=0", "per_page=1.5", "sort=secret", "order=sideways"} {
+	for _, bad := range []string{"page=0", "page=-1", "page=x", "per_page=-1", "per_page=1.5", "sort=secret", "order=sideways"} {
 		_, err := api.ParsePage(httptest.NewRequest("GET", "/?"+bad, nil), "title", "title", "id")
 		if api.ErrorCode(err) != api.Invalid {
 			t.Errorf("%q: %v, want a 400", bad, err)

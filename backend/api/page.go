@@ -11,7 +11,10 @@ import (
 // Page is a parsed request for one page of a listing: Graylog's page,
 // per_page, query, sort and order parameters.
 type Page struct {
-	Page    int // 1-based
+	Page int // 1-based
+	// PerPage is the page size; 0 means every item on one page, as
+	// Graylog 4.0's paginated listings read per_page=0 (a limit of 0 is
+	// no limit, and the skip per_page*(page-1) is 0).
 	PerPage int
 	Query   string
 	Sort    string
@@ -22,9 +25,10 @@ type Page struct {
 func (p Page) Desc() bool { return p.Order == "desc" }
 
 // ParsePage reads the pagination parameters of r. Defaults follow Graylog
-// (page 1, per_page 50, order asc, the given sort field). Values Graylog
-// would misread — a page below 1, per_page below 1, a sort field the listing
-// does not have, an order that is neither asc nor desc — are a 400.
+// (page 1, per_page 50, order asc, the given sort field; per_page 0 for
+// all). Values Graylog would misread — a page below 1, a negative per_page,
+// a sort field the listing does not have, an order that is neither asc nor
+// desc — are a 400.
 func ParsePage(r *http.Request, defaultSort string, sortable ...string) (Page, error) {
 	q := r.URL.Query()
 	p := Page{Page: 1, PerPage: 50, Query: q.Get("query"), Sort: defaultSort, Order: "asc"}
@@ -32,7 +36,7 @@ func ParsePage(r *http.Request, defaultSort string, sortable ...string) (Page, e
 	if p.Page, err = positive(q, "page", 1); err != nil {
 		return Page{}, err
 	}
-	if p.PerPage, err = positive(q, "per_page", 50); err != nil {
+	if p.PerPage, err = atLeast(q, "per_page", 0, 50); err != nil {
 		return Page{}, err
 	}
 	if s := q.Get("sort"); s != "" {
@@ -51,6 +55,10 @@ func ParsePage(r *http.Request, defaultSort string, sortable ...string) (Page, e
 }
 
 func positive(q map[string][]string, name string, def int) (int, error) {
+	return atLeast(q, name, 1, def)
+}
+
+func atLeast(q map[string][]string, name string, least, def int) (int, error) {
 	v := ""
 	if vs := q[name]; len(vs) > 0 {
 		v = vs[0]
@@ -59,15 +67,19 @@ func positive(q map[string][]string, name string, def int) (int, error) {
 		return def, nil
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 {
-		return 0, Errorf(Invalid, "Invalid %s %q; it must be a whole number of at least 1", name, v)
+	if err != nil || n < least {
+		return 0, Errorf(Invalid, "Invalid %s %q; it must be a whole number of at least %d", name, v, least)
 	}
 	return n, nil
 }
 
 // Slice returns the items of page p from a sorted, filtered listing. Pages
-// past the end, however large the numbers, are empty.
+// past the end, however large the numbers, are empty; per_page 0 is every
+// item, whatever the page.
 func Slice[T any](items []T, p Page) []T {
+	if p.PerPage == 0 {
+		return items
+	}
 	if p.Page < 1 || p.PerPage < 1 || len(items) == 0 || p.Page-1 > (len(items)-1)/p.PerPage {
 		return items[:0]
 	}

@@ -34,6 +34,7 @@ func TestPageOf(t *testing.T) {
 		{"second page", Page{Page: 2, PerPage: 3, Sort: "name", Order: "asc"}, "", []string{"gamma"}, 4},
 		{"filtered, total counts matches", Page{Page: 1, PerPage: 1, Sort: "name", Order: "asc"}, "desc:x", []string{"beta"}, 2},
 		{"past the end", Page{Page: 9, PerPage: 10, Sort: "name", Order: "asc"}, "", []string{}, 4},
+		{"per_page 0: all, whatever the page", Page{Page: 3, PerPage: 0, Sort: "name", Order: "asc"}, "", []string{"Alpha", "alpha", "beta", "gamma"}, 4},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

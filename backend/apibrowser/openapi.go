@@ -192,10 +192,12 @@ func openAPIOperation(op *operationInfo) *operation {
 // querySchema types the parameters of api.ParsePage, which refuses anything
 // else; every other query parameter is read as a string.
 func querySchema(name string) schema {
-	one := 1
+	zero, one := 0, 1
 	switch name {
-	case "page", "per_page":
+	case "page":
 		return schema{Type: "integer", Minimum: &one}
+	case "per_page": // 0: every item
+		return schema{Type: "integer", Minimum: &zero}
 	case "order":
 		return schema{Type: "string", Enum: []string{"asc", "desc"}}
 	}

@@ -179,8 +179,11 @@ func TestOpenAPIParameterSchemas(t *testing.T) {
 	for _, p := range doc.Paths["/users/paginated"]["get"].Parameters {
 		params[p.Name] = p
 	}
-	if p := params["per_page"]; p.Schema.Type != "integer" || p.Schema.Minimum == nil || *p.Schema.Minimum != 1 {
-		t.Errorf("per_page schema %+v, want an integer of at least 1", p.Schema)
+	if p := params["per_page"]; p.Schema.Type != "integer" || p.Schema.Minimum == nil || *p.Schema.Minimum != 0 {
+		t.Errorf("per_page schema %+v, want an integer of at least 0 (0: all)", p.Schema)
+	}
+	if p := params["page"]; p.Schema.Type != "integer" || p.Schema.Minimum == nil || *p.Schema.Minimum != 1 {
+		t.Errorf("page schema %+v, want an integer of at least 1", p.Schema)
 	}
 	if p := params["order"]; !slices.Equal(p.Schema.Enum, []string{"asc", "desc"}) {
 		t.Errorf("order schema %+v, want asc or desc", p.Schema)

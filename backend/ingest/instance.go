@@ -35,7 +35,7 @@ func (r *Runner) newInstance(in inputs.Input, cfg config, log *slog.Logger) *ins
 		cfg:     cfg,
 		log:     log,
 		gelf:    gelf.Options{MaxDecompressed: cfg.decompressLimit, Now: r.opts.Now},
-		metrics: newInputMetrics(r.opts.Metrics, r.opts.Now, prefix),
+		metrics: newInputMetrics(r.opts.Metrics, prefix),
 		prefix:  prefix,
 	}
 	inst.setStatic(in.StaticFields)

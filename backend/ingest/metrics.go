@@ -1,9 +1,7 @@
 package ingest
 
 import (
-	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/loggate/loggate/backend/gelf"
 	"github.com/loggate/loggate/backend/metrics"
@@ -29,7 +27,7 @@ type inputMetrics struct {
 }
 
 // newInputMetrics registers the metrics every transport has.
-func newInputMetrics(reg *metrics.Registry, now func() time.Time, prefix string) *inputMetrics {
+func newInputMetrics(reg *metrics.Registry, prefix string) *inputMetrics {
 	m := &inputMetrics{
 		incoming: reg.Meter(prefix + ".incomingMessages"),
 		failures: reg.Meter(prefix + ".failures"),
@@ -37,8 +35,8 @@ func newInputMetrics(reg *metrics.Registry, now func() time.Time, prefix string)
 		empty:    reg.Counter(prefix + ".emptyMessages"),
 	}
 	reg.Gauge(prefix+".read_bytes_total", func() any { return m.readBytes.Load() })
-	rate := &byteRate{now: now, total: &m.readBytes}
-	reg.Gauge(prefix+".read_bytes_1sec", func() any { return rate.sample() })
+	// Graylog's read_bytes_1sec: bytes per second.
+	reg.RateGauge(prefix+".read_bytes_1sec", m.readBytes.Load)
 	return m
 }
 
@@ -60,34 +58,4 @@ func chunkGauges(reg *metrics.Registry, prefix string, c *gelf.Chunker) {
 	reg.Gauge(prefix+".expired-messages", stat(func(s gelf.ChunkerStats) any { return s.ExpiredMessages }))
 	reg.Gauge(prefix+".expired-chunks", stat(func(s gelf.ChunkerStats) any { return s.ExpiredChunks }))
 	reg.Gauge(prefix+".waiting-messages", stat(func(s gelf.ChunkerStats) any { return s.WaitingMessages }))
-}
-
-// byteRate is Graylog's read_bytes_1sec: bytes per second, here averaged
-// over the time since the gauge was last read (at least a second), so the
-// hot path only adds to a counter.
-type byteRate struct {
-	now   func() time.Time
-	total *atomic.Int64
-
-	mu       sync.Mutex
-	at       time.Time
-	seen     int64
-	lastRate int64
-}
-
-func (b *byteRate) sample() int64 {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	now, total := b.now(), b.total.Load()
-	if b.at.IsZero() {
-		b.at, b.seen = now, total
-		return 0
-	}
-	d := now.Sub(b.at)
-	if d < time.Second {
-		return b.lastRate
-	}
-	b.lastRate = int64(float64(total-b.seen) / d.Seconds())
-	b.at, b.seen = now, total
-	return b.lastRate
 }

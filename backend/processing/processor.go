@@ -88,6 +88,7 @@ type Processor struct {
 	opts    Options
 
 	incoming, processed, written, failures, bad *metrics.Meter
+	decodedBytes, outputBytes                   *metrics.Counter
 
 	mu    sync.Mutex
 	state State
@@ -151,6 +152,10 @@ func New(j Journal, st Store, ss Streams, sets IndexSets, opts Options) *Process
 	p.written = r.Meter("org.graylog2.throughput.output")
 	p.failures = r.Meter("org.graylog2.indexer.messages.Messages.failures")
 	p.bad = r.Meter("org.graylog2.shared.buffers.processors.ProcessBufferProcessor.decodeFailures")
+	// Graylog's traffic counters, which /system/cluster/traffic reports:
+	// bytes of the messages decoded and of those written to the store.
+	p.decodedBytes = r.Counter("org.graylog2.traffic.decoded")
+	p.outputBytes = r.Counter("org.graylog2.traffic.output")
 	return p
 }
 
@@ -332,6 +337,7 @@ func (p *Processor) batch(ctx context.Context, from uint64) (int, error) {
 	byPrefix := map[string][]messages.Message{}
 	var prefixes []string
 	msgs := make([]messages.Message, 0, len(entries))
+	var size int64
 	for _, e := range entries {
 		var m messages.Message
 		if err := m.UnmarshalBinary(e.Data); err != nil {
@@ -358,6 +364,7 @@ func (p *Processor) batch(ctx context.Context, from uint64) (int, error) {
 			prefixes = append(prefixes, def)
 		}
 		msgs = append(msgs, m)
+		size += int64(len(e.Data))
 		for _, pre := range prefixes {
 			byPrefix[pre] = append(byPrefix[pre], m)
 		}
@@ -369,6 +376,8 @@ func (p *Processor) batch(ctx context.Context, from uint64) (int, error) {
 	}
 	p.processed.Mark(int64(len(msgs)))
 	p.written.Mark(int64(len(msgs)))
+	p.decodedBytes.Inc(size)
+	p.outputBytes.Inc(size)
 	if p.opts.Forwarder != nil {
 		for i := range msgs {
 			p.opts.Forwarder.Forward(&msgs[i])

@@ -78,6 +78,9 @@ type Node struct {
 	Messages Messages
 	// Notices are the system notifications and system messages.
 	Notices Notices
+	// System are the system resources of the web interface's overview,
+	// nodes and configuration pages.
+	System SystemResources
 
 	// GeneratedRootPassword is set on the first start without
 	// root_password_sha2: the password to print once. Only its hash is kept.
@@ -255,6 +258,10 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 		return nil, err
 	}
 	n.openNotices(o.Now)
+	systemRoutes, err := n.systemResources(ctx, st, o.Now)
+	if err != nil {
+		return nil, err
+	}
 	local := slices.Concat(n.Levels.Routes(), n.Metrics.Routes(), n.Messages.Journal.Routes())
 	roleHandler := roles.NewHandler(n.Roles, n.Users)
 	// The browser documents the routes only compatibility serves too.
@@ -277,10 +284,12 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 		messageRoutes,
 		notifications.NewHandler(n.Notices.Notifications).Routes(),
 		systemmessages.NewHandler(n.Notices.Messages).Routes(),
+		systemRoutes,
 		browser.Routes(),
 	} {
 		routes = append(routes, rs...)
 	}
+	routes = append(routes, n.clusterSystemRoutes(routes)...)
 	var accessLog io.Writer
 	if cfg.AccessLog != "" {
 		f, err := os.OpenFile(cfg.AccessLog, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
@@ -470,6 +479,7 @@ func (n *Node) Background(ctx context.Context) (wait func()) {
 	}
 	n.runMessages(ctx, &wg)
 	n.watchNotices(ctx, &wg)
+	n.runTraffic(ctx, &wg)
 	return wg.Wait
 }
 

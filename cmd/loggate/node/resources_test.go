@@ -138,7 +138,7 @@ func TestClusterStats(t *testing.T) {
 func TestPaginationRefusesBadValues(t *testing.T) {
 	h := nodetest.Start(t)
 	for _, path := range []string{"/users/paginated", "/streams/paginated", "/system/grok/paginated", "/views", "/dashboards", "/search/saved"} {
-		for _, q := range []string{"per_page=0", "per_page=-1", "page=0", "page=x", "sort=nope", "order=up"} {
+		for _, q := range []string{"per_page=-1", "page=0", "page=x", "sort=nope", "order=up"} {
 			r := h.Do("GET", path+"?"+q, nil, nodetest.AsRoot())
 			if r.Status != http.StatusBadRequest || r.Get("type").String() != "ApiError" {
 				t.Errorf("GET %s?%s = %d %s; want 400 ApiError", path, q, r.Status, r.Body)
@@ -146,6 +146,30 @@ func TestPaginationRefusesBadValues(t *testing.T) {
 		}
 		// Known values work.
 		h.Do("GET", path+"?page=1&per_page=5&order=desc", nil, nodetest.AsRoot()).Want(t, http.StatusOK)
+	}
+}
+
+// per_page=0 is every item on one page, as Graylog 4.0's web interface asks
+// for the roles (/authz/roles?page=1&per_page=0) and other listings.
+func TestPaginationPerPageZeroIsAll(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	for i := range 3 {
+		h.Do("POST", "/roles", map[string]any{"name": fmt.Sprintf("role-%d", i), "permissions": []string{"streams:read"}}, root).Want(t, http.StatusCreated)
+	}
+	for _, c := range []struct{ path, items, perPage string }{
+		{"/authz/roles", "roles", "per_page"}, {"/users/paginated", "users", "per_page"},
+		{"/streams/paginated", "streams", "pagination.per_page"}, {"/system/grok/paginated", "patterns", "per_page"},
+		{"/system/authentication/services/backends", "backends", "per_page"},
+	} {
+		all := h.Do("GET", c.path+"?page=1&per_page=0", nil, root).Want(t, http.StatusOK)
+		total := all.Get("total").Int()
+		if n := all.Get(c.items + ".#").Int(); n != total || !all.Get(c.perPage).Exists() || all.Get(c.perPage).Int() != 0 {
+			t.Errorf("GET %s?per_page=0: %d of %d items, per_page %s: %s", c.path, n, total, all.Get(c.perPage).Raw, all.Body)
+		}
+		if one := h.Do("GET", c.path+"?page=1&per_page=1", nil, root).Want(t, http.StatusOK); total > 1 && one.Get(c.items+".#").Int() != 1 {
+			t.Errorf("GET %s?per_page=1: %s", c.path, one.Body)
+		}
 	}
 }
 

@@ -1,0 +1,139 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/loggate/loggate/backend/api"
+	"github.com/loggate/loggate/backend/cluster"
+	"github.com/loggate/loggate/backend/clusterconfig"
+	"github.com/loggate/loggate/backend/decorators"
+	"github.com/loggate/loggate/backend/jvm"
+	"github.com/loggate/loggate/backend/shares"
+	"github.com/loggate/loggate/backend/store"
+	"github.com/loggate/loggate/backend/streams"
+	"github.com/loggate/loggate/backend/system"
+	"github.com/loggate/loggate/backend/traffic"
+	"github.com/loggate/loggate/backend/views"
+)
+
+// SystemResources are the system resources the 4.0 web interface reads on
+// its overview, nodes and configuration pages.
+type SystemResources struct {
+	ClusterConfig *clusterconfig.Service
+	Decorators    *decorators.Service
+	// Traffic records this node's traffic for /system/cluster/traffic.
+	Traffic *traffic.Recorder
+}
+
+// trafficInterval is how often a node adds its traffic to its hourly
+// bucket; a request for the traffic adds it first.
+const trafficInterval = time.Minute
+
+// systemResources builds the system resources and registers the metrics
+// the interface polls. It runs after the message pipeline, whose counters
+// the metrics read.
+func (n *Node) systemResources(ctx context.Context, st store.Store, now func() time.Time) ([]api.Route, error) {
+	r := &n.System
+	var err error
+	if r.ClusterConfig, err = clusterconfig.NewService(ctx, st); err != nil {
+		return nil, err
+	}
+	r.Decorators = decorators.NewService(st)
+	n.registerGauges()
+	var input traffic.Sum
+	r.Traffic = traffic.NewRecorder(st, n.Info.ID, now, traffic.Counters{
+		// Every input's read_bytes_total: the raw bytes it received.
+		Input:   func() int64 { return input.Add(n.Metrics.IntGauges(".read_bytes_total")) },
+		Output:  n.Metrics.Counter("org.graylog2.traffic.output").Count,
+		Decoded: n.Metrics.Counter("org.graylog2.traffic.decoded").Count,
+	})
+	// The getting-started guide is dismissed per major.minor release.
+	parts := strings.SplitN(system.APIVersion, ".", 3)
+	release := strings.Join(parts[:min(2, len(parts))], ".")
+	sharesHandler := shares.NewHandler(n.shareUser, n.ownedStreams, n.ownedViews)
+	return slices.Concat(
+		clusterconfig.NewHandler(r.ClusterConfig, release).Routes(),
+		decorators.NewHandler(r.Decorators).Routes(),
+		jvm.NewHandler(n.Info.ID).Routes(),
+		system.JobsRoutes(),
+		r.Traffic.Routes(),
+		sharesHandler.Routes(),
+	), nil
+}
+
+// clusterSystemRoutes are the /cluster variants of node-local routes among
+// routes.
+func (n *Node) clusterSystemRoutes(routes []api.Route) []api.Route {
+	return cluster.NewHandler(n.Info.ID, routes).SetPeers(n.Nodes, nil, 0).SystemRoutes()
+}
+
+// registerGauges registers the metrics the nodes page and the header's
+// in/out counter poll, from the pipeline's own counters.
+func (n *Node) registerGauges() {
+	reg, m := n.Metrics, &n.Messages
+	jvm.RegisterGauges(reg)
+	reg.RateGauge("org.graylog2.throughput.input.1-sec-rate", reg.Meter("org.graylog2.throughput.input").Count)
+	reg.RateGauge("org.graylog2.throughput.output.1-sec-rate", reg.Meter("org.graylog2.throughput.output").Count)
+	reg.RateGauge("org.graylog2.journal.append.1-sec-rate", func() int64 { return int64(m.Journal.End()) })
+	reg.RateGauge("org.graylog2.journal.read.1-sec-rate", func() int64 { return int64(m.Processor.State().Next) })
+	reg.Gauge("org.graylog2.journal.segments", func() any { return m.Journal.Stats().NumberOfSegments })
+	reg.Gauge("org.graylog2.journal.entries-uncommitted", func() any { return m.Journal.Stats().UncommittedJournalEntries })
+}
+
+// runTraffic records this node's traffic until ctx ends.
+func (n *Node) runTraffic(ctx context.Context, wg *sync.WaitGroup) {
+	if n.System.Traffic == nil {
+		return
+	}
+	wg.Go(func() {
+		n.System.Traffic.Run(ctx, trafficInterval, func(err error) { n.log.Warn("recording traffic failed", "error", err) })
+	})
+}
+
+func (n *Node) shareUser(ctx context.Context, id string) (shares.User, error) {
+	u, err := n.Users.ByID(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return shares.User{}, api.Errorf(api.NotFound, "Couldn't find user %s", id)
+	}
+	if err != nil {
+		return shares.User{}, err
+	}
+	return shares.User{ID: u.ID, Username: u.Username, FullName: u.FullName}, nil
+}
+
+// ownedStreams are the streams users created; the built-in ones belong to
+// no one, as in Graylog.
+func (n *Node) ownedStreams(context.Context) ([]shares.Entity, error) {
+	var out []shares.Entity
+	for _, s := range n.Streams.All() {
+		switch s.ID {
+		case streams.DefaultStreamID, streams.EventsStreamID, streams.SystemEventsStreamID:
+			continue
+		}
+		out = append(out, shares.Entity{ID: s.ID, Type: "stream", Title: s.Title, Owner: s.CreatorUserID})
+	}
+	return out, nil
+}
+
+// ownedViews are the dashboards and saved searches with their creators.
+func (n *Node) ownedViews(ctx context.Context) ([]shares.Entity, error) {
+	all, err := n.Views.Owned(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("views: %w", err)
+	}
+	out := make([]shares.Entity, 0, len(all))
+	for _, v := range all {
+		typ := "search"
+		if v.Type == views.Dashboard {
+			typ = "dashboard"
+		}
+		out = append(out, shares.Entity{ID: v.ID, Type: typ, Title: v.Title, Owner: v.Owner})
+	}
+	return out, nil
+}

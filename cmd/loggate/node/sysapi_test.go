@@ -1,0 +1,450 @@
+package node_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loggate/loggate/backend/clusterconfig"
+	"github.com/loggate/loggate/cmd/loggate/config"
+	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
+)
+
+// The search settings are there from the first start, with the defaults
+// the web interface's search page reads; other known classes answer 204
+// until written, unknown ones 404; what is written survives a restart.
+func TestClusterConfig(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	path := "/system/cluster_config/"
+
+	s := h.Do("GET", path+clusterconfig.SearchesClass, nil, root).Want(t, http.StatusOK)
+	for field, want := range map[string]string{
+		"query_time_range_limit":             `"PT0S"`,
+		"analysis_disabled_fields":           `["full_message","message"]`,
+		"surrounding_filter_fields":          `["source","gl2_source_input","file","source_file"]`,
+		"relative_timerange_options.PT5M":    `"Search in the last 5 minutes"`,
+		"surrounding_timerange_options.PT1S": `"1 second"`,
+	} {
+		if got := s.Get(field).Raw; got != want {
+			t.Errorf("SearchesClusterConfig %s = %s, want %s", field, got, want)
+		}
+	}
+	for _, class := range []string{clusterconfig.EventsClass, clusterconfig.SidecarClass, clusterconfig.GeoIPClass} {
+		if r := h.Do("GET", path+class, nil, root); r.Status != http.StatusNoContent || len(r.Body) != 0 {
+			t.Errorf("GET %s: %d %s, want 204 without a body", class, r.Status, r.Body)
+		}
+	}
+	h.Do("GET", path+"org.example.Nope", nil, root).WantError(t, http.StatusNotFound, `Couldn't find configuration class "org.example.Nope".`)
+	h.Do("PUT", path+"org.example.Nope", map[string]any{"a": 1}, root).Want(t, http.StatusNotFound)
+
+	// A partial body takes the class's defaults; a wrong type is refused.
+	put := h.Do("PUT", path+clusterconfig.GeoIPClass, map[string]any{"enabled": true}, root).Want(t, http.StatusAccepted)
+	if put.Get("enabled").Bool() != true || put.Get("db_type").String() != "MAXMIND_CITY" {
+		t.Errorf("PUT GeoIpResolverConfig answered %s", put.Body)
+	}
+	h.Do("PUT", path+clusterconfig.GeoIPClass, map[string]any{"enabled": "yes"}, root).Want(t, http.StatusBadRequest)
+	h.Do("PUT", path+clusterconfig.SearchesClass, map[string]any{"query_time_range_limit": "P30D"}, root).Want(t, http.StatusAccepted)
+
+	classes := h.Do("GET", "/system/cluster_config", nil, root).Want(t, http.StatusOK).Get("classes").Raw
+	if !strings.Contains(classes, clusterconfig.GeoIPClass) || !strings.Contains(classes, clusterconfig.SearchesClass) || strings.Contains(classes, clusterconfig.EventsClass) {
+		t.Errorf("classes = %s", classes)
+	}
+	// Classes other resources keep in the collection are listed and read
+	// as stored, as Graylog reads every class it has; loggate's own
+	// records are not classes.
+	grokMigration := "org.graylog2.migrations.V20180924111644_AddDefaultGrokPatterns.MigrationCompleted"
+	if !strings.Contains(classes, grokMigration) || strings.Contains(classes, `"cluster_id"`) {
+		t.Errorf("classes = %s", classes)
+	}
+	h.Do("GET", path+grokMigration, nil, root).Want(t, http.StatusOK)
+	h.Do("GET", path+"cluster_id", nil, root).Want(t, http.StatusNotFound)
+
+	h.Restart()
+	if got := h.Do("GET", path+clusterconfig.SearchesClass, nil, root).Want(t, http.StatusOK); got.Get("query_time_range_limit").String() != "P30D" || got.Get("analysis_disabled_fields.#").Int() != 2 {
+		t.Errorf("after a restart: %s", got.Body)
+	}
+	h.Do("DELETE", path+clusterconfig.GeoIPClass, nil, root).Want(t, http.StatusNoContent)
+	h.Do("GET", path+clusterconfig.GeoIPClass, nil, root).Want(t, http.StatusNoContent)
+
+	// Permissions as Graylog's: clusterconfigentry:read to read, :create
+	// and :edit to write.
+	h.CreateUser("reader", "readerpass1", "Reader")
+	createUnprivileged(t, h)
+	reader, nobody := nodetest.Basic("reader", "readerpass1"), nodetest.Basic("nobody", "nobodypass1")
+	h.Do("GET", path+clusterconfig.SearchesClass, nil, reader).Want(t, http.StatusOK)
+	h.Do("GET", path+clusterconfig.SearchesClass, nil, nobody).Want(t, http.StatusForbidden)
+	h.Do("PUT", path+clusterconfig.SearchesClass, map[string]any{}, reader).Want(t, http.StatusForbidden)
+}
+
+// The cluster configuration lives in the cluster's document store, the
+// embedded one or MongoDB: a second node on the same store reads what the
+// first wrote.
+func TestClusterConfigSharedByNodes(t *testing.T) {
+	for name, start := range map[string]func(t *testing.T) (a, b *nodetest.Harness){
+		"bbolt": func(t *testing.T) (a, b *nodetest.Harness) {
+			st := nodetest.SharedStore(t)
+			return nodetest.StartOn(t, st), nodetest.StartOn(t, st)
+		},
+		"mongodb": func(t *testing.T) (a, b *nodetest.Harness) {
+			onMongo := nodetest.WithConfig(func(c *config.Config) { c.MongoDBURI = mongoDatabase(t) })
+			return nodetest.Start(t, onMongo), nodetest.Start(t, onMongo)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			a, b := start(t)
+			root := nodetest.AsRoot()
+			a.Do("PUT", "/system/urlwhitelist", map[string]any{"entries": []map[string]any{
+				{"id": "1", "type": "regex", "value": `^https://hooks\.example\.org/`, "title": "hooks"},
+			}, "disabled": false}, root).Want(t, http.StatusNoContent)
+			if got := b.Do("GET", "/system/urlwhitelist", nil, root).Want(t, http.StatusOK).Get("entries.0.title").String(); got != "hooks" {
+				t.Errorf("the other node reads entry %q", got)
+			}
+			b.Do("POST", "/system/gettingstarted/dismiss", nil, root).Want(t, http.StatusNoContent)
+			if a.Do("GET", "/system/gettingstarted", nil, root).Want(t, http.StatusOK).Get("show").Bool() {
+				t.Error("dismissed on one node, shown on the other")
+			}
+			// Both nodes started on the store; the search settings are
+			// there once.
+			a.Do("GET", "/system/cluster_config/"+clusterconfig.SearchesClass, nil, root).Want(t, http.StatusOK)
+		})
+	}
+}
+
+func TestMessageProcessorsConfig(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	def := h.Do("GET", "/system/messageprocessors/config", nil, root).Want(t, http.StatusOK)
+	if def.Get("processor_order.#").Int() != 4 || def.Get("processor_order.2.class_name").String() != "org.graylog2.messageprocessors.MessageFilterChainProcessor" ||
+		def.Get("disabled_processors").Raw != "[]" {
+		t.Fatalf("default: %s", def.Body)
+	}
+	// Moving the filter chain first and disabling GeoIP; an unknown class
+	// is dropped, the processors not named follow in their default order.
+	put := h.Do("PUT", "/system/messageprocessors/config", map[string]any{
+		"processor_order": []map[string]string{
+			{"name": "Message Filter Chain", "class_name": "org.graylog2.messageprocessors.MessageFilterChainProcessor"},
+			{"name": "Nope", "class_name": "org.example.Nope"},
+		},
+		"disabled_processors": []string{"org.graylog.plugins.map.geoip.processor.GeoIpProcessor", "org.example.Nope"},
+	}, root).Want(t, http.StatusOK)
+	want := `["Message Filter Chain","AWS Instance Name Lookup","GeoIP Resolver","Pipeline Processor"]`
+	if got := put.Get("processor_order.#.name").Raw; got != want {
+		t.Errorf("order %s, want %s", got, want)
+	}
+	if got := h.Do("GET", "/system/messageprocessors/config", nil, root).Want(t, http.StatusOK); got.Get("processor_order.#.name").Raw != want ||
+		got.Get("disabled_processors").Raw != `["org.graylog.plugins.map.geoip.processor.GeoIpProcessor"]` {
+		t.Errorf("read back: %s", got.Body)
+	}
+	// Stored as the cluster configuration class, class names only.
+	stored := h.Do("GET", "/system/cluster_config/"+clusterconfig.MessageProcessorsClass, nil, root).Want(t, http.StatusOK)
+	if stored.Get("processor_order.0").String() != "org.graylog2.messageprocessors.MessageFilterChainProcessor" {
+		t.Errorf("stored: %s", stored.Body)
+	}
+}
+
+func TestURLWhitelist(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	if got := h.Do("GET", "/system/urlwhitelist", nil, root).Want(t, http.StatusOK); string(got.Body) != `{"entries":[],"disabled":false}` {
+		t.Errorf("default: %s", got.Body)
+	}
+	h.Do("PUT", "/system/urlwhitelist", map[string]any{"entries": []map[string]any{
+		{"id": "a", "type": "literal", "value": "https://a.example.org/hook", "title": "a"},
+		{"id": "b", "type": "regex", "value": `^https://b\.example\.org/`, "title": "b"},
+	}, "disabled": false}, root).Want(t, http.StatusNoContent)
+	h.CreateUser("carol", "carolpass1")
+	carol := nodetest.Basic("carol", "carolpass1")
+	for url, want := range map[string]bool{
+		"https://a.example.org/hook": true, "https://a.example.org/hook2": false,
+		"https://b.example.org/x": true, "https://c.example.org/": false,
+	} {
+		got := h.Do("POST", "/system/urlwhitelist/check", map[string]string{"url": url}, carol).Want(t, http.StatusOK)
+		if got.Get("is_whitelisted").Bool() != want || got.Get("url").String() != url {
+			t.Errorf("check %s: %s, want %v", url, got.Body, want)
+		}
+	}
+	for name, entries := range map[string]any{
+		"duplicate ids": []map[string]any{{"id": "a", "type": "literal", "value": "x"}, {"id": "a", "type": "literal", "value": "y"}},
+		"bad type":      []map[string]any{{"id": "a", "type": "glob", "value": "x"}},
+		"bad regex":     []map[string]any{{"id": "a", "type": "regex", "value": "("}},
+	} {
+		if r := h.Do("PUT", "/system/urlwhitelist", map[string]any{"entries": entries}, root); r.Status != http.StatusBadRequest {
+			t.Errorf("%s: %d %s", name, r.Status, r.Body)
+		}
+	}
+	gen := h.Do("POST", "/system/urlwhitelist/generate_regex", map[string]string{"url_template": "https://c.example.org/${id}"}, carol).Want(t, http.StatusOK)
+	if got := gen.Get("regex").String(); got != `^\Qhttps://c.example.org/\E.*?\Q\E$` {
+		t.Errorf("generated regex %s", got)
+	}
+	h.Do("GET", "/system/urlwhitelist", nil, carol).Want(t, http.StatusForbidden)
+	h.Do("PUT", "/system/urlwhitelist", map[string]any{"entries": []any{}, "disabled": true}, root).Want(t, http.StatusNoContent)
+	if !h.Do("POST", "/system/urlwhitelist/check", map[string]string{"url": "https://c.example.org/"}, carol).Want(t, http.StatusOK).Get("is_whitelisted").Bool() {
+		t.Error("a disabled whitelist permits every URL")
+	}
+}
+
+func TestGettingStarted(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	if got := h.Do("GET", "/system/gettingstarted", nil, root).Want(t, http.StatusOK); string(got.Body) != `{"show":true,"dismissed_in_versions":[]}` {
+		t.Errorf("first start: %s", got.Body)
+	}
+	h.Do("POST", "/system/gettingstarted/dismiss", nil, root).Want(t, http.StatusNoContent)
+	h.Do("POST", "/system/gettingstarted/dismiss", nil, root).Want(t, http.StatusNoContent)
+	if got := h.Do("GET", "/system/gettingstarted", nil, root).Want(t, http.StatusOK); string(got.Body) != `{"show":false,"dismissed_in_versions":["4.0"]}` {
+		t.Errorf("dismissed: %s", got.Body)
+	}
+}
+
+func TestDecorators(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	h.Do("GET", "/search/decorators", nil, root).Want(t, http.StatusOK)
+	if got := h.Do("GET", "/search/decorators/available", nil, root).Want(t, http.StatusOK); string(got.Body) != "{}" {
+		t.Errorf("available: %s", got.Body)
+	}
+	d := h.Do("POST", "/search/decorators", map[string]any{
+		"type": "org.graylog2.decorators.FormatStringDecorator", "config": map[string]any{"format": "${source}"}, "stream": nil, "order": 1,
+	}, root).Want(t, http.StatusOK)
+	id := d.Get("id").String()
+	if len(id) != 24 || d.Get("config.format").String() != "${source}" || d.Get("stream").Raw != "null" {
+		t.Fatalf("created: %s", d.Body)
+	}
+	h.Do("PUT", "/search/decorators/"+id, map[string]any{"type": "org.graylog2.decorators.FormatStringDecorator", "config": map[string]any{}, "order": 2}, root).Want(t, http.StatusOK)
+	h.Do("POST", "/search/decorators", map[string]any{"config": map[string]any{}}, root).Want(t, http.StatusBadRequest)
+	h.Restart()
+	list := h.Do("GET", "/search/decorators", nil, root).Want(t, http.StatusOK)
+	if list.Get("#").Int() != 1 || list.Get("0.id").String() != id || list.Get("0.order").Int() != 2 {
+		t.Errorf("listed: %s", list.Body)
+	}
+	h.Do("DELETE", "/search/decorators/"+id, nil, root).Want(t, http.StatusNoContent)
+	h.Do("DELETE", "/search/decorators/"+id, nil, root).Want(t, http.StatusNotFound)
+	h.Do("PUT", "/search/decorators/"+id, map[string]any{"type": "x"}, root).Want(t, http.StatusNotFound)
+	if got := h.Do("GET", "/search/decorators", nil, root).Want(t, http.StatusOK); string(got.Body) != "[]" {
+		t.Errorf("after delete: %s", got.Body)
+	}
+	createUnprivileged(t, h)
+	h.Do("GET", "/search/decorators", nil, nodetest.Basic("nobody", "nobodypass1")).Want(t, http.StatusForbidden)
+}
+
+func TestJVMLocalesPluginsJobs(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	id := h.Node.Info.ID
+	for _, path := range []string{"/system/jvm", "/cluster/" + id + "/jvm"} {
+		j := h.Do("GET", path, nil, root).Want(t, http.StatusOK)
+		used, total := j.Get("used_memory.bytes").Int(), j.Get("total_memory.bytes").Int()
+		if used <= 0 || total < used || j.Get("max_memory.bytes").Int() < total ||
+			j.Get("used_memory.kilobytes").Int() != used/1024 || j.Get("free_memory.bytes").Int() != total-used ||
+			j.Get("node_id").String() != id || j.Get("pid").Type.String() != "String" || !strings.Contains(j.Get("info").String(), "go") {
+			t.Errorf("GET %s: %s", path, j.Body)
+		}
+	}
+	h.Do("GET", "/cluster/nope/jvm", nil, root).Want(t, http.StatusNotFound)
+	if got := h.Do("GET", "/cluster/"+id+"/plugins", nil, root).Want(t, http.StatusOK); got.Get("total").Int() != 0 || got.Get("plugins").Raw != "[]" {
+		t.Errorf("plugins: %s", got.Body)
+	}
+	if got := h.Do("GET", "/system/locales", nil, root).Want(t, http.StatusOK); got.Get(`locales.#(language_tag=="en-US").display_name`).String() != "English (United States)" {
+		t.Errorf("locales: %.200s", got.Body)
+	}
+	if got := h.Do("GET", "/system/jobs", nil, root).Want(t, http.StatusOK); string(got.Body) != `{"jobs":[]}` {
+		t.Errorf("jobs: %s", got.Body)
+	}
+	if got := h.Do("GET", "/cluster/jobs", nil, root).Want(t, http.StatusOK); got.Get(id+".jobs").Raw != "[]" {
+		t.Errorf("cluster jobs: %s", got.Body)
+	}
+	createUnprivileged(t, h)
+	h.Do("GET", "/system/jvm", nil, nodetest.Basic("nobody", "nobodypass1")).Want(t, http.StatusForbidden)
+}
+
+// /cluster/inputstates answers each node's list of input states, as the
+// inputs page reads them to show a running input as running.
+func TestClusterInputStates(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	in, _ := h.CreateInput(nodetest.GELFHTTP)
+	got := h.Do("GET", "/cluster/inputstates", nil, root).Want(t, http.StatusOK)
+	states := got.Get(h.Node.Info.ID)
+	if !states.IsArray() || states.Get(`#(id=="`+in+`").state`).String() != "RUNNING" {
+		t.Errorf("cluster input states: %s", got.Body)
+	}
+}
+
+// The header's in/out counter and the nodes page poll these metrics through
+// /cluster/metrics/multiple; the throughput rates move while messages
+// arrive.
+func TestThroughputMetricsMove(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	names := []string{
+		"org.graylog2.throughput.input.1-sec-rate", "org.graylog2.throughput.output.1-sec-rate",
+		"org.graylog2.journal.append.1-sec-rate", "org.graylog2.journal.read.1-sec-rate",
+		"org.graylog2.journal.segments", "org.graylog2.journal.entries-uncommitted",
+		"jvm.memory.heap.used", "jvm.memory.heap.committed", "jvm.memory.heap.max",
+	}
+	poll := func() map[string]int64 {
+		t.Helper()
+		r := h.Do("POST", "/cluster/metrics/multiple", map[string]any{"metrics": names}, root).Want(t, http.StatusOK)
+		node := r.Get(h.Node.Info.ID)
+		if node.Get("total").Int() != int64(len(names)) {
+			t.Fatalf("metrics answered: %s", r.Body)
+		}
+		out := map[string]int64{}
+		for _, m := range node.Get("metrics").Array() {
+			if m.Get("type").String() != "gauge" {
+				t.Errorf("%s is a %s, want a gauge", m.Get("full_name"), m.Get("type"))
+			}
+			out[m.Get("full_name").String()] = m.Get("metric.value").Int()
+		}
+		return out
+	}
+	start := poll()
+	if start["jvm.memory.heap.used"] <= 0 || start["jvm.memory.heap.max"] < start["jvm.memory.heap.committed"] {
+		t.Errorf("heap: %v", start)
+	}
+	_, addr := h.CreateInput(nodetest.GELFHTTP)
+	const n = 20
+	for i := range n {
+		resp, err := http.Post("http://"+addr.String()+"/gelf", "application/json",
+			strings.NewReader(gelfJSON("web-1", "message "+string(rune('a'+i)), float64(time.Now().Unix()), "")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+	}
+	h.WaitProcessed(n)
+	h.Clock.Advance(2 * time.Second)
+	moved := poll()
+	for _, name := range names[:4] {
+		if moved[name] != n/2 {
+			t.Errorf("%s = %d after %d messages in 2 s, want %d", name, moved[name], n, n/2)
+		}
+	}
+	if moved["org.graylog2.journal.segments"] < 1 {
+		t.Errorf("journal segments: %d", moved["org.graylog2.journal.segments"])
+	}
+	// The same values node-locally, and the rate falls back when nothing
+	// arrives.
+	h.Clock.Advance(time.Second)
+	r := h.Do("POST", "/system/metrics/multiple", map[string]any{"metrics": names[:1]}, root).Want(t, http.StatusOK)
+	if got := r.Get("metrics.0.metric.value").Int(); got != 0 {
+		t.Errorf("input rate after a quiet second = %d, want 0", got)
+	}
+}
+
+// /system/cluster/traffic reports the bytes the node received, decoded
+// and wrote, per hour or per day.
+func TestClusterTraffic(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	empty := h.Do("GET", "/system/cluster/traffic", nil, root).Want(t, http.StatusOK)
+	if empty.Get("input").Raw != "{}" || !empty.Get("from").Exists() || !empty.Get("to").Exists() {
+		t.Errorf("before any message: %s", empty.Body)
+	}
+	_, addr := h.CreateInput(nodetest.GELFHTTP)
+	body := gelfJSON("web-1", "hello traffic", float64(time.Now().Unix()), "")
+	resp, err := http.Post("http://"+addr.String()+"/gelf", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	h.WaitProcessed(1)
+	hour := h.Clock.Now().UTC().Truncate(time.Hour).Format("2006-01-02T15:04:05.000Z")
+	got := h.Do("GET", "/system/cluster/traffic?days=1", nil, root).Want(t, http.StatusOK)
+	// The input's read bytes: the HTTP request with its headers.
+	in := got.Get("input").Map()[hour].Int()
+	if in < int64(len(body)) || in > int64(len(body))+1024 {
+		t.Errorf("input bytes in %s = %d for a body of %d: %s", hour, in, len(body), got.Body)
+	}
+	if got.Get("decoded").Map()[hour].Int() <= 0 || got.Get("output").Map()[hour].Int() <= 0 {
+		t.Errorf("decoded/output: %s", got.Body)
+	}
+	// Counted once: asking again adds nothing.
+	again := h.Do("GET", "/system/cluster/traffic?days=1", nil, root).Want(t, http.StatusOK)
+	if again.Get("input").Raw != got.Get("input").Raw {
+		t.Errorf("asked again: %s, before %s", again.Get("input").Raw, got.Get("input").Raw)
+	}
+	day := h.Clock.Now().UTC().Truncate(24 * time.Hour).Format("2006-01-02T15:04:05.000Z")
+	daily := h.Do("GET", "/system/cluster/traffic?days=1&daily=true", nil, root).Want(t, http.StatusOK)
+	if daily.Get("input").Map()[day].Int() != in {
+		t.Errorf("daily: %s", daily.Body)
+	}
+	h.Do("GET", "/system/cluster/traffic?days=0", nil, root).Want(t, http.StatusBadRequest)
+	// Buckets past the retention are deleted.
+	h.Clock.Advance(40 * 24 * time.Hour)
+	if old := h.Do("GET", "/system/cluster/traffic?days=60", nil, root).Want(t, http.StatusOK); old.Get("input").Raw != "{}" {
+		t.Errorf("after 40 days: %s", old.Body)
+	}
+}
+
+// Graylog 4.0 grants a user ownership of what they create; the user page
+// lists those entities through /authz/shares/user/{userId}.
+func TestSharesOfUser(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	aliceID := h.CreateUser("alice", "alicepass1", "Reader", "Views Manager")
+	bobID := h.CreateUser("bob", "bobpass1", "Reader")
+	alice := nodetest.Basic("alice", "alicepass1")
+	h.Do("PUT", "/users/alice/permissions", map[string]any{"permissions": []string{"streams:create", "streams:edit", "streams:read", "dashboards:create"}}, root).Want(t, http.StatusNoContent)
+	stream := h.Do("POST", "/streams", map[string]any{
+		"title": "alice's stream", "index_set_id": defaultIndexSet(t, h), "matching_type": "AND", "rules": []any{},
+	}, alice).Want(t, http.StatusCreated).Get("stream_id").String()
+	view := h.Do("POST", "/views", map[string]any{
+		"type": "DASHBOARD", "title": "alice's dashboard", "summary": "", "description": "", "search_id": "5f0000000000000000000001",
+		"properties": []any{}, "requires": map[string]any{}, "state": map[string]any{},
+	}, alice).Want(t, http.StatusOK).Get("id").String()
+
+	got := h.Do("GET", "/authz/shares/user/"+aliceID, nil, alice).Want(t, http.StatusOK)
+	if got.Get("total").Int() != 2 || got.Get("per_page").Int() != 50 || got.Get("page").Int() != 1 {
+		t.Fatalf("alice's shares: %s", got.Body)
+	}
+	for grn, title := range map[string]string{"grn::::stream:" + stream: "alice's stream", "grn::::dashboard:" + view: "alice's dashboard"} {
+		e := got.Get(`entities.#(id=="` + grn + `")`)
+		if e.Get("title").String() != title || e.Get("owners.0.id").String() != "grn::::user:"+aliceID || e.Get("owners.0.type").String() != "user" {
+			t.Errorf("%s: %s", grn, e.Raw)
+		}
+		if c := got.Get("context.grantee_capabilities").Map()[grn].String(); c != "own" {
+			t.Errorf("%s capability %q", grn, c)
+		}
+	}
+	if one := h.Do("GET", "/authz/shares/user/"+aliceID+"?entity_type=stream", nil, root).Want(t, http.StatusOK); one.Get("total").Int() != 1 {
+		t.Errorf("streams only: %s", one.Body)
+	}
+	if none := h.Do("GET", "/authz/shares/user/"+aliceID+"?capability=view", nil, root).Want(t, http.StatusOK); none.Get("total").Int() != 0 {
+		t.Errorf("view capability: %s", none.Body)
+	}
+	if b := h.Do("GET", "/authz/shares/user/"+bobID, nil, root).Want(t, http.StatusOK); b.Get("total").Int() != 0 || b.Get("entities").Raw != "[]" || b.Get("context.grantee_capabilities").Raw != "{}" {
+		t.Errorf("bob's shares: %s", b.Body)
+	}
+	h.Do("GET", "/authz/shares/user/"+aliceID, nil, nodetest.Basic("bob", "bobpass1")).Want(t, http.StatusForbidden)
+	h.Do("GET", "/authz/shares/user/5f0000000000000000000009", nil, root).Want(t, http.StatusNotFound)
+}
+
+// createUnprivileged creates the user "nobody" with only a role that reads
+// streams: users without roles get Reader, which may read the system
+// resources, as in Graylog.
+func createUnprivileged(t *testing.T, h *nodetest.Harness) {
+	t.Helper()
+	h.Do("POST", "/roles", map[string]any{"name": "streams only", "permissions": []string{"streams:read"}}, nodetest.AsRoot()).Want(t, http.StatusCreated)
+	h.CreateUser("nobody", "nobodypass1", "streams only")
+}
+
+// The new system routes are documented: the OpenAPI description lists
+// them (it is generated from the route table).
+func TestSystemRoutesDocumented(t *testing.T) {
+	h := nodetest.Start(t)
+	doc := h.Do("GET", "/api-browser/openapi.json", nil).Want(t, http.StatusOK)
+	for _, p := range []string{
+		"/search/decorators", "/search/decorators/available", "/search/decorators/{decoratorId}",
+		"/system/cluster_config", "/system/cluster_config/{configClass}", "/system/messageprocessors/config",
+		"/system/urlwhitelist", "/system/urlwhitelist/check", "/system/urlwhitelist/generate_regex", "/system/gettingstarted", "/system/gettingstarted/dismiss",
+		"/system/locales", "/system/jvm", "/cluster/{nodeId}/jvm", "/cluster/{nodeId}/plugins", "/system/cluster/traffic",
+		"/system/jobs", "/cluster/jobs", "/cluster/inputstates", "/authz/shares/user/{userId}",
+	} {
+		if !doc.Get("paths").Get(strings.ReplaceAll(p, ".", `\.`)).Exists() {
+			t.Errorf("%s is not in openapi.json", p)
+		}
+	}
+}
