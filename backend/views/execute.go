@@ -76,13 +76,20 @@ func (o *override) apply(query json.RawMessage) (json.RawMessage, error) {
 		if len(o.KeepSearchTypes) > 0 && !slices.Contains(o.KeepSearchTypes, id) {
 			continue
 		}
-		raw := []byte(st.Raw)
-		gjson.ParseBytes(o.SearchTypes[id]).ForEach(func(k, v gjson.Result) bool {
-			raw, err = sjson.SetRawBytes(raw, k.Str, []byte(v.Raw))
-			return err == nil
-		})
-		if err != nil {
-			return nil, err
+		raw := json.RawMessage(st.Raw)
+		if set := gjson.ParseBytes(o.SearchTypes[id]); set.IsObject() && st.IsObject() {
+			// Merged as maps: sjson would read dots in a key as a path.
+			var merged map[string]json.RawMessage
+			if err := json.Unmarshal(raw, &merged); err != nil {
+				return nil, err
+			}
+			set.ForEach(func(k, v gjson.Result) bool {
+				merged[k.Str] = json.RawMessage(v.Raw)
+				return true
+			})
+			if raw, err = json.Marshal(merged); err != nil {
+				return nil, err
+			}
 		}
 		types = append(types, raw)
 	}

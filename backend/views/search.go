@@ -54,8 +54,17 @@ type searchRequest struct {
 // does not know are ignored, so that a newer interface's searches are
 // stored.
 func readSearch(r *http.Request) (ViewSearch, error) {
+	body, err := api.ReadBody(r)
+	if err != nil {
+		return ViewSearch{}, err
+	}
+	return decodeSearch(body)
+}
+
+// decodeSearch is readSearch on a body already read.
+func decodeSearch(body []byte) (ViewSearch, error) {
 	var req searchRequest
-	if err := api.Decode(r, &req, false); err != nil {
+	if err := api.DecodeBytes(body, &req, false); err != nil {
 		return ViewSearch{}, err
 	}
 	s := ViewSearch{Queries: req.Queries, Parameters: req.Parameters, Requires: req.Requires}

@@ -20,6 +20,7 @@ import (
 	"github.com/loggate/loggate/backend/processing"
 	"github.com/loggate/loggate/backend/rotation"
 	"github.com/loggate/loggate/backend/search"
+	"github.com/loggate/loggate/backend/views"
 	"github.com/loggate/loggate/cmd/loggate/config"
 )
 
@@ -32,6 +33,11 @@ type Messages struct {
 	Processor *processing.Processor
 	Inputs    *ingest.Runner
 	Search    *search.Service
+	// Fields are the names and types of the fields of stored messages,
+	// recorded as the processor writes them.
+	Fields *views.Fields
+	// Jobs are the executed views searches, for their status requests.
+	Jobs *views.Jobs
 	// Outputs forwards stored messages to their streams' outputs.
 	Outputs *forward.Router
 
@@ -84,7 +90,8 @@ func (n *Node) messagePipeline(ctx context.Context, cfg config.Config, o Options
 	m.sets = processing.NewIndexSetCache(n.IndexSets, time.Second, o.Now)
 	n.IndexSets.SetStats(indexSetStats{sets: n.IndexSets, store: m.Store})
 	m.Outputs = forward.NewRouter(forward.RouterOptions{Metrics: n.Metrics, Logger: n.Levels.Logger("loggate.outputs")})
-	m.Processor = processing.New(j, m.Store, n.Streams, m.sets, processing.Options{
+	m.Fields = views.NewFields(m.Store, n.Streams, n.IndexSets)
+	m.Processor = processing.New(j, m.Fields.Recording(m.Store), n.Streams, m.sets, processing.Options{
 		Processing: n.Info.IsProcessing, Metrics: n.Metrics, Logger: n.Levels.Logger("loggate.processing"), Now: o.Now,
 		Forwarder: m.Outputs,
 	})
@@ -92,7 +99,17 @@ func (n *Node) messagePipeline(ctx context.Context, cfg config.Config, o Options
 		Logger: n.Levels.Logger("loggate.inputs"), Metrics: n.Metrics})
 	m.Search = search.NewService(m.Store, n.Streams, n.IndexSets, search.Options{AllowLeadingWildcard: cfg.LeadingWildcard, Now: o.Now})
 	m.applyCh, m.now = make(chan struct{}, 1), o.Now
-	return slices.Concat(search.NewHandler(m.Search).Routes(), deflector.NewHandler(n.IndexSets, m.Store).Routes()), nil
+	m.Jobs = views.NewJobs(o.Now)
+	searches := search.NewHandler(m.Search)
+	viewSearches := views.NewSearchHandler(views.NewSearches(n.Store, n.Views, o.Now), searches, m.Jobs, m.Fields)
+	return slices.Concat(
+		// The views' searches and fields before the views, whose
+		// /views/{id} would take /views/fields for a view id.
+		viewSearches.Routes(),
+		views.NewHandler(n.Views).Routes(),
+		searches.Routes(),
+		deflector.NewHandler(n.IndexSets, m.Store).Routes(),
+	), nil
 }
 
 // inputsChanged asks the runner to reconcile now; it never blocks.

@@ -32,6 +32,7 @@ import (
 	"github.com/loggate/loggate/backend/apibrowser"
 	"github.com/loggate/loggate/backend/authservices"
 	"github.com/loggate/loggate/backend/cluster"
+	"github.com/loggate/loggate/backend/events"
 	"github.com/loggate/loggate/backend/loggers"
 	"github.com/loggate/loggate/backend/metrics"
 	"github.com/loggate/loggate/backend/nodes"
@@ -256,6 +257,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 		local,
 		config,
 		messageRoutes,
+		events.NewHandler(events.None{}, o.Now).Routes(),
 		browser.Routes(),
 	} {
 		routes = append(routes, rs...)
