@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"testing"
 
-	"go.mongodb.org/mongo-driver/bson/primitive"
-
 	"github.com/loggate/loggate/backend/api"
 )
 
@@ -27,7 +25,7 @@ func FuzzDecodeSearch(f *testing.F) {
 			}
 			return
 		}
-		if !primitive.IsValidObjectID(s.ID) || s.Queries == nil || s.Parameters == nil || s.Requires == nil {
+		if !isObjectID(s.ID) || s.Queries == nil || s.Parameters == nil || s.Requires == nil {
 			t.Fatalf("%s: accepted %+v", body, s)
 		}
 		md := metadataOf(s)

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"net/http"
 
-	"go.mongodb.org/mongo-driver/bson/primitive"
-
 	"github.com/loggate/loggate/auth"
 	"github.com/loggate/loggate/backend/api"
 	"github.com/loggate/loggate/backend/store"
@@ -83,7 +81,7 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
 	// Graylog keeps the id the client sends: both web interfaces save a
 	// view under their own id, then open it by that id.
 	if id := deref(req.ID); id != "" {
-		if !primitive.IsValidObjectID(id) {
+		if !isObjectID(id) {
 			return api.Errorf(api.Invalid, "Invalid view id %q: it must be an ObjectId (24 hexadecimal digits)", id)
 		}
 		v.ID = id

@@ -72,7 +72,7 @@ func decodeSearch(body []byte) (ViewSearch, error) {
 	switch {
 	case req.ID == nil || *req.ID == "":
 		s.ID = primitive.NewObjectID().Hex()
-	case !primitive.IsValidObjectID(*req.ID):
+	case !isObjectID(*req.ID):
 		verr.Add("id", "Invalid search id %q: it must be an ObjectId (24 hexadecimal digits)", *req.ID)
 	default:
 		s.ID = *req.ID
