@@ -226,3 +226,41 @@ func (s *Searches) load(ctx context.Context, id string) (ViewSearch, error) {
 	}
 	return search, nil
 }
+
+// MaxSearchAge is how long a search no view shows is kept: Graylog's
+// searches clean-up deletes them after four hours. The search page stores
+// a search on every query it runs; only the saved ones are worth keeping.
+const MaxSearchAge = 4 * time.Hour
+
+// Purge deletes the searches created before cutoff that no view shows,
+// and returns how many it deleted.
+func (s *Searches) Purge(ctx context.Context, cutoff time.Time) (int, error) {
+	shown := map[string]bool{}
+	if err := s.st.List(ctx, Collection, func(_ string, doc []byte) error {
+		shown[gjson.GetBytes(doc, "search_id").Str] = true
+		return nil
+	}); err != nil {
+		return 0, fmt.Errorf("purge searches: list views: %w", err)
+	}
+	var old []string
+	if err := s.st.List(ctx, SearchCollection, func(id string, doc []byte) error {
+		created, err := time.Parse(time.RFC3339, gjson.GetBytes(doc, "created_at").Str)
+		if err == nil && created.Before(cutoff) && !shown[id] {
+			old = append(old, id)
+		}
+		return nil
+	}); err != nil {
+		return 0, fmt.Errorf("purge searches: %w", err)
+	}
+	n := 0
+	for _, id := range old {
+		err := s.st.Delete(ctx, SearchCollection, id)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return n, fmt.Errorf("purge search %s: %w", id, err)
+		}
+		if err == nil {
+			n++
+		}
+	}
+	return n, nil
+}

@@ -101,7 +101,12 @@ func (n *Node) messagePipeline(ctx context.Context, cfg config.Config, o Options
 	m.applyCh, m.now = make(chan struct{}, 1), o.Now
 	m.Jobs = views.NewJobs(o.Now)
 	searches := search.NewHandler(m.Search)
-	viewSearches := views.NewSearchHandler(views.NewSearches(n.Store, n.Views, o.Now), searches, m.Jobs, m.Fields)
+	viewStore := views.NewSearches(n.Store, n.Views, o.Now)
+	n.Nodes.Every("searches clean-up", time.Hour, func(ctx context.Context) error {
+		_, err := viewStore.Purge(ctx, o.Now().Add(-views.MaxSearchAge))
+		return err
+	})
+	viewSearches := views.NewSearchHandler(viewStore, searches, m.Jobs, m.Fields)
 	return slices.Concat(
 		// The views' searches and fields before the views, whose
 		// /views/{id} would take /views/fields for a view id.
