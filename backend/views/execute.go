@@ -168,7 +168,11 @@ func execute(ctx context.Context, exec Executor, search ViewSearch, state execut
 			continue
 		}
 		if len(events) > 0 {
-			types, _ := res["search_types"].(map[string]any)
+			types, ok := res["search_types"].(map[string]any)
+			if !ok {
+				types = map[string]any{}
+				res["search_types"] = types
+			}
 			for _, id := range events {
 				types[id] = map[string]any{"id": id, "type": eventsType, "events": []any{}, "name": nil}
 			}

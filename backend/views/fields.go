@@ -93,10 +93,25 @@ func merge(a, b string) string {
 	return typeString
 }
 
+// observedPerBatch is how many messages of a batch Observe looks at: all
+// of a small batch, an even spread of a large one. Large batches come when
+// ingestion is busy, where looking at every field of every message would
+// cost a noticeable share of the processor's time; a field common enough to
+// matter is met in a spread soon enough.
+const observedPerBatch = 64
+
 // Observe records the fields of msgs written to the index set of prefix.
-// Written for every batch the processor stores, it takes the write lock
+// Called for every batch the processor stores, it takes the write lock
 // only when a field is new or changes type.
 func (f *Fields) Observe(prefix string, msgs []messages.Message) {
+	if len(msgs) > observedPerBatch {
+		step := len(msgs) / observedPerBatch
+		spread := make([]messages.Message, 0, observedPerBatch)
+		for i := 0; i < len(msgs) && len(spread) < observedPerBatch; i += step {
+			spread = append(spread, msgs[i])
+		}
+		msgs = spread
+	}
 	f.mu.RLock()
 	known := f.seen[prefix]
 	fresh := false
