@@ -139,15 +139,25 @@ func RequestID(ctx context.Context) string {
 // "Unable to map property" message. An empty body is an error: every endpoint
 // that reads a body needs one.
 func Decode(r *http.Request, v any, strict bool) error {
+	body, err := ReadBody(r)
+	if err != nil {
+		return err
+	}
+	return DecodeBytes(body, v, strict)
+}
+
+// ReadBody reads a request body, which may be empty, answering a body over
+// the configured limit with 413.
+func ReadBody(r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			return Errorf(TooLarge, "Request body is larger than the limit of %d bytes", tooLarge.Limit)
+			return nil, Errorf(TooLarge, "Request body is larger than the limit of %d bytes", tooLarge.Limit)
 		}
-		return Wrap(Invalid, "Unable to read the request body", err)
+		return nil, Wrap(Invalid, "Unable to read the request body", err)
 	}
-	return DecodeBytes(body, v, strict)
+	return body, nil
 }
 
 // DecodeBytes is Decode on a body already read.

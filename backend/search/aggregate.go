@@ -100,7 +100,10 @@ func (s *Service) Aggregate(ctx context.Context, r Request, a Aggregation) (*Agg
 	if err != nil {
 		return nil, err
 	}
-	total, err := s.scan(ctx, r, ag.add)
+	total, counted, err := s.countHistogram(ctx, r, ag)
+	if err == nil && !counted {
+		total, err = s.scan(ctx, r, ag.add)
+	}
 	if err != nil {
 		return nil, err
 	}

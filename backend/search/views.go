@@ -322,3 +322,29 @@ func (h *Handler) exportMessages(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	})
 }
+
+// RunQuery runs one query of a views search (Graylog's Query as JSON: an
+// element of the queries the sync endpoint takes, or of a stored search)
+// for the caller in ctx, with relative ranges ending at now. It answers the
+// query's result as the sync endpoint and a search job show it; the search
+// jobs of the views package execute through it.
+func (h *Handler) RunQuery(ctx context.Context, query json.RawMessage, now time.Time) (map[string]any, error) {
+	var q viewQuery
+	if err := api.DecodeBytes(query, &q, false); err != nil {
+		return nil, err
+	}
+	return h.runQuery(ctx, q, now)
+}
+
+// Now returns the time relative ranges of a search end at.
+func (h *Handler) Now() time.Time { return h.svc.Now() }
+
+// WithErrors answers the errors of a search as the search endpoints do: a
+// query syntax error with Graylog's QueryParseError body, a stream the
+// caller may not read with the MissingStreamPermission body.
+func (h *Handler) WithErrors(next api.HandlerFunc) api.HandlerFunc { return h.parseErrors(next) }
+
+// CheckStreams refuses stream ids the caller in ctx cannot read, with the
+// MissingStreamPermission body WithErrors answers; storing a search that
+// names such a stream is refused as executing it is.
+func CheckStreams(ctx context.Context, ids []string) error { return checkStreams(ctx, ids) }

@@ -142,14 +142,15 @@ func TestCreate(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t)
 			body := viewBody(t, tt.typ, "Title", map[string]any{
-				// Server fields a client sends back are ignored.
+				// The client's id is kept, as Graylog keeps it; the
+				// owner and created_at it sends back are ignored.
 				"id": "5f00000000000000000000ff", "owner": "mallory", "created_at": "2000-01-01T00:00:00.000Z",
 			})
 			w := e.Do(tt.p, "POST", "/views", body)
 			wantStatus(t, w, 200, "")
 			got := decodeJSON[map[string]any](t, w)
-			if _, err := primitive.ObjectIDFromHex(got["id"].(string)); err != nil || got["id"] == "5f00000000000000000000ff" {
-				t.Errorf("id %v is not a new ObjectId", got["id"])
+			if got["id"] != "5f00000000000000000000ff" {
+				t.Errorf("id %v, want the client's 5f00000000000000000000ff", got["id"])
 			}
 			if got["owner"] != "alice" || got["type"] != string(tt.typ) || got["title"] != "Title" {
 				t.Errorf("owner, type, title = %v, %v, %v", got["owner"], got["type"], got["title"])
@@ -190,6 +191,10 @@ func TestCreateKeepsContent(t *testing.T) {
 		t.Fatal(err)
 	}
 	back := decodeJSON[map[string]any](t, g)
+	// Graylog writes an aggregation widget's visualization_config and
+	// formatting_settings, null when the client sent none.
+	sentConfig := sent["state"].(map[string]any)["q1"].(map[string]any)["widgets"].([]any)[0].(map[string]any)["config"].(map[string]any)
+	sentConfig["visualization_config"], sentConfig["formatting_settings"] = nil, nil
 	for _, k := range []string{"title", "summary", "description", "search_id", "requires", "state"} {
 		if !sameValue(sent[k], back[k]) {
 			t.Errorf("%s: sent %v, got back %v", k, sent[k], back[k])
@@ -198,4 +203,94 @@ func TestCreateKeepsContent(t *testing.T) {
 	if !sameValue(back["properties"], []any{"a", "b"}) {
 		t.Errorf("properties %v, want the set [a b]", back["properties"])
 	}
+}
+
+func TestCreateWithoutID(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	w := e.Do(user(t, "alice"), "POST", "/views", viewBody(t, views.Search, "S", nil))
+	wantStatus(t, w, 200, "")
+	if id := decodeJSON[views.View](t, w).ID; !validID(id) {
+		t.Fatalf("id %q is not a new ObjectId", id)
+	}
+}
+
+func TestCreateIDs(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	alice := user(t, "alice")
+	const id = "5f00000000000000000000aa"
+	wantStatus(t, e.Do(alice, "POST", "/views", viewBody(t, views.Search, "First", map[string]any{"id": id})), 200, "")
+	// The same id again, by its owner or anyone else, replaces nothing.
+	for _, p := range []*auth.Principal{alice, user(t, "mallory")} {
+		w := e.Do(p, "POST", "/views", viewBody(t, views.Search, "Second", map[string]any{"id": id}))
+		if got, want := errorText(t, w, ""), "View "+id+" already exists"; w.Code != 409 || got != want {
+			t.Fatalf("%s: %d %q, want 409 %q", p.Username, w.Code, got, want)
+		}
+	}
+	if v, _ := e.svc.Get(t.Context(), id); v.Title != "First" || *v.Owner != "alice" {
+		t.Fatalf("stored %+v", v)
+	}
+	w := e.Do(alice, "POST", "/views", viewBody(t, views.Search, "S", map[string]any{"id": "my-view"}))
+	wantStatus(t, w, 400, `Invalid view id \"my-view\"`)
+}
+
+func TestWidgetsCompleted(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	state := func(cfg map[string]any, typ string) map[string]any {
+		return map[string]any{"q1": map[string]any{"widgets": []any{map[string]any{"id": "w1", "type": typ, "config": cfg}}}}
+	}
+	trend := map[string]any{"trend": true}
+	tests := []struct {
+		name     string
+		typ      string
+		cfg      map[string]any
+		wantVis  any
+		wantKeys bool
+	}{
+		{"aggregation without them", "aggregation", map[string]any{"visualization": "bar"}, nil, true},
+		{"aggregation with a visualization_config", "aggregation", map[string]any{"visualization_config": trend, "formatting_settings": nil}, trend, true},
+		{"messages widget", "messages", map[string]any{"fields": []string{"source"}}, nil, false},
+	}
+	for _, tt := range tests {
+		w := e.Do(user(t, "alice"), "POST", "/views", viewBody(t, views.Search, "S", map[string]any{"state": state(tt.cfg, tt.typ)}))
+		wantStatus(t, w, 200, "")
+		g := e.Do(user(t, "alice"), "GET", "/views/"+decodeJSON[views.View](t, w).ID, "")
+		var got struct {
+			State map[string]struct {
+				Widgets []struct {
+					Config map[string]any `json:"config"`
+				} `json:"widgets"`
+			} `json:"state"`
+		}
+		if err := json.Unmarshal(g.Body.Bytes(), &got); err != nil {
+			t.Fatal(err)
+		}
+		cfg := got.State["q1"].Widgets[0].Config
+		vis, hasVis := cfg["visualization_config"]
+		_, hasFmt := cfg["formatting_settings"]
+		if hasVis != tt.wantKeys || hasFmt != tt.wantKeys || !sameValue(vis, tt.wantVis) {
+			t.Errorf("%s: config %v", tt.name, cfg)
+		}
+	}
+}
+
+// A view stored before widgets were completed on write gets them on read.
+func TestStoredWidgetsCompleted(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	const id = "5f00000000000000000000ab"
+	doc := `{"id":"` + id + `","type":"DASHBOARD","title":"Old","summary":"","description":"","search_id":"s","properties":[],"requires":{},` +
+		`"owner":"alice","created_at":"2021-01-01T00:00:00.000Z","state":{"q1":{"widgets":[{"id":"w1","type":"aggregation","config":{"visualization":"bar"}}]}}}`
+	if err := e.st.Put(t.Context(), views.Collection, id, []byte(doc)); err != nil {
+		t.Fatal(err)
+	}
+	g := e.Do(user(t, "alice"), "GET", "/views/"+id, "")
+	wantStatus(t, g, 200, `"config":{"visualization":"bar","visualization_config":null,"formatting_settings":null}`)
+}
+
+func validID(id string) bool {
+	_, err := primitive.ObjectIDFromHex(id)
+	return err == nil
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"net/http/httptest"
 	"path/filepath"
-	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -149,14 +148,7 @@ func decodeJSON[T any](t testing.TB, w *httptest.ResponseRecorder) T {
 // sameJSON reports whether two JSON documents are equal as values.
 func sameJSON(t testing.TB, a, b []byte) bool {
 	t.Helper()
-	var x, y any
-	if err := json.Unmarshal(a, &x); err != nil {
-		t.Fatalf("decode %s: %v", a, err)
-	}
-	if err := json.Unmarshal(b, &y); err != nil {
-		t.Fatalf("decode %s: %v", b, err)
-	}
-	return reflect.DeepEqual(x, y)
+	return routertest.SameJSON(t, a, b)
 }
 
 // wantStatus fails unless w has the status and its body contains msg.

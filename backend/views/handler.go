@@ -70,9 +70,21 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
-	v, err := readView(r)
+	var req request
+	if err := api.Decode(r, &req, true); err != nil {
+		return err
+	}
+	v, err := req.view()
 	if err != nil {
 		return err
+	}
+	// Graylog keeps the id the client sends: both web interfaces save a
+	// view under their own id, then open it by that id.
+	if id := deref(req.ID); id != "" {
+		if !isObjectID(id) {
+			return api.Errorf(api.Invalid, "Invalid view id %q: it must be an ObjectId (24 hexadecimal digits)", id)
+		}
+		v.ID = id
 	}
 	p := auth.FromContext(r.Context())
 	if p == nil {
@@ -83,6 +95,9 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
 		return api.Errorf(api.Forbidden, "User is not allowed to create new dashboards.")
 	}
 	created, err := h.views.Create(r.Context(), v, p.Username)
+	if errors.Is(err, store.ErrConflict) {
+		return api.Errorf(api.Conflict, "View %s already exists", v.ID)
+	}
 	if err != nil {
 		return err
 	}

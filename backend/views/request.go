@@ -85,7 +85,7 @@ func (req *request) view() (View, error) {
 	}
 	for _, queryID := range slices.Sorted(maps.Keys(req.State)) {
 		if raw := req.State[queryID]; checkState(verr, queryID, raw) {
-			v.State[queryID] = raw
+			v.State[queryID] = completeWidgets(raw)
 		}
 	}
 	if err := verr.Err(); err != nil {

@@ -37,10 +37,15 @@ func (s *Service) Get(ctx context.Context, id string) (View, error) {
 	return decode(doc)
 }
 
-// Create stores a new view owned by owner, with a new id and the current
-// time as created_at; the id, owner and created_at of v are ignored.
+// Create stores a new view owned by owner, with the current time as
+// created_at, under v's id or, when it has none, a new one; the owner and
+// created_at of v are ignored. A view of that id existing already is
+// store.ErrConflict: Graylog would replace it, which would hand the view of
+// one user to another.
 func (s *Service) Create(ctx context.Context, v View, owner string) (View, error) {
-	v.ID = primitive.NewObjectID().Hex()
+	if v.ID == "" {
+		v.ID = primitive.NewObjectID().Hex()
+	}
 	v.Owner = nil
 	if owner != "" {
 		v.Owner = &owner
@@ -53,7 +58,7 @@ func (s *Service) Create(ctx context.Context, v View, owner string) (View, error
 		return View{}, fmt.Errorf("encode view: %w", err)
 	}
 	if err := s.st.Insert(ctx, Collection, v.ID, doc); err != nil {
-		return View{}, fmt.Errorf("create view: %w", err)
+		return View{}, fmt.Errorf("create view %s: %w", v.ID, err)
 	}
 	return v, nil
 }
@@ -151,14 +156,10 @@ type summary struct {
 func (s *Service) summaries(ctx context.Context, typ Type) ([]summary, error) {
 	var out []summary
 	err := s.st.List(ctx, Collection, func(id string, doc []byte) error {
-		f := gjson.GetManyBytes(doc, "type", "title", "description", "owner", "created_at")
-		t := Type(f[0].Str)
-		if typ != "" && t != typ {
-			return nil
+		sum := summaryOf(id, doc)
+		if typ == "" || sum.typ == typ {
+			out = append(out, sum)
 		}
-		out = append(out, summary{
-			id: id, typ: t, title: f[1].Str, description: f[2].Str, owner: f[3].Str, createdAt: f[4].Str, doc: doc,
-		})
 		return nil
 	})
 	if err != nil {
@@ -167,10 +168,22 @@ func (s *Service) summaries(ctx context.Context, typ Type) ([]summary, error) {
 	return out, nil
 }
 
+// summaryOf reads the summary of a stored view.
+func summaryOf(id string, doc []byte) summary {
+	f := gjson.GetManyBytes(doc, "type", "title", "description", "owner", "created_at")
+	return summary{
+		id: id, typ: Type(f[0].Str), title: f[1].Str, description: f[2].Str, owner: f[3].Str, createdAt: f[4].Str, doc: doc,
+	}
+}
+
 func decode(doc []byte) (View, error) {
 	var v View
 	if err := json.Unmarshal(doc, &v); err != nil {
 		return View{}, fmt.Errorf("decode view: %w", err)
+	}
+	// Views stored before widgets were completed on write.
+	for q, raw := range v.State {
+		v.State[q] = completeWidgets(raw)
 	}
 	return v, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
 
 	"github.com/loggate/loggate/backend/api"
 )
@@ -169,4 +170,31 @@ func kind(v gjson.Result) string {
 		return "an object"
 	}
 	return "nothing"
+}
+
+// aggregationDefaults are the properties of Graylog's AggregationConfigDTO
+// that it writes as null when a client left them out. Both web interfaces
+// read config.visualization_config.trend of every aggregation widget and
+// hang when the property is missing rather than null.
+var aggregationDefaults = []string{"visualization_config", "formatting_settings"}
+
+// completeWidgets returns a state entry whose aggregation widgets carry
+// every property Graylog writes, as null where the client sent none.
+func completeWidgets(raw json.RawMessage) json.RawMessage {
+	out := []byte(raw)
+	for i, w := range gjson.GetBytes(raw, "widgets").Array() {
+		cfg := w.Get("config")
+		if w.Get("type").Str != "aggregation" || !cfg.IsObject() {
+			continue
+		}
+		for _, name := range aggregationDefaults {
+			if cfg.Get(name).Exists() {
+				continue
+			}
+			if set, err := sjson.SetRawBytes(out, fmt.Sprintf("widgets.%d.config.%s", i, name), []byte("null")); err == nil {
+				out = set
+			}
+		}
+	}
+	return out
 }

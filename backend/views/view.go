@@ -6,6 +6,8 @@ package views
 import (
 	"encoding/json"
 
+	"go.mongodb.org/mongo-driver/bson/primitive"
+
 	"github.com/loggate/loggate/backend/api"
 )
 
@@ -54,4 +56,11 @@ func (v View) owner() string {
 		return ""
 	}
 	return *v.Owner
+}
+
+// isObjectID reports whether s is a MongoDB ObjectId in hex, the form of
+// the ids of views and searches.
+func isObjectID(s string) bool {
+	_, err := primitive.ObjectIDFromHex(s)
+	return err == nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -60,4 +61,18 @@ func WantInvalid(t testing.TB, rec *httptest.ResponseRecorder, fields map[string
 			t.Errorf("%s: %v, want a message containing %q", f, body.Errors[f], part)
 		}
 	}
+}
+
+// SameJSON reports whether two JSON documents are equal as values, failing
+// the test when either is not JSON.
+func SameJSON(t testing.TB, a, b []byte) bool {
+	t.Helper()
+	var x, y any
+	if err := json.Unmarshal(a, &x); err != nil {
+		t.Fatalf("decode %s: %v", a, err)
+	}
+	if err := json.Unmarshal(b, &y); err != nil {
+		t.Fatalf("decode %s: %v", b, err)
+	}
+	return reflect.DeepEqual(x, y)
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/loggate/loggate/backend/processing"
 	"github.com/loggate/loggate/backend/rotation"
 	"github.com/loggate/loggate/backend/search"
+	"github.com/loggate/loggate/backend/views"
 	"github.com/loggate/loggate/cmd/loggate/config"
 )
 
@@ -33,6 +34,11 @@ type Messages struct {
 	Processor *processing.Processor
 	Inputs    *ingest.Runner
 	Search    *search.Service
+	// Fields are the names and types of the fields of stored messages,
+	// recorded as the processor writes them.
+	Fields *views.Fields
+	// Jobs are the executed views searches, for their status requests.
+	Jobs *views.Jobs
 	// Outputs forwards stored messages to their streams' outputs.
 	Outputs *forward.Router
 	// Failures are the messages the store refused for good.
@@ -83,7 +89,8 @@ func (n *Node) messagePipeline(ctx context.Context, cfg config.Config, o Options
 	m.sets = processing.NewIndexSetCache(n.IndexSets, time.Second, o.Now)
 	n.IndexSets.SetStats(indexSetStats{sets: n.IndexSets, store: m.Store})
 	m.Outputs = forward.NewRouter(forward.RouterOptions{Metrics: n.Metrics, Logger: n.Levels.Logger("loggate.outputs")})
-	m.Processor = processing.New(j, m.Store, n.Streams, m.sets, processing.Options{
+	m.Fields = views.NewFields(m.Store, n.Streams, n.IndexSets)
+	m.Processor = processing.New(j, m.Fields.Recording(m.Store), n.Streams, m.sets, processing.Options{
 		Processing: n.Info.IsProcessing, Metrics: n.Metrics, Logger: n.Levels.Logger("loggate.processing"), Now: o.Now,
 		Forwarder: m.Outputs, Refused: n.indexingFailed,
 	})
@@ -92,7 +99,20 @@ func (n *Node) messagePipeline(ctx context.Context, cfg config.Config, o Options
 	m.Search = search.NewService(m.Store, n.Streams, n.IndexSets, search.Options{AllowLeadingWildcard: cfg.LeadingWildcard, Now: o.Now})
 	m.applyCh, m.now = make(chan struct{}, 1), o.Now
 	m.Failures = indexer.NewFailures(n.Store, o.Now)
-	return slices.Concat(search.NewHandler(m.Search).Routes(),
+	m.Jobs = views.NewJobs(o.Now)
+	searches := search.NewHandler(m.Search)
+	viewStore := views.NewSearches(n.Store, n.Views, o.Now)
+	n.Nodes.Every("searches clean-up", time.Hour, func(ctx context.Context) error {
+		_, err := viewStore.Purge(ctx, o.Now().Add(-views.MaxSearchAge))
+		return err
+	})
+	viewSearches := views.NewSearchHandler(viewStore, searches, m.Jobs, m.Fields)
+	return slices.Concat(
+		// The views' searches and fields before the views, whose
+		// /views/{id} would take /views/fields for a view id.
+		viewSearches.Routes(),
+		views.NewHandler(n.Views).Routes(),
+		searches.Routes(),
 		deflector.NewHandler(n.IndexSets, m.Store, n.Levels.Logger("loggate.indexer.deflector")).Routes(),
 		indexer.NewHandler(n.IndexSets, m.Store, m.Failures, indexer.Node{ID: n.Info.ID, Hostname: n.Info.Hostname}, o.Now).Routes(),
 	), nil

@@ -36,6 +36,7 @@ import (
 	"github.com/loggate/loggate/backend/apibrowser"
 	"github.com/loggate/loggate/backend/authservices"
 	"github.com/loggate/loggate/backend/cluster"
+	"github.com/loggate/loggate/backend/events"
 	"github.com/loggate/loggate/backend/loggers"
 	"github.com/loggate/loggate/backend/metrics"
 	"github.com/loggate/loggate/backend/nodes"
@@ -285,6 +286,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 		notifications.NewHandler(n.Notices.Notifications).Routes(),
 		systemmessages.NewHandler(n.Notices.Messages).Routes(),
 		systemRoutes,
+		events.NewHandler(events.None{}, o.Now).Routes(),
 		browser.Routes(),
 	} {
 		routes = append(routes, rs...)

@@ -36,7 +36,8 @@ type Resources struct {
 
 // configResources builds the configuration services, seeding what Graylog
 // creates on its first start (the default index set and streams, the
-// default grok patterns), and returns their routes.
+// default grok patterns), and returns their routes; the views' routes come
+// with the message pipeline, whose search they run.
 func (n *Node) configResources(ctx context.Context, st store.Store, now func() time.Time) ([]api.Route, error) {
 	r := &n.Resources
 	var err error
@@ -72,7 +73,6 @@ func (n *Node) configResources(ctx context.Context, st store.Store, now func() t
 		inputs.NewHandler(r.Inputs, r.InputStates, runnerControl{&n.Messages}).Routes(),
 		grok.NewHandler(r.Grok).Routes(),
 		indexsets.NewHandler(r.IndexSets).Routes(),
-		views.NewHandler(r.Views).Routes(),
 		stats.Routes(),
 	), nil
 }
