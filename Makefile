@@ -6,7 +6,7 @@ BUILD     := $(shell git rev-parse --short=7 HEAD 2>/dev/null || echo dev)
 LDFLAGS   := -X github.com/loggate/loggate/backend/system.Build=$(BUILD)
 STATICCHECK ?= $(shell command -v staticcheck 2>/dev/null || echo $(HOME)/go/bin/staticcheck)
 
-.PHONY: build run test race bench load bench-large fuzz lint staticcheck clean
+.PHONY: build run test race bench load bench-large memtest fuzz lint staticcheck clean
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/loggate
@@ -34,6 +34,10 @@ load:
 ## bench-large: the embedded message store holding 1,000,000 messages
 bench-large:
 	LOGGATE_BENCH_LARGE=1 $(GO) test -run '^$$' -bench Large -benchtime 40x -timeout 30m ./backend/messages/embedded
+
+## memtest: decompression bombs against a loggate process, peak RSS under 500 MB
+memtest:
+	LOGGATE_TEST_MEMORY=1 $(GO) test -count=1 -run 'DecompressionBombs' -v -timeout 5m ./cmd/loggate
 
 ## fuzz: each fuzz target for a short while (FUZZTIME=1m for longer)
 FUZZTIME ?= 15s

@@ -340,3 +340,55 @@ func TestDecodeDefaultClock(t *testing.T) {
 		t.Errorf("timestamp %v too far from now", m.Timestamp)
 	}
 }
+
+// budget records what decoding asks for, refusing past its limit.
+type budget struct {
+	limit, granted, largest int
+}
+
+var errNoRoom = errors.New("no room")
+
+func (b *budget) Grow(n int) error {
+	if b.granted+n > b.limit {
+		return errNoRoom
+	}
+	b.granted += n
+	b.largest = max(b.largest, n)
+	return nil
+}
+
+func TestDecodeBudget(t *testing.T) {
+	const limit = 1 << 20
+	msg := []byte(`{"host":"h","short_message":"` + strings.Repeat("x", 200<<10) + `"}`)
+	bomb := gzipped(t, bytes.Repeat([]byte(" "), 64<<20))
+	for _, tc := range []struct {
+		name    string
+		payload []byte
+		budget  int
+		err     error
+		// most is the most the decoding may ask for in all.
+		most int
+	}{
+		{name: "plain: its text", payload: msg, budget: 1 << 30, most: len(msg)},
+		// The buffer doubles as output arrives: less than twice the text.
+		{name: "gzip: the buffer and the text", payload: gzipped(t, msg), budget: 1 << 30, most: 3 * len(msg)},
+		// Output grows as it arrives, never to the claimed 64 MiB, and
+		// stops one byte past the limit.
+		{name: "bomb: up to the limit", payload: bomb, budget: 1 << 30, err: gelf.ErrTooLarge, most: 2 * (limit + 1)},
+		{name: "refused: the budget's error", payload: gzipped(t, msg), budget: 64 << 10, err: errNoRoom, most: 64 << 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &budget{limit: tc.budget}
+			_, err := gelf.Decode(tc.payload, gelf.Options{Now: fixedNow, MaxDecompressed: limit, Budget: b})
+			if !errors.Is(err, tc.err) {
+				t.Fatalf("err = %v, want %v", err, tc.err)
+			}
+			if tc.err == errNoRoom && errors.Is(err, gelf.ErrInvalid) {
+				t.Errorf("a refusal of the budget wraps ErrInvalid: %v", err)
+			}
+			if b.granted > tc.most {
+				t.Errorf("asked for %d bytes in all, want at most %d", b.granted, tc.most)
+			}
+		})
+	}
+}

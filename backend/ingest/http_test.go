@@ -1,11 +1,13 @@
 package ingest_test
 
 import (
+	"bufio"
 	"bytes"
 	"compress/flate"
 	"compress/gzip"
 	"compress/zlib"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -326,5 +328,66 @@ func TestHTTPJournalFull(t *testing.T) {
 	}
 	if got := e.j.End(); got != uint64(accepted+1) {
 		t.Errorf("journal has %d records, want %d", got, accepted+1)
+	}
+}
+
+// TestHTTPDecodeBudget holds most of the node's decode budget with a
+// request whose body is still arriving: another request is answered 503
+// with Retry-After, the metrics show the budget in use, and once the first
+// request ends the budget is free again.
+func TestHTTPDecodeBudget(t *testing.T) {
+	e := newEnv(t, func(j *journal.Options, o *ingest.Options) {
+		// The smallest budget: twice a record limit of 16 KiB.
+		o.MaxRecordSize, o.DecodeBudget = 16<<10, 1
+		o.RetryAfter = 2 * time.Second
+	})
+	addr := e.start(input("h1", inputs.GELFHTTPType, nil))
+	url := "http://" + addr + "/gelf"
+	if got := e.count("org.graylog2.inputs.decode.budget.bytes"); got != 2*(16<<10+1) {
+		t.Errorf("budget = %d bytes, want %d", got, 2*(16<<10+1))
+	}
+
+	// A body of 12 KiB of which half is sent: its buffer holds 12 KiB.
+	msg := `{"version":"1.1","host":"slow","short_message":"` + strings.Repeat("x", 12<<10-60) + `"}`
+	msg += strings.Repeat(" ", 12<<10-len(msg))
+	slow := dial(t, "tcp", addr)
+	fmt.Fprintf(slow, "POST /gelf HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(msg), msg[:6<<10])
+	deadline := time.Now().Add(10 * time.Second)
+	for e.count("org.graylog2.inputs.decode.budget.in-use") == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the slow request never took budget")
+		}
+		time.Sleep(time.Millisecond) // polling an observable condition
+	}
+	if got := e.count("org.graylog2.inputs.decode.budget.in-use"); got < 12<<10 {
+		t.Errorf("in-use = %d while a 12 KiB body is read, want at least %d", got, 12<<10)
+	}
+
+	// 14 KiB takes 28 KiB: its body and its text.
+	other := `{"version":"1.1","host":"other","short_message":"` + strings.Repeat("y", 14<<10-60) + `"}`
+	r := do(t, http.DefaultClient, http.MethodPost, url, []byte(other), nil)
+	if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") != "2" || !strings.Contains(apiMessage(t, r), "retry later") {
+		t.Errorf("with the budget held: %d Retry-After %q %s, want 503 with Retry-After 2", r.status, r.header.Get("Retry-After"), r.body)
+	}
+	if got := e.count("org.graylog2.inputs.decode.budget.http.refused"); got != 1 {
+		t.Errorf("http.refused = %d, want 1", got)
+	}
+
+	if _, err := io.WriteString(slow, msg[6<<10:]); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(slow), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		t.Errorf("slow request: %d, want 202", resp.StatusCode)
+	}
+	if got := e.count("org.graylog2.inputs.decode.budget.in-use"); got != 0 {
+		t.Errorf("in-use = %d after the requests, want 0", got)
+	}
+	if r := do(t, http.DefaultClient, http.MethodPost, url, []byte(fullGELF), nil); r.status != http.StatusAccepted {
+		t.Errorf("after the budget is free: %d %s", r.status, r.body)
 	}
 }
