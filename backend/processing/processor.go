@@ -364,8 +364,9 @@ func (p *Processor) batch(ctx context.Context, from uint64) (int, int, error) {
 			prefixes = append(prefixes, def)
 		}
 		msgs = append(msgs, m)
+		indexed := forIndex(m)
 		for _, pre := range prefixes {
-			byPrefix[pre] = append(byPrefix[pre], m)
+			byPrefix[pre] = append(byPrefix[pre], indexed)
 		}
 	}
 	for pre, batch := range byPrefix {
