@@ -391,3 +391,80 @@ func TestHTTPDecodeBudget(t *testing.T) {
 		t.Errorf("after the budget is free: %d %s", r.status, r.body)
 	}
 }
+
+// TestDecodeBudgetTCPWaitsUDPDrops holds part of the node's decode budget
+// with a GELF HTTP request whose body is still arriving: a TCP frame that
+// needs more stops its connection until the budget is free, then is
+// journaled (nothing dropped); a UDP message that needs more is dropped and
+// counted.
+func TestDecodeBudgetTCPWaitsUDPDrops(t *testing.T) {
+	e := newEnv(t, func(_ *journal.Options, o *ingest.Options) {
+		o.MaxRecordSize, o.DecodeBudget = 16<<10, 1 // a budget of 32 KiB
+	})
+	gelfOf := func(host string, size int) string {
+		m := `{"version":"1.1","host":"` + host + `","short_message":"` + strings.Repeat("x", size-60) + `"}`
+		return m + strings.Repeat(" ", size-len(m))
+	}
+	httpIn := input("h1", inputs.GELFHTTPType, nil)
+	tcpIn := input("t1", inputs.GELFTCPType, nil)
+	udpIn := input("u1", inputs.GELFUDPType, nil)
+	e.start(httpIn, tcpIn, udpIn)
+	addr := func(id string) string {
+		a, ok := e.runner.Addr(id)
+		if !ok {
+			t.Fatalf("input %s not running", id)
+		}
+		return a.String()
+	}
+	inUse := func() int64 { return e.count("org.graylog2.inputs.decode.budget.in-use") }
+
+	// 16 KiB of body buffer held while the rest of the body is awaited.
+	slowMsg := gelfOf("slow", 16<<10)
+	slow := dial(t, "tcp", addr("h1"))
+	fmt.Fprintf(slow, "POST /gelf HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(slowMsg), slowMsg[:1<<10])
+	deadline := time.Now().Add(10 * time.Second)
+	wait := func(what string, cond func() bool) {
+		t.Helper()
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s", what)
+			}
+			time.Sleep(time.Millisecond) // polling an observable condition
+		}
+	}
+	wait("the slow request to take budget", func() bool { return inUse() > 16<<10 })
+
+	// UDP: 20 KiB of text do not fit in what is left.
+	fmt.Fprint(dial(t, "udp", addr("u1")), gelfOf("udp", 20<<10))
+	wait("the UDP message to be dropped", func() bool { return e.count("org.graylog2.inputs.decode.budget.udp.dropped") == 1 })
+
+	// TCP: 24 KiB do not fit either; the connection waits.
+	tcp := dial(t, "tcp", addr("t1"))
+	fmt.Fprint(tcp, gelfOf("tcp", 24<<10)+"\x00")
+	wait("the TCP connection to wait", func() bool { return e.count("org.graylog2.inputs.decode.budget.tcp.waits") == 1 })
+	if got := e.j.End(); got != 0 {
+		t.Fatalf("journal has %d records while the budget is held", got)
+	}
+
+	// The slow request ends: the budget is free, the TCP frame goes in.
+	if _, err := io.WriteString(slow, slowMsg[1<<10:]); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(slow), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		t.Errorf("slow request: %d, want 202", resp.StatusCode)
+	}
+	sources := map[string]bool{}
+	for _, m := range e.records(2) {
+		s, _ := m.Get("source")
+		sources[s.(string)] = true
+	}
+	if !sources["slow"] || !sources["tcp"] || len(sources) != 2 {
+		t.Errorf("journaled messages from %v, want the HTTP and the TCP one", sources)
+	}
+	wait("the budget to be free", func() bool { return inUse() == 0 })
+}

@@ -1,6 +1,7 @@
 package node_test
 
 import (
+	"errors"
 	"io/fs"
 	"net/http"
 	"os"
@@ -79,10 +80,16 @@ func TestDataDirPrivate(t *testing.T) {
 
 	files := 0
 	err = filepath.WalkDir(h.Config.DataDir, func(path string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // merged away while the node runs
+		}
 		if err != nil {
 			return err
 		}
 		info, err := d.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
 		if err != nil {
 			return err
 		}
