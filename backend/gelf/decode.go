@@ -15,24 +15,30 @@ import (
 // object, as GelfCodec.decode does. The Message does not alias payload, so
 // the caller may reuse its buffer. Errors wrap ErrInvalid.
 func Decode(payload []byte, opts Options) (Message, error) {
-	data := payload
-	c := detect(payload)
-	var f *inflater
-	switch c {
+	return decode(payload, nil, opts)
+}
+
+// decode decodes payload; outer, when set, is the inflater whose buffer
+// holds payload (the decompressed body of DecodeHTTP), released here.
+func decode(payload []byte, outer *inflater, opts Options) (Message, error) {
+	data, owner := payload, outer
+	switch c := detect(payload); c {
 	case chunked:
+		outer.release()
 		return Message{}, invalidf("chunked payload must be reassembled first")
 	case zlibbed, gzipped:
-		f = inflaters.Get().(*inflater)
+		owner = inflaters.Get().(*inflater)
 		var err error
-		if data, err = f.inflate(c, payload, opts.maxDecompressed()); err != nil {
-			f.release()
+		data, err = owner.inflate(c, payload, opts.maxDecompressed(), opts.Budget)
+		outer.release()
+		if err != nil {
+			owner.release()
 			return Message{}, err
 		}
 	}
-	// One copy of the JSON text; every field without escapes shares it.
-	s := string(data)
-	if f != nil {
-		f.release()
+	s, err := owner.text(data, opts.Budget)
+	if err != nil {
+		return Message{}, err
 	}
 	if !utf8.ValidString(s) {
 		// Graylog decodes the bytes with a replacing UTF-8 decoder.

@@ -103,7 +103,8 @@ func TestDecodeFields(t *testing.T) {
 		{name: "object as compact JSON", extra: `"_o":{ "a" : 1, "b":[true, null ,], }`, fields: []gelf.Field{{Key: "o", Value: `{"a":1,"b":[true,null]}`}}},
 		{name: "array kept verbatim", extra: `"_a":["x\"y",{"k":"\u00e9"}]`, fields: []gelf.Field{{Key: "a", Value: `["x\"y",{"k":"\u00e9"}]`}}},
 		{name: "control character in container escaped", extra: "\"_a\":[\"x\ty\x01\"]", fields: []gelf.Field{{Key: "a", Value: `["x\ty\u0001"]`}}},
-		{name: "_id dropped", extra: `"_id":"abc"`, fields: nil},
+		{name: "_id stored as id, as Graylog 4.0 does", extra: `"_id":"abc"`, fields: []gelf.Field{{Key: "id", Value: "abc"}}},
+		{name: "__id is the reserved _id", extra: `"__id":"abc"`, fields: nil},
 		{name: "plain id kept", extra: `"id":"abc"`, fields: []gelf.Field{{Key: "id", Value: "abc"}}},
 		{name: "reserved names dropped", extra: `"__id":1,"__ttl":1,"__source":1,"__all":1,"__index":1,"__type":1,"__score":1,"_streams":"x"`, fields: nil},
 		{name: "core names not overwritten", extra: `"_source":"s","_message":"x","_timestamp":5,"_host":"x","_short_message":"x","source":"s"`, fields: nil},
@@ -338,5 +339,57 @@ func TestDecodeDefaultClock(t *testing.T) {
 	}
 	if math.Abs(float64(m.Timestamp.Sub(before))) > float64(time.Minute) {
 		t.Errorf("timestamp %v too far from now", m.Timestamp)
+	}
+}
+
+// budget records what decoding asks for, refusing past its limit.
+type budget struct {
+	limit, granted, largest int
+}
+
+var errNoRoom = errors.New("no room")
+
+func (b *budget) Grow(n int) error {
+	if b.granted+n > b.limit {
+		return errNoRoom
+	}
+	b.granted += n
+	b.largest = max(b.largest, n)
+	return nil
+}
+
+func TestDecodeBudget(t *testing.T) {
+	const limit = 1 << 20
+	msg := []byte(`{"host":"h","short_message":"` + strings.Repeat("x", 200<<10) + `"}`)
+	bomb := gzipped(t, bytes.Repeat([]byte(" "), 64<<20))
+	for _, tc := range []struct {
+		name    string
+		payload []byte
+		budget  int
+		err     error
+		// most is the most the decoding may ask for in all.
+		most int
+	}{
+		{name: "plain: its text", payload: msg, budget: 1 << 30, most: len(msg)},
+		// The buffer doubles as output arrives: less than twice the text.
+		{name: "gzip: the buffer and the text", payload: gzipped(t, msg), budget: 1 << 30, most: 3 * len(msg)},
+		// Output grows as it arrives, never to the claimed 64 MiB, and
+		// stops one byte past the limit.
+		{name: "bomb: up to the limit", payload: bomb, budget: 1 << 30, err: gelf.ErrTooLarge, most: 2 * (limit + 1)},
+		{name: "refused: the budget's error", payload: gzipped(t, msg), budget: 64 << 10, err: errNoRoom, most: 64 << 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &budget{limit: tc.budget}
+			_, err := gelf.Decode(tc.payload, gelf.Options{Now: fixedNow, MaxDecompressed: limit, Budget: b})
+			if !errors.Is(err, tc.err) {
+				t.Fatalf("err = %v, want %v", err, tc.err)
+			}
+			if tc.err == errNoRoom && errors.Is(err, gelf.ErrInvalid) {
+				t.Errorf("a refusal of the budget wraps ErrInvalid: %v", err)
+			}
+			if b.granted > tc.most {
+				t.Errorf("asked for %d bytes in all, want at most %d", b.granted, tc.most)
+			}
+		})
 	}
 }

@@ -32,13 +32,12 @@ func DecodeHTTP(body []byte, contentEncoding string, opts Options) (Message, err
 		return Decode(body, opts)
 	}
 	f := inflaters.Get().(*inflater)
-	defer f.release()
-	data, err := f.inflate(c, body, opts.maxDecompressed())
+	data, err := f.inflate(c, body, opts.maxDecompressed(), opts.Budget)
 	if err != nil {
+		f.release()
 		return Message{}, err
 	}
-	// Decode copies what it keeps, so the pooled buffer may be reused.
-	return Decode(data, opts)
+	return decode(data, f, opts)
 }
 
 func looksLikeJSON(b []byte) bool {

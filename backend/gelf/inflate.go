@@ -3,7 +3,9 @@ package gelf
 import (
 	"bytes"
 	"io"
+	"math"
 	"sync"
+	"unsafe"
 
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/gzip"
@@ -38,34 +40,68 @@ func detect(p []byte) compression {
 	return plain
 }
 
+// Compressed reports whether a payload is zlib or gzip compressed, which
+// Decode detects by its first bytes.
+func Compressed(p []byte) bool {
+	c := detect(p)
+	return c == zlibbed || c == gzipped
+}
+
 // inflater holds the reusable decompression state; pooled because a flate
 // reader costs tens of kilobytes to set up.
 type inflater struct {
-	src  bytes.Reader
-	zr   io.ReadCloser
-	fr   io.ReadCloser
-	gz   *gzip.Reader
-	dst  bytes.Buffer
-	stop [1]byte
+	src bytes.Reader
+	zr  io.ReadCloser
+	fr  io.ReadCloser
+	gz  *gzip.Reader
+	dst []byte
 }
 
 var inflaters = sync.Pool{New: func() any { return new(inflater) }}
 
 // maxPooledBuffer keeps one unusually large payload from pinning its buffer
-// in the pool forever.
-const maxPooledBuffer = 1 << 20
+// in the pool: a bigger buffer is dropped when the decoding ends.
+const maxPooledBuffer = 256 << 10
 
+// release returns f to the pool; a nil f is ignored.
 func (f *inflater) release() {
-	f.src.Reset(nil)
-	if f.dst.Cap() > maxPooledBuffer {
-		f.dst = bytes.Buffer{}
+	if f == nil {
+		return
 	}
-	f.dst.Reset()
+	f.src.Reset(nil)
+	if cap(f.dst) > maxPooledBuffer {
+		f.dst = nil
+	}
+	f.dst = f.dst[:0]
 	inflaters.Put(f)
 }
 
-// inflate decompresses p into f.dst, refusing more than limit bytes.
-func (f *inflater) inflate(c compression, p []byte, limit int64) ([]byte, error) {
+// text returns the JSON text of data, which is f's output or, for a nil f,
+// the caller's, and releases f. The text is one copy of data, which every
+// field without escapes shares; a decompression buffer too large to go back
+// to the pool becomes the text itself, so a large message is not held
+// twice. The copy is charged to budget.
+func (f *inflater) text(data []byte, budget Budget) (string, error) {
+	defer f.release()
+	if f != nil && cap(f.dst) > maxPooledBuffer && len(data) > 0 {
+		// The buffer is never written again: f forgets it.
+		f.dst = nil
+		return unsafe.String(unsafe.SliceData(data), len(data)), nil
+	}
+	if budget != nil {
+		if err := budget.Grow(len(data)); err != nil {
+			return "", err
+		}
+	}
+	return string(data), nil
+}
+
+// inflate decompresses p into f.dst, refusing more than limit bytes. The
+// output buffer grows by doubling as bytes actually arrive, from a few times
+// the input's size, and never beyond limit+1 bytes: neither a size the
+// stream claims (gzip's ISIZE) nor the limit itself is allocated up front.
+// Every growth is first charged to budget, when there is one.
+func (f *inflater) inflate(c compression, p []byte, limit int64, budget Budget) ([]byte, error) {
 	f.src.Reset(p)
 	var r io.Reader
 	switch c {
@@ -99,17 +135,55 @@ func (f *inflater) inflate(c compression, p []byte, limit int64) ([]byte, error)
 		}
 		r = f.fr
 	}
-	if grow := int64(len(p)) * 4; grow < limit {
-		f.dst.Grow(int(grow))
+	// One byte more than the limit tells a stream that goes on from one
+	// that ends exactly at it.
+	most := int(min(limit, math.MaxInt32)) + 1
+	dst, charged := f.dst[:0], 0
+	if cap(dst) > most {
+		dst = dst[:0:most]
 	}
-	if _, err := f.dst.ReadFrom(io.LimitReader(r, limit)); err != nil {
-		return nil, invalidf("decompress: %w", err)
-	}
-	// Reaching the limit is an error only if the stream goes on.
-	if int64(f.dst.Len()) == limit {
-		if n, _ := io.ReadFull(r, f.stop[:]); n > 0 {
+	for {
+		if len(dst) == cap(dst) {
+			n := min(max(2*cap(dst), 4*len(p), minInflateBuffer), most)
+			if n == len(dst) {
+				return nil, ErrTooLarge
+			}
+			if err := charge(budget, &charged, n); err != nil {
+				return nil, err
+			}
+			dst = append(make([]byte, 0, n), dst...)
+			f.dst = dst
+		} else if err := charge(budget, &charged, cap(dst)); err != nil {
+			return nil, err
+		}
+		k, err := r.Read(dst[len(dst):cap(dst)])
+		dst = dst[:len(dst)+k]
+		if len(dst) == most {
 			return nil, ErrTooLarge
 		}
+		if err == io.EOF {
+			return dst, nil
+		}
+		if err != nil {
+			return nil, invalidf("decompress: %w", err)
+		}
 	}
-	return f.dst.Bytes(), nil
+}
+
+// minInflateBuffer is the smallest output buffer allocated.
+const minInflateBuffer = 4 << 10
+
+// charge asks budget for the bytes of a buffer of size n beyond those
+// already charged.
+func charge(budget Budget, charged *int, n int) error {
+	if n <= *charged {
+		return nil
+	}
+	if budget != nil {
+		if err := budget.Grow(n - *charged); err != nil {
+			return err
+		}
+	}
+	*charged = n
+	return nil
 }

@@ -51,12 +51,13 @@ func (d *decoder) mapFields(msg Message) Message {
 // fieldName maps a top-level key to its field name, or reports that the key
 // is not stored: GelfCodec's skip rules plus Message.addField's key checks.
 func fieldName(raw string) (string, bool) {
-	switch raw {
-	case "version", "_id":
-		// version is not stored by Graylog; _id is dropped as the GELF
-		// spec asks (Graylog 4.0 stores it as "id").
+	if raw == "version" {
+		// Not stored by Graylog.
 		return "", false
 	}
+	// The GELF spec asks servers to drop _id; Graylog 4.0 strips its
+	// underscore like any other's and stores it as "id", and so does
+	// loggate.
 	key := raw
 	if len(key) > 1 && key[0] == '_' {
 		key = key[1:]

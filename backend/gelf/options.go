@@ -38,6 +38,18 @@ type Options struct {
 	// MaxChunkedBytes bounds the chunk payload bytes held at once; when full,
 	// the oldest incomplete messages are evicted.
 	MaxChunkedBytes int64
+	// Budget, when set, is asked before decoding takes memory in
+	// proportion to the payload: for each growth of a decompression
+	// buffer, and for the JSON text of the message. Its error stops the
+	// decoding and is returned as is, not wrapping ErrInvalid: the payload
+	// was not judged, only refused for now.
+	Budget Budget
+}
+
+// Budget bounds the memory decoding may take.
+type Budget interface {
+	// Grow reserves n more bytes, or says why not.
+	Grow(n int) error
 }
 
 func (o Options) maxDecompressed() int64 {

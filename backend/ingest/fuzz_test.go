@@ -101,7 +101,7 @@ func FuzzTCPStream(f *testing.F) {
 	f.Add(bytes.Repeat([]byte("x"), 5000))
 	f.Fuzz(func(t *testing.T, stream []byte) {
 		inst, j := fuzzInstance(t, inputs.GELFTCPType)
-		h := tcpConn{inst: inst, enc: encoder{inst: inst}, rem: newRemote(netip.MustParseAddrPort("[::1]:9"))}
+		h := newTCPConn(inst, newRemote(netip.MustParseAddrPort("[::1]:9")))
 		if err := h.run(context.Background(), bytes.NewReader(stream)); err != nil {
 			t.Fatalf("run: %v", err)
 		}

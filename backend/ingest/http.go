@@ -106,6 +106,7 @@ type httpState struct {
 	body  []byte
 	enc   encoder
 	batch batch
+	lease lease
 }
 
 var httpStates = sync.Pool{New: func() any { return new(httpState) }}
@@ -156,22 +157,28 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st := httpStates.Get().(*httpState)
+	st.lease.b = inst.r.budget
 	defer func() {
+		st.lease.release()
 		st.batch.reset()
-		if cap(st.body) > 1<<20 {
+		if cap(st.body) > maxPooledBody {
 			st.body = nil
 		}
 		httpStates.Put(st)
 	}()
-	if want := min(max(r.ContentLength+1, 4096), limit+1); int64(cap(st.body)) < want {
+	// Content-Length sizes the buffer only up to maxPooledBody: a claimed
+	// size allocates nothing before the bytes arrive.
+	if want := min(max(r.ContentLength+1, 4096), limit+1, maxPooledBody); int64(cap(st.body)) < want {
 		st.body = make([]byte, 0, want)
 	}
-	body, err := readBody(st.body[:0], r.Body, limit)
+	body, err := readBody(st.body[:0], r.Body, limit, &st.lease)
 	st.body = body
 	switch {
 	case errors.Is(err, errBodyTooLarge):
 		m.failures.Mark(1)
 		tooLarge(w, limit)
+		return
+	case h.overBudget(w, err):
 		return
 	case err != nil:
 		// The client went away or sent a broken chunked body.
@@ -184,7 +191,12 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusBadRequest, "Invalid GELF message: empty request body")
 		return
 	}
-	gm, err := gelf.DecodeHTTP(body, r.Header.Get("Content-Encoding"), inst.gelf)
+	opts := inst.gelf
+	opts.Budget = &st.lease
+	gm, err := gelf.DecodeHTTP(body, r.Header.Get("Content-Encoding"), opts)
+	if h.overBudget(w, err) {
+		return
+	}
 	if err != nil {
 		m.failures.Mark(1)
 		status := http.StatusBadRequest
@@ -242,6 +254,26 @@ func (h *httpHandler) append(ctx context.Context, recs [][]byte) error {
 	return res.err
 }
 
+// overBudget answers a request the decode budget refused: 503 while the
+// node decodes as much as it may at once, so the client retries later;
+// 413 when the message needs more than the whole budget.
+func (h *httpHandler) overBudget(w http.ResponseWriter, err error) bool {
+	switch {
+	case errors.Is(err, errBudget):
+		h.inst.r.budget.httpRefused.Inc(1)
+		h.inst.metrics.rejected.Mark(1)
+		w.Header().Set("Retry-After", strconv.Itoa(int(h.inst.r.opts.RetryAfter/time.Second)))
+		apiError(w, http.StatusServiceUnavailable, "The node is decoding as many messages as its memory budget allows; retry later.")
+		return true
+	case errors.Is(err, errOverBudget):
+		h.inst.metrics.failures.Mark(1)
+		w.Header().Set("Connection", "close")
+		apiError(w, http.StatusRequestEntityTooLarge, "Invalid GELF message: "+err.Error())
+		return true
+	}
+	return false
+}
+
 // unavailable answers 503: nothing was acknowledged, the client may retry.
 func (h *httpHandler) unavailable(w http.ResponseWriter, err error) {
 	secs := int(h.inst.r.opts.RetryAfter / time.Second)
@@ -270,11 +302,23 @@ func tooLarge(w http.ResponseWriter, limit int64) {
 
 var errBodyTooLarge = errors.New("request body too large")
 
+// maxPooledBody keeps one large request from pinning its body buffer in
+// the pool.
+const maxPooledBody = 256 << 10
+
 // readBody reads the whole body into dst, refusing more than limit bytes.
-func readBody(dst []byte, body io.Reader, limit int64) ([]byte, error) {
+// Each growth of the buffer is first taken from budget.
+func readBody(dst []byte, body io.Reader, limit int64, budget gelf.Budget) ([]byte, error) {
+	if err := budget.Grow(cap(dst)); err != nil {
+		return dst, err
+	}
 	for {
 		if len(dst) == cap(dst) {
-			dst = append(dst, 0)[:len(dst)]
+			grown := append(dst, 0)[:len(dst)]
+			if err := budget.Grow(cap(grown) - cap(dst)); err != nil {
+				return dst, err
+			}
+			dst = grown
 		}
 		n, err := body.Read(dst[len(dst):cap(dst)])
 		dst = dst[:len(dst)+n]

@@ -1,12 +1,15 @@
 package ingest_test
 
 import (
+	"bufio"
 	"bytes"
 	"compress/flate"
 	"compress/gzip"
 	"compress/zlib"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -327,4 +330,137 @@ func TestHTTPJournalFull(t *testing.T) {
 	if got := e.j.End(); got != uint64(accepted+1) {
 		t.Errorf("journal has %d records, want %d", got, accepted+1)
 	}
+}
+
+// gelfOfSize is a GELF message from host of exactly size bytes.
+func gelfOfSize(host string, size int) string {
+	m := `{"version":"1.1","host":"` + host + `","short_message":"` + strings.Repeat("x", size-60) + `"}`
+	return m + strings.Repeat(" ", size-len(m))
+}
+
+// slowPost is a GELF HTTP request whose body is still arriving: its body
+// buffer holds decode budget until finish sends the rest.
+type slowPost struct {
+	conn net.Conn
+	rest string
+}
+
+func startSlowPost(t *testing.T, addr, msg string, sent int) *slowPost {
+	t.Helper()
+	c := dial(t, "tcp", addr)
+	fmt.Fprintf(c, "POST /gelf HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(msg), msg[:sent])
+	return &slowPost{conn: c, rest: msg[sent:]}
+}
+
+// finish sends the rest of the body and wants a 202.
+func (p *slowPost) finish(t *testing.T) {
+	t.Helper()
+	if _, err := io.WriteString(p.conn, p.rest); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(p.conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		t.Errorf("slow request: %d, want 202", resp.StatusCode)
+	}
+}
+
+// waitFor polls an observable condition for up to 10 seconds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond) // polling an observable condition
+	}
+}
+
+// TestHTTPDecodeBudget holds most of the node's decode budget with a
+// request whose body is still arriving: another request is answered 503
+// with Retry-After, the metrics show the budget in use, and once the first
+// request ends the budget is free again.
+func TestHTTPDecodeBudget(t *testing.T) {
+	e := newEnv(t, func(_ *journal.Options, o *ingest.Options) {
+		// The smallest budget: twice a record limit of 16 KiB.
+		o.MaxRecordSize, o.DecodeBudget = 16<<10, 1
+		o.RetryAfter = 2 * time.Second
+	})
+	addr := e.start(input("h1", inputs.GELFHTTPType, nil))
+	url := "http://" + addr + "/gelf"
+	if got := e.count("org.graylog2.inputs.decode.budget.bytes"); got != 2*(16<<10+1) {
+		t.Errorf("budget = %d bytes, want %d", got, 2*(16<<10+1))
+	}
+	inUse := func() int64 { return e.count("org.graylog2.inputs.decode.budget.in-use") }
+
+	// A body of 12 KiB of which half is sent: its buffer holds 12 KiB.
+	slow := startSlowPost(t, addr, gelfOfSize("slow", 12<<10), 6<<10)
+	waitFor(t, "the slow request to take budget", func() bool { return inUse() > 12<<10 })
+
+	// 14 KiB takes 28 KiB: its body and its text.
+	r := do(t, http.DefaultClient, http.MethodPost, url, []byte(gelfOfSize("other", 14<<10)), nil)
+	if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") != "2" || !strings.Contains(apiMessage(t, r), "retry later") {
+		t.Errorf("with the budget held: %d Retry-After %q %s, want 503 with Retry-After 2", r.status, r.header.Get("Retry-After"), r.body)
+	}
+	if got := e.count("org.graylog2.inputs.decode.budget.http.refused"); got != 1 {
+		t.Errorf("http.refused = %d, want 1", got)
+	}
+
+	slow.finish(t)
+	if got := inUse(); got != 0 {
+		t.Errorf("in-use = %d after the requests, want 0", got)
+	}
+	if r := do(t, http.DefaultClient, http.MethodPost, url, []byte(fullGELF), nil); r.status != http.StatusAccepted {
+		t.Errorf("after the budget is free: %d %s", r.status, r.body)
+	}
+}
+
+// TestDecodeBudgetTCPWaitsUDPDrops holds part of the node's decode budget
+// with a GELF HTTP request whose body is still arriving: a TCP frame that
+// needs more stops its connection until the budget is free, then is
+// journaled (nothing dropped); a UDP message that needs more is dropped and
+// counted.
+func TestDecodeBudgetTCPWaitsUDPDrops(t *testing.T) {
+	e := newEnv(t, func(_ *journal.Options, o *ingest.Options) {
+		o.MaxRecordSize, o.DecodeBudget = 16<<10, 1 // a budget of 32 KiB
+	})
+	e.start(input("h1", inputs.GELFHTTPType, nil), input("t1", inputs.GELFTCPType, nil), input("u1", inputs.GELFUDPType, nil))
+	addr := func(id string) string {
+		a, ok := e.runner.Addr(id)
+		if !ok {
+			t.Fatalf("input %s not running", id)
+		}
+		return a.String()
+	}
+
+	// 16 KiB of body buffer held while the rest of the body is awaited.
+	slow := startSlowPost(t, addr("h1"), gelfOfSize("slow", 16<<10), 1<<10)
+	waitFor(t, "the slow request to take budget", func() bool { return e.count("org.graylog2.inputs.decode.budget.in-use") > 16<<10 })
+
+	// UDP: 20 KiB of text do not fit in what is left.
+	fmt.Fprint(dial(t, "udp", addr("u1")), gelfOfSize("udp", 20<<10))
+	waitFor(t, "the UDP message to be dropped", func() bool { return e.count("org.graylog2.inputs.decode.budget.udp.dropped") == 1 })
+
+	// TCP: 24 KiB do not fit either; the connection waits.
+	fmt.Fprint(dial(t, "tcp", addr("t1")), gelfOfSize("tcp", 24<<10)+"\x00")
+	waitFor(t, "the TCP connection to wait", func() bool { return e.count("org.graylog2.inputs.decode.budget.tcp.waits") == 1 })
+	if got := e.j.End(); got != 0 {
+		t.Fatalf("journal has %d records while the budget is held", got)
+	}
+
+	// The slow request ends: the budget is free, the TCP frame goes in.
+	slow.finish(t)
+	sources := map[string]bool{}
+	for _, m := range e.records(2) {
+		s, _ := m.Get("source")
+		sources[s.(string)] = true
+	}
+	if !sources["slow"] || !sources["tcp"] || len(sources) != 2 {
+		t.Errorf("journaled messages from %v, want the HTTP and the TCP one", sources)
+	}
+	waitFor(t, "the budget to be free", func() bool { return e.count("org.graylog2.inputs.decode.budget.in-use") == 0 })
 }

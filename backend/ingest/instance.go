@@ -34,12 +34,23 @@ func (r *Runner) newInstance(in inputs.Input, cfg config, log *slog.Logger) *ins
 		id:      in.ID,
 		cfg:     cfg,
 		log:     log,
-		gelf:    gelf.Options{MaxDecompressed: cfg.decompressLimit, Now: r.opts.Now},
+		gelf:    gelf.Options{MaxDecompressed: r.decompressLimit(cfg), Now: r.opts.Now},
 		metrics: newInputMetrics(r.opts.Metrics, prefix),
 		prefix:  prefix,
 	}
 	inst.setStatic(in.StaticFields)
 	return inst
+}
+
+// decompressLimit is the input's decompress_size_limit, at most the
+// journal's record limit: an input stored before that was enforced must not
+// inflate a payload to gigabytes only to refuse it.
+func (r *Runner) decompressLimit(cfg config) int64 {
+	limit := cfg.decompressLimit
+	if limit <= 0 {
+		limit = gelf.DefaultMaxDecompressed
+	}
+	return min(limit, int64(r.opts.MaxRecordSize))
 }
 
 // setStatic replaces the input's static fields, sorted by key so records
@@ -186,8 +197,9 @@ func (b *batch) records() [][]byte {
 	return b.recs
 }
 
-// maxPooledBatch keeps one burst of huge messages from pinning its buffer.
-const maxPooledBatch = 8 << 20
+// maxPooledBatch keeps one burst of huge messages from pinning its buffer:
+// a batch of the usual few hundred small records fits.
+const maxPooledBatch = 1 << 20
 
 func (b *batch) reset() {
 	if cap(b.buf) > maxPooledBatch {

@@ -63,6 +63,15 @@ type Options struct {
 	// ShutdownTimeout bounds how long stopping an HTTP input waits for the
 	// requests in flight (5 s).
 	ShutdownTimeout time.Duration
+	// MaxRecordSize is the journal's record limit (journal.DefaultMaxRecordSize):
+	// no payload is decompressed beyond it, whatever an input's
+	// decompress_size_limit says, since a larger message could not be
+	// journaled anyway.
+	MaxRecordSize int
+	// DecodeBudget bounds the bytes all inputs decode at once
+	// (DefaultDecodeBudget); it is raised to twice MaxRecordSize so the
+	// largest message can always be decoded.
+	DecodeBudget int64
 }
 
 func (o Options) withDefaults() Options {
@@ -93,6 +102,16 @@ func (o Options) withDefaults() Options {
 	if o.ShutdownTimeout <= 0 {
 		o.ShutdownTimeout = 5 * time.Second
 	}
+	if o.MaxRecordSize <= 0 {
+		o.MaxRecordSize = journal.DefaultMaxRecordSize
+	}
+	if o.DecodeBudget <= 0 {
+		o.DecodeBudget = DefaultDecodeBudget
+	}
+	// A compressed message takes its decompressed text twice: the
+	// decompression buffer (one byte over, to see the stream go on) and
+	// the text decoded from it.
+	o.DecodeBudget = max(o.DecodeBudget, 2*(int64(o.MaxRecordSize)+1))
 	return o
 }
 
@@ -103,6 +122,7 @@ type Runner struct {
 	states States
 	opts   Options
 	ids    *ulids
+	budget *budget
 
 	mu      sync.Mutex
 	entries map[string]*entry
@@ -134,7 +154,8 @@ type server interface {
 // runs nothing until Apply.
 func NewRunner(j Journal, states States, opts Options) *Runner {
 	opts = opts.withDefaults()
-	return &Runner{j: j, states: states, opts: opts, ids: newULIDs(), entries: map[string]*entry{}}
+	return &Runner{j: j, states: states, opts: opts, ids: newULIDs(), entries: map[string]*entry{},
+		budget: newBudget(opts.DecodeBudget, opts.Metrics)}
 }
 
 // Apply reconciles the running inputs with ins, the inputs stored now: it

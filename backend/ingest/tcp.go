@@ -99,7 +99,7 @@ func (s *tcpServer) serve(c net.Conn) {
 		s.mu.Unlock()
 		m.open.Add(-1)
 	}()
-	h := tcpConn{inst: s.inst, enc: encoder{inst: s.inst}}
+	h := newTCPConn(s.inst, remote{})
 	if ap, err := netip.ParseAddrPort(c.RemoteAddr().String()); err == nil {
 		h.rem = newRemote(ap)
 	}
@@ -114,9 +114,14 @@ type tcpConn struct {
 	enc   encoder
 	rem   remote
 	batch batch
+	lease lease
 	// incoming counts frames since the last flush: marking the meter once
 	// per batch saves a clock read per message.
 	incoming int64
+}
+
+func newTCPConn(inst *instance, rem remote) *tcpConn {
+	return &tcpConn{inst: inst, enc: encoder{inst: inst}, rem: rem, lease: lease{b: inst.r.budget}}
 }
 
 // run reads frames until the connection ends. Frames already in the read
@@ -148,7 +153,9 @@ func (h *tcpConn) run(ctx context.Context, c io.Reader) error {
 			}
 			return err
 		}
-		h.decode(frame)
+		if err := h.decode(ctx, frame); err != nil {
+			return err
+		}
 		if h.batch.len() < limit && len(h.batch.buf) < maxBatchBytes && frameReady(br, max) {
 			continue
 		}
@@ -158,11 +165,27 @@ func (h *tcpConn) run(ctx context.Context, c io.Reader) error {
 	}
 }
 
-// decode adds a frame's message to the batch, or counts its failure.
-func (h *tcpConn) decode(frame []byte) {
+// decode adds a frame's message to the batch, or counts its failure. When
+// the decode budget has no room, it waits for enough for the worst case and
+// decodes again: the connection stops reading meanwhile (back-pressure),
+// nothing is dropped. The error is the end of the input.
+func (h *tcpConn) decode(ctx context.Context, frame []byte) error {
 	m := h.inst.metrics
 	h.incoming++
-	gm, err := gelf.Decode(frame, h.inst.gelf)
+	opts := h.inst.gelf
+	opts.Budget = &h.lease
+	gm, err := gelf.Decode(frame, opts)
+	if errors.Is(err, errBudget) {
+		// What the batch holds is given back first: waiting while
+		// holding part of the budget could wait for ever.
+		if err := h.flush(ctx); err != nil {
+			return err
+		}
+		if err := h.lease.reserve(ctx, worstCase(frame, opts.MaxDecompressed)); err != nil {
+			return err
+		}
+		gm, err = gelf.Decode(frame, opts)
+	}
 	if err == nil {
 		err = h.batch.add(&h.enc, &gm, h.rem)
 	}
@@ -170,15 +193,28 @@ func (h *tcpConn) decode(frame []byte) {
 		m.failures.Mark(1)
 		h.inst.log.Debug("dropped invalid GELF TCP frame", "remote", h.rem.ip, "err", err)
 	}
+	return nil
 }
 
-// flush appends the batch, waiting while the journal is full.
+// worstCase is the most a frame can take of the decode budget: its text,
+// and for a compressed frame the decompression buffer too.
+func worstCase(frame []byte, maxDecompressed int64) int64 {
+	if gelf.Compressed(frame) {
+		return 2 * (maxDecompressed + 1)
+	}
+	return int64(len(frame))
+}
+
+// flush appends the batch, waiting while the journal is full, and gives
+// back the decode budget its messages took: the budget their text took
+// stands for their records until they are journaled.
 func (h *tcpConn) flush(ctx context.Context) error {
 	if h.incoming > 0 {
 		h.inst.metrics.incoming.Mark(h.incoming)
 		h.incoming = 0
 	}
 	if h.batch.len() == 0 {
+		h.lease.release()
 		return nil
 	}
 	recs := h.batch.records()
@@ -187,6 +223,7 @@ func (h *tcpConn) flush(ctx context.Context) error {
 		h.inst.metrics.rejected.Mark(int64(lost))
 	}
 	h.batch.reset()
+	h.lease.release()
 	if res.err != nil && !errors.Is(res.err, journal.ErrTooLarge) {
 		return res.err
 	}

@@ -29,6 +29,7 @@ type udpServer struct {
 	conn    *net.UDPConn
 	chunker *gelf.Chunker
 	enc     encoder
+	lease   lease
 	full    chan *batch // to the appender
 	free    chan *batch // back from it
 	stopped chan struct{}
@@ -55,6 +56,7 @@ func startUDP(ctx context.Context, inst *instance) (server, error) {
 		conn:    pc.(*net.UDPConn),
 		chunker: gelf.NewChunker(inst.gelf),
 		enc:     encoder{inst: inst},
+		lease:   lease{b: inst.r.budget},
 		full:    make(chan *batch, udpBatches),
 		free:    make(chan *batch, udpBatches),
 		stopped: make(chan struct{}),
@@ -145,9 +147,18 @@ func (s *udpServer) datagram(b *batch, d []byte, from netip.AddrPort) {
 		m.empty.Inc(1)
 		return
 	}
-	gm, err := gelf.Decode(payload, s.inst.gelf)
+	opts := s.inst.gelf
+	opts.Budget = &s.lease
+	gm, err := gelf.Decode(payload, opts)
 	if err == nil {
 		err = b.add(&s.enc, &gm, s.remote(from))
+	}
+	s.lease.release()
+	if errors.Is(err, errBudget) || errors.Is(err, errOverBudget) {
+		// UDP cannot make a sender wait: the message is dropped.
+		s.inst.r.budget.udpDropped.Inc(1)
+		s.inst.log.Debug("dropped GELF UDP message over the decode budget", "remote", from.String(), "err", err)
+		return
 	}
 	if err != nil {
 		m.failures.Mark(1)

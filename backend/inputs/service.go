@@ -33,12 +33,30 @@ func WithChangeHook(fn func()) Option {
 	return func(s *Service) { s.changed = fn }
 }
 
+// WithMaxDecompressed makes the service refuse a decompress_size_limit
+// above max, the message journal's record limit: a message decompressed
+// beyond it could never be journaled, and inflating it would only take
+// memory.
+func WithMaxDecompressed(max int64) Option {
+	return func(s *Service) { s.maxDecompressed = max }
+}
+
 // Service stores inputs.
 type Service struct {
-	st        store.Store
-	now       func() time.Time
-	knownNode NodeChecker
-	changed   func()
+	st              store.Store
+	now             func() time.Time
+	knownNode       NodeChecker
+	changed         func()
+	maxDecompressed int64
+}
+
+// checkLimits refuses configuration values above what the node can take.
+func (s *Service) checkLimits(verr *api.ValidationError, config map[string]any) {
+	n, ok := config["decompress_size_limit"].(int)
+	if ok && s.maxDecompressed > 0 && int64(n) > s.maxDecompressed {
+		verr.Add("decompress_size_limit", "Configuration field \"decompress_size_limit\" is %d bytes, above the message journal's record limit of %d bytes",
+			n, s.maxDecompressed)
+	}
 }
 
 func (s *Service) notify() {
@@ -124,6 +142,7 @@ func (s *Service) Create(ctx context.Context, req CreateRequest, creator string)
 		return Input{}, err
 	}
 	config := typ.Config.CoerceInto(verr, req.Configuration, nil)
+	s.checkLimits(verr, config)
 	if err := verr.Err(); err != nil {
 		return Input{}, err
 	}
@@ -172,6 +191,7 @@ func (s *Service) Update(ctx context.Context, id string, req CreateRequest) (Inp
 			}
 		}
 		config := typ.Config.CoerceInto(fails, req.Configuration, in.Configuration)
+		s.checkLimits(fails, config)
 		if err := fails.Err(); err != nil {
 			return nil, err
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"maps"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/loggate/loggate/backend/inputs"
@@ -75,5 +76,26 @@ func TestSummaryOfUnknownType(t *testing.T) {
 	s := inputs.Input{ID: "i", Type: "org.example.Gone", Configuration: map[string]any{"a": 1}}.Summary()
 	if s.Name != "Unknown Input (org.example.Gone)" || s.Attributes["a"] != 1 || s.StaticFields == nil {
 		t.Errorf("%+v", s)
+	}
+}
+
+// TestDecompressLimitAboveRecordLimit: a decompress_size_limit above the
+// journal's record limit is refused on create and update, naming both.
+func TestDecompressLimitAboveRecordLimit(t *testing.T) {
+	e := newEnv(t, inputs.WithMaxDecompressed(32<<20))
+	body := func(limit string) string {
+		return `{"title":"gelf","type":"` + udp + `","global":true,"configuration":{"bind_address":"0.0.0.0","port":12201,"decompress_size_limit":` + limit + `}}`
+	}
+	id := e.create(body("33554432"))
+	for _, tc := range []struct{ method, path string }{{"POST", "/system/inputs"}, {"PUT", "/system/inputs/" + id}} {
+		rec := e.Admin(tc.method, tc.path, body("2147483647"))
+		routertest.WantStatus(t, rec, 400)
+		if b := rec.Body.String(); !strings.Contains(b, "2147483647") || !strings.Contains(b, "33554432") || !strings.Contains(b, "decompress_size_limit") {
+			t.Errorf("%s %s: %s, want both limits named", tc.method, tc.path, b)
+		}
+	}
+	got, err := e.svc.Get(t.Context(), id)
+	if err != nil || got.Configuration["decompress_size_limit"] != 33554432 {
+		t.Errorf("stored %v %v, want the allowed limit kept", got.Configuration, err)
 	}
 }

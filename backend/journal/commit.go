@@ -122,7 +122,7 @@ func writeOffsets(dir string, off uint64) error {
 	binary.LittleEndian.PutUint64(b[:8], off)
 	binary.LittleEndian.PutUint32(b[8:], crc32.Checksum(b[:8], castagnoli))
 	tmp := filepath.Join(dir, offsetsName+".tmp")
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o640)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return fmt.Errorf("journal: write committed offset: %w", err)
 	}

@@ -155,10 +155,10 @@ func newBatch() *batch { return &batch{done: make(chan struct{})} }
 // crash, and starts its writer and committer goroutines. Close releases it.
 func Open(dir string, opts Options) (*Journal, error) {
 	opts = opts.withDefaults()
-	if err := os.MkdirAll(dir, 0o750); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("journal: create directory: %w", err)
 	}
-	lock, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDWR|os.O_CREATE, 0o640)
+	lock, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("journal: open lock file: %w", err)
 	}

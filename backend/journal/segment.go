@@ -37,7 +37,7 @@ func segmentPath(dir string, base uint64) string {
 // fsyncs the directory so the file survives a crash.
 func createSegment(dir string, base uint64, created time.Time) (*segment, error) {
 	path := segmentPath(dir, base)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o640)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("journal: create segment: %w", err)
 	}

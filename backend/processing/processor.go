@@ -64,6 +64,11 @@ type Options struct {
 	// commit, so these bound the journal's uncommitted backlog.
 	FlushEvery    int
 	FlushInterval time.Duration
+	// FlushBytes is the most journal record bytes written between two
+	// flushes (16 MiB): the store holds what it has not flushed in
+	// memory, so a burst of large messages must not wait for the count
+	// or the interval.
+	FlushBytes int
 	// RetryMin and RetryMax bound the backoff while the store fails.
 	RetryMin, RetryMax time.Duration
 	// Processing reports whether processing runs; when it returns false
@@ -126,6 +131,9 @@ func New(j Journal, st Store, ss Streams, sets IndexSets, opts Options) *Process
 	}
 	if opts.FlushInterval <= 0 {
 		opts.FlushInterval = time.Second
+	}
+	if opts.FlushBytes <= 0 {
+		opts.FlushBytes = 16 << 20
 	}
 	if opts.RetryMin <= 0 {
 		opts.RetryMin = 50 * time.Millisecond
@@ -224,7 +232,7 @@ func (p *Processor) Run(ctx context.Context) error {
 		_ = p.j.Commit(next - 1)
 	}
 	p.update(func(s *State) { s.Next, s.Flushed = next, next })
-	pending := 0
+	pending, pendingBytes := 0, 0
 	// Flush timing runs on the monotonic clock, not on Options.Now: it is
 	// about disk work, and a test's frozen clock must not stop flushes.
 	lastFlush := time.Now()
@@ -240,7 +248,7 @@ func (p *Processor) Run(ctx context.Context) error {
 				if err := p.flush(ctx, next); err != nil {
 					return p.stopped(ctx, next, pending, err)
 				}
-				pending, lastFlush = 0, time.Now()
+				pending, pendingBytes, lastFlush = 0, 0, time.Now()
 			}
 			if err := p.pausedWait(ctx); err != nil {
 				return p.final(next, pending)
@@ -256,7 +264,7 @@ func (p *Processor) Run(ctx context.Context) error {
 		cancel()
 		switch {
 		case err == nil:
-			n, err := p.batch(ctx, next)
+			n, size, err := p.batch(ctx, next)
 			if err != nil {
 				if ctx.Err() != nil {
 					return p.final(next, pending)
@@ -265,6 +273,7 @@ func (p *Processor) Run(ctx context.Context) error {
 			}
 			next += uint64(n)
 			pending += n
+			pendingBytes += size
 			p.update(func(s *State) { s.Next = next })
 		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
 		case ctx.Err() != nil:
@@ -272,11 +281,11 @@ func (p *Processor) Run(ctx context.Context) error {
 		default:
 			return fmt.Errorf("processing: waiting for the journal: %w", err)
 		}
-		if pending > 0 && (pending >= p.opts.FlushEvery || time.Since(lastFlush) >= p.opts.FlushInterval) {
+		if pending > 0 && (pending >= p.opts.FlushEvery || pendingBytes >= p.opts.FlushBytes || time.Since(lastFlush) >= p.opts.FlushInterval) {
 			if err := p.flush(ctx, next); err != nil {
 				return p.stopped(ctx, next, pending, err)
 			}
-			pending, lastFlush = 0, time.Now()
+			pending, pendingBytes, lastFlush = 0, 0, time.Now()
 		}
 	}
 }
@@ -320,13 +329,13 @@ func (p *Processor) final(next uint64, pending int) error {
 }
 
 // batch reads, routes, writes and forwards one batch starting at from, and
-// returns how many journal records it consumed. Store failures are retried
+// returns how many journal records it consumed and their bytes. Store failures are retried
 // until they pass or ctx ends: nothing read is skipped but unreadable
 // records and the messages the store refuses for good (see write).
-func (p *Processor) batch(ctx context.Context, from uint64) (int, error) {
+func (p *Processor) batch(ctx context.Context, from uint64) (int, int, error) {
 	entries, err := p.j.Read(from, p.opts.BatchSize)
 	if err != nil {
-		return 0, fmt.Errorf("processing: reading the journal at %d: %w", from, err)
+		return 0, 0, fmt.Errorf("processing: reading the journal at %d: %w", from, err)
 	}
 	p.incoming.Mark(int64(len(entries)))
 	if err := p.streams.Refresh(ctx); err != nil {
@@ -359,19 +368,20 @@ func (p *Processor) batch(ctx context.Context, from uint64) (int, error) {
 				return err
 			})
 			if err != nil {
-				return 0, err
+				return 0, 0, err
 			}
 			prefixes = append(prefixes, def)
 		}
 		msgs = append(msgs, m)
 		size += int64(len(e.Data))
+		indexed := forIndex(m)
 		for _, pre := range prefixes {
-			byPrefix[pre] = append(byPrefix[pre], m)
+			byPrefix[pre] = append(byPrefix[pre], indexed)
 		}
 	}
 	for pre, batch := range byPrefix {
 		if err := p.write(ctx, pre, batch); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 	}
 	p.processed.Mark(int64(len(msgs)))
@@ -383,7 +393,7 @@ func (p *Processor) batch(ctx context.Context, from uint64) (int, error) {
 			p.opts.Forwarder.Forward(&msgs[i])
 		}
 	}
-	return len(entries), nil
+	return len(entries), int(size), nil
 }
 
 // write writes msgs to the index set of prefix. A failure wrapping

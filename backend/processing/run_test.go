@@ -374,3 +374,18 @@ func TestShutdownFlushes(t *testing.T) {
 		})
 	}
 }
+
+// TestFlushBytes: the store holds unflushed messages in memory, so large
+// messages are flushed once FlushBytes of them are written, without
+// waiting for the count or the interval.
+func TestFlushBytes(t *testing.T) {
+	e := newEnv(t)
+	r := e.start(processing.Options{FlushEvery: neverEvery, FlushInterval: neverInterval, FlushBytes: 64 << 10})
+	big := numbered("big", 3)
+	for i := range big {
+		big[i].Fields = append(big[i].Fields, messages.Field{Key: "blob", Value: strings.Repeat("x", 40<<10)})
+	}
+	end := e.journal(big...)
+	// Two records pass 64 KiB: the flush covers them, whatever the third.
+	r.flushed(end - 1)
+}

@@ -93,7 +93,7 @@ func Open(dir string, opts Options) (*Store, error) {
 	if opts.MergeFactor == 0 {
 		opts.MergeFactor = 8
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("embedded: %w", err)
 	}
 	m, err := readManifest(dir)

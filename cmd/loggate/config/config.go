@@ -35,6 +35,7 @@ type Config struct {
 	JournalDir           string        // message_journal_dir: "" for DataDir/journal
 	JournalMaxSize       int64         // message_journal_max_size, in bytes
 	JournalMaxAge        time.Duration // message_journal_max_age
+	DecodeBudget         int64         // inputs_decode_budget, in bytes
 	LeadingWildcard      bool          // allow_leading_wildcard_searches
 	WebInterfaceDir      string        // web_interface_dir: an operator's built Graylog web interface to serve at /; "" for none
 	ConfigFile           string        // the --config path, if any

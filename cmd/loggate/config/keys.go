@@ -82,6 +82,8 @@ var table = []Key{
 		func(c *Config) *int64 { return &c.JournalMaxSize }, parseSize, formatInt),
 	newKey("message_journal_max_age", "12h", "oldest unprocessed message the journal keeps before refusing more, e.g. 12h or 7d",
 		func(c *Config) *time.Duration { return &c.JournalMaxAge }, parseDuration, formatDuration),
+	newKey("inputs_decode_budget", "64MiB", "most bytes all inputs decode at once (request bodies, decompressed payloads, message text); past it HTTP inputs answer 503, TCP inputs stop reading and UDP inputs drop; at least twice the journal's 32MiB record limit",
+		func(c *Config) *int64 { return &c.DecodeBudget }, parseSize, formatInt),
 	boolKey("allow_leading_wildcard_searches", false, "let search queries start with * or ? (slow on large stores)",
 		func(c *Config) *bool { return &c.LeadingWildcard }),
 	newKey("web_interface_dir", "", "directory of a built Graylog 4.x web interface (index.html or module.json and its bundles) to serve at / (default: none)",

@@ -56,12 +56,16 @@ type Messages struct {
 // retention, as Graylog's rotation thread does.
 const rotationInterval = 10 * time.Second
 
+// maxRecordSize is the journal's record limit. Inputs never decompress a
+// payload beyond it, and refuse a decompress_size_limit above it.
+const maxRecordSize = journal.DefaultMaxRecordSize
+
 // messagePipeline opens the journal and the message store and builds the
 // processor, the inputs runner and the search service; it returns their
 // routes.
 func (n *Node) messagePipeline(ctx context.Context, cfg config.Config, o Options) ([]api.Route, error) {
 	m := &n.Messages
-	j, err := journal.Open(cfg.JournalDir, journal.Options{MaxSize: cfg.JournalMaxSize, MaxAge: cfg.JournalMaxAge, Now: o.Now,
+	j, err := journal.Open(cfg.JournalDir, journal.Options{MaxSize: cfg.JournalMaxSize, MaxAge: cfg.JournalMaxAge, Now: o.Now, MaxRecordSize: maxRecordSize,
 		Logger: n.Levels.Logger("loggate.journal")})
 	if err != nil {
 		return nil, fmt.Errorf("message journal: %w", err)
@@ -95,7 +99,7 @@ func (n *Node) messagePipeline(ctx context.Context, cfg config.Config, o Options
 		Forwarder: m.Outputs, Refused: n.indexingFailed,
 	})
 	m.Inputs = ingest.NewRunner(j, n.InputStates, ingest.Options{NodeID: n.Info.ID, Now: o.Now,
-		Logger: n.Levels.Logger("loggate.inputs"), Metrics: n.Metrics})
+		Logger: n.Levels.Logger("loggate.inputs"), Metrics: n.Metrics, MaxRecordSize: maxRecordSize, DecodeBudget: cfg.DecodeBudget})
 	m.Search = search.NewService(m.Store, n.Streams, n.IndexSets, search.Options{AllowLeadingWildcard: cfg.LeadingWildcard, Now: o.Now})
 	m.applyCh, m.now = make(chan struct{}, 1), o.Now
 	m.Failures = indexer.NewFailures(n.Store, o.Now)

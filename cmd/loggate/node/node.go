@@ -14,6 +14,7 @@ import (
 	"github.com/loggate/loggate/backend/systemmessages"
 	"github.com/loggate/loggate/web/graylog"
 	"io"
+	"io/fs"
 	"log/slog"
 	"math/big"
 	"net"
@@ -188,6 +189,10 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data_dir: %w", err)
+	}
+	if err := private(cfg.DataDir); err != nil {
+		// Not fatal: the node works, and the operator is told.
+		n.log.Warn("could not make everything under data_dir private to the service", "error", err)
 	}
 	secret, err := passwordSecret(cfg)
 	if err != nil {
@@ -648,4 +653,26 @@ func (u userResolver) IDByUsername(ctx context.Context, name string) (string, er
 func (u userResolver) IsUserID(ctx context.Context, s string) bool {
 	_, err := u.users.ByID(ctx, s)
 	return !errors.Is(err, store.ErrNotFound)
+}
+
+// private takes the group's and others' permissions off everything under
+// dir: messages, secrets and the journal are the service's alone. What is
+// created now is created so; this mends what older versions left readable.
+func private(dir string) error {
+	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if mode := info.Mode().Perm(); mode&0o077 != 0 {
+			return os.Chmod(path, mode&^0o077)
+		}
+		return nil
+	})
 }

@@ -57,7 +57,7 @@ func (n *Node) configResources(ctx context.Context, st store.Store, now func() t
 	r.Inputs = inputs.NewService(st, now, inputs.WithNodeChecker(func(_ context.Context, id string) (bool, error) {
 		// One node until nodes register with each other.
 		return id == n.Info.ID, nil
-	}), inputs.WithChangeHook(n.Messages.inputsChanged))
+	}), inputs.WithChangeHook(n.Messages.inputsChanged), inputs.WithMaxDecompressed(maxRecordSize))
 	if r.Grok, err = grok.NewService(ctx, st, now); err != nil {
 		return nil, fmt.Errorf("grok patterns: %w", err)
 	}
