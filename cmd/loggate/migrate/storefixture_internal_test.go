@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loggate/loggate/backend/store/bolt"
+	"github.com/loggate/loggate/backend/systemmessages"
+	"github.com/loggate/loggate/cmd/loggate/node"
 	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
 )
 
@@ -141,11 +144,37 @@ func buildFixture(t *testing.T, keep string) *storeFixture {
 	}
 	f.messages = sent - 4
 	h.Stop()
+	dropSystemMessages(t, h.Config.DataDir)
 	copyDir(t, h.Config.DataDir, keep)
 	return f
 }
 
 // copyDir copies a directory tree.
+// dropSystemMessages empties the node's system messages: how many a node
+// records while the fixture is built depends on timing (input states are
+// checked every second), and the golden reports count every collection.
+func dropSystemMessages(t *testing.T, dataDir string) {
+	t.Helper()
+	st, err := bolt.Open(filepath.Join(dataDir, "loggate.db"), node.Indexes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	var ids []string
+	if err := st.List(ctx, systemmessages.Collection, func(id string, _ []byte) error {
+		ids = append(ids, id)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		if err := st.Delete(ctx, systemmessages.Collection, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func copyDir(t *testing.T, from, to string) {
 	t.Helper()
 	err := filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
