@@ -4,6 +4,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -80,6 +81,18 @@ func Errorf(code Code, format string, args ...any) error {
 // logged.
 func Wrap(code Code, message string, cause error) error {
 	return &Error{Code: code, Message: message, Err: cause}
+}
+
+// StatusClientClosed is the status of a request whose client hung up before
+// the answer (nginx's 499): written for the access log, read by no one.
+const StatusClientClosed = 499
+
+// Cancelled reports whether err is the end of a request the client
+// cancelled (it hung up, or timed out on its side): the request's context is
+// done and err is, or wraps, context.Canceled. Such a request is not a
+// server error, whatever the handler made of it.
+func Cancelled(r *http.Request, err error) bool {
+	return r != nil && r.Context().Err() != nil && errors.Is(err, context.Canceled)
 }
 
 // ErrorCode returns the code of the first *Error in err's chain, or the code a

@@ -48,6 +48,13 @@ type ErrorBody struct {
 // errors are shown with their message; anything else is logged with the
 // request's logger and shown as a generic message, so internals never leak.
 func WriteError(w http.ResponseWriter, r *http.Request, err error) {
+	if Cancelled(r, err) {
+		// The client hung up: no one reads the answer, and the server
+		// did nothing wrong.
+		Logger(r.Context()).DebugContext(r.Context(), "request cancelled by the client", "err", err, "request_id", RequestID(r.Context()))
+		w.WriteHeader(StatusClientClosed)
+		return
+	}
 	var verr *ValidationError
 	if errors.As(err, &verr) {
 		WriteJSON(w, http.StatusBadRequest, verr.body())

@@ -14,6 +14,10 @@ import (
 // (batch_size).
 const DefaultBatchSize = 500
 
+// MaxBatchSize bounds batch_size and chunk_size: a batch is what an export
+// holds in memory at once.
+const MaxBatchSize = 10000
+
 // exportWindow is the deepest an export pages: exports stream through
 // Elasticsearch's scroll API in Graylog, which the result window does not
 // limit.
@@ -30,9 +34,9 @@ func (h *Handler) exportHandler(kind string, attachment bool) api.HandlerFunc {
 		if u.fields == nil {
 			return api.Errorf(api.Invalid, "Missing required parameter `fields`")
 		}
-		batch, err := intParam(r.URL.Query().Get("batch_size"), DefaultBatchSize)
-		if err != nil || batch <= 0 {
-			return api.Errorf(api.Invalid, "Invalid batch_size %q", r.URL.Query().Get("batch_size"))
+		batch, err := api.IntParam(r.URL.Query(), "batch_size", DefaultBatchSize, 1, MaxBatchSize)
+		if err != nil {
+			return err
 		}
 		limit := 0 // all
 		if r.URL.Query().Get("limit") != "" {

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/loggate/loggate/auth"
@@ -99,6 +100,14 @@ func (s *Service) Search(ctx context.Context, r Request) (Response, error) {
 // searchWindow is Search with the result window forced to window when it
 // is not 0 (exports page past the window, as Graylog's scrolls do).
 func (s *Service) searchWindow(ctx context.Context, r Request, window int) (Response, error) {
+	// Views bodies carry offsets and limits as any JSON number: bound
+	// them as the query parameters are, before anything adds them up.
+	if r.Offset < 0 || r.Offset > api.MaxInt32 {
+		return Response{}, api.RangeError("offset", strconv.Itoa(r.Offset), 0, api.MaxInt32)
+	}
+	if r.Limit < 0 || r.Limit > api.MaxInt32 {
+		return Response{}, api.RangeError("limit", strconv.Itoa(r.Limit), 0, api.MaxInt32)
+	}
 	node, err := query.Parse(r.Query, query.Options{AllowLeadingWildcard: s.opts.AllowLeadingWildcard})
 	if err != nil {
 		return Response{}, err
@@ -134,8 +143,8 @@ func (s *Service) searchWindow(ctx context.Context, r Request, window int) (Resp
 	if window > 0 {
 		q.Window = window
 	}
-	if q.Offset+q.Limit > q.Window {
-		return Response{}, windowError(q.Offset+q.Limit, q.Window)
+	if q.Offset > q.Window-q.Limit { // q.Offset+q.Limit > q.Window, without overflow
+		return Response{}, windowError(q.Offset, q.Limit, q.Window)
 	}
 	start := time.Now()
 	res, err := s.store.Search(ctx, q)
@@ -195,7 +204,10 @@ func (s *Service) scope(ctx context.Context, selected []string) ([]string, int, 
 	return prefixes, window, nil
 }
 
-func windowError(asked, window int) error {
+// windowError refuses offset+limit past window; the sum is printed as a
+// 64-bit number so that it cannot wrap.
+func windowError(offset, limit, window int) error {
+	asked := int64(offset) + int64(limit)
 	return api.Errorf(api.Invalid,
 		"Result window is too large, [from + size] must be less than or equal to: [%d] but was [%d]. "+
 			"Page with a smaller offset, or raise the limit with max_result_window on the index set "+
@@ -205,7 +217,7 @@ func windowError(asked, window int) error {
 func storeError(err error, q messages.Query) error {
 	switch {
 	case errors.Is(err, messages.ErrResultWindow):
-		return windowError(q.Offset+q.Limit, q.Window)
+		return windowError(q.Offset, q.Limit, q.Window)
 	case errors.Is(err, messages.ErrUnavailable):
 		return api.Wrap(api.Unavailable, "The message store is unavailable; try again later.", err)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):

@@ -2,10 +2,10 @@ package search
 
 import (
 	"encoding/json"
+	"math"
 	"net/http"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -49,14 +49,15 @@ func (h *Handler) parseUniversal(r *http.Request, kind string) (universal, error
 	if err != nil {
 		return u, api.Errorf(api.Invalid, "Invalid timerange parameters provided: %v", err)
 	}
-	if u.req.Limit, err = intParam(q.Get("limit"), 0); err != nil {
-		return u, api.Errorf(api.Invalid, "Invalid limit: %v", err)
+	// Java ints in Graylog; a negative or zero limit is the default.
+	if u.req.Limit, err = api.IntParam(q, "limit", 0, math.MinInt32, api.MaxInt32); err != nil {
+		return u, err
 	}
 	if u.req.Limit <= 0 {
 		u.req.Limit = DefaultLimit
 	}
-	if u.req.Offset, err = intParam(q.Get("offset"), 0); err != nil || u.req.Offset < 0 {
-		return u, api.Errorf(api.Invalid, "Invalid offset %q", q.Get("offset"))
+	if u.req.Offset, err = api.IntParam(q, "offset", 0, 0, api.MaxInt32); err != nil {
+		return u, err
 	}
 	u.req.Sort = parseSort(q.Get("sort"))
 	if f := strings.TrimSpace(q.Get("fields")); f != "" {
@@ -74,23 +75,27 @@ func (h *Handler) parseUniversal(r *http.Request, kind string) (universal, error
 			return u, err
 		}
 	case strings.HasPrefix(filter, "streams:"):
+		// Graylog's checkSearchPermission: streams:read on every stream
+		// of the filter, and no searches:<kind>.
 		u.req.Streams = []string{}
 		for _, id := range strings.Split(strings.TrimPrefix(filter, "streams:"), ",") {
 			if id = strings.TrimSpace(id); id != "" {
 				u.req.Streams = append(u.req.Streams, id)
 			}
 		}
+		if len(u.req.Streams) == 0 {
+			return u, api.Errorf(api.Forbidden, "Not allowed to search with filter: [%s]", filter)
+		}
+		p := auth.FromContext(r.Context())
+		for _, id := range u.req.Streams {
+			if p == nil || !p.Permits("streams:read:"+id) {
+				return u, api.Errorf(api.Forbidden, "Not allowed to search with filter: [%s]. (Forbidden stream: %s)", filter, id)
+			}
+		}
 	default:
 		return u, api.Errorf(api.Forbidden, "Not allowed to search with filter: [%s]", filter)
 	}
 	return u, nil
-}
-
-func intParam(s string, def int) (int, error) {
-	if s = strings.TrimSpace(s); s == "" {
-		return def, nil
-	}
-	return strconv.Atoi(s)
 }
 
 // parseSort reads field:asc|desc; anything else is the default, timestamp

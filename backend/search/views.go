@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -300,6 +301,9 @@ func (h *Handler) exportMessages(w http.ResponseWriter, r *http.Request) error {
 		limit = *req.Limit
 	}
 	if req.ChunkSize != nil && *req.ChunkSize > 0 {
+		if *req.ChunkSize > MaxBatchSize {
+			return api.RangeError("chunk_size", strconv.Itoa(*req.ChunkSize), 1, MaxBatchSize)
+		}
 		batch = *req.ChunkSize
 	}
 	probe := sr
