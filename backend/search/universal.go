@@ -1,11 +1,13 @@
 package search
 
 import (
+	"bufio"
 	"encoding/json"
 	"math"
 	"net/http"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -132,12 +134,99 @@ func (h *Handler) universalHandler(kind string) api.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		resp, err := h.svc.Search(r.Context(), u.req)
-		if err != nil {
+		return h.writeSearch(w, r, u)
+	}
+}
+
+// writeSearch answers a universal search as JSON, writing each message
+// before it reads the next: a search holds one message at a time, however
+// large the page and its messages. The keys come in Graylog's order, the
+// field names that need every message last but two.
+func (h *Handler) writeSearch(w http.ResponseWriter, r *http.Request, u universal) error {
+	ctx, release, err := h.svc.gate.admit(r.Context())
+	if err != nil {
+		return err
+	}
+	defer release()
+	start := time.Now()
+	c, node, err := h.svc.Scan(ctx, u.req, 0)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	res := c.Result()
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	bw := bufio.NewWriter(w)
+	defer bw.Flush()
+	out := jsonObject{w: bw, enc: json.NewEncoder(bw)}
+	out.enc.SetEscapeHTML(false)
+	out.key("query", u.rawQuery)
+	out.key("built_query", builtQuery(u.req, node))
+	out.key("used_indices", usedIndices(res.Indices))
+	bw.WriteString(`,"messages":[`)
+	names := map[string]bool{}
+	for n := 0; ; n++ {
+		hit, ok := c.Next()
+		if !ok {
+			break
+		}
+		m := hit.Message.Map()
+		if u.fields != nil {
+			m = only(m, u.fields)
+		}
+		for k := range m {
+			names[k] = true
+		}
+		if n > 0 {
+			bw.WriteByte(',')
+		}
+		if err := out.enc.Encode(ResultMessage{Message: m, Index: hit.Index}); err != nil {
 			return err
 		}
-		api.WriteJSON(w, http.StatusOK, h.searchResponse(u, resp))
-		return nil
+	}
+	if err := c.Err(); err != nil {
+		// The 200 is out: the answer ends short, and the error is logged.
+		return err
+	}
+	bw.WriteByte(']')
+	fields := make([]string, 0, len(names))
+	for k := range names {
+		fields = append(fields, k)
+	}
+	sort.Strings(fields)
+	from := api.Time{Time: u.req.Range.From.UTC()}
+	if u.req.Range.From.IsZero() {
+		from = api.Time{Time: time.Unix(0, 0).UTC()}
+	}
+	out.key("fields", fields)
+	out.key("time", time.Since(start).Milliseconds())
+	out.key("total_results", res.Total)
+	out.key("from", from)
+	out.key("to", api.Time{Time: u.req.Range.To.UTC()})
+	out.key("decoration_stats", nil)
+	bw.WriteByte('}')
+	return out.err
+}
+
+// jsonObject writes the members of a JSON object one by one.
+type jsonObject struct {
+	w   *bufio.Writer
+	enc *json.Encoder
+	n   int
+	err error
+}
+
+func (o *jsonObject) key(name string, v any) {
+	if o.n == 0 {
+		o.w.WriteByte('{')
+	} else {
+		o.w.WriteByte(',')
+	}
+	o.n++
+	o.w.WriteString(strconv.Quote(name) + ":")
+	if err := o.enc.Encode(v); err != nil && o.err == nil {
+		o.err = err
 	}
 }
 
@@ -161,48 +250,6 @@ type ResultMessage struct {
 	Index           string         `json:"index"`
 	HighlightRanges map[string]any `json:"highlight_ranges"`
 	DecorationStats any            `json:"decoration_stats"`
-}
-
-type searchResponse struct {
-	Query           string          `json:"query"`
-	BuiltQuery      string          `json:"built_query"`
-	UsedIndices     []usedIndex     `json:"used_indices"`
-	Messages        []ResultMessage `json:"messages"`
-	Fields          []string        `json:"fields"`
-	Time            int64           `json:"time"`
-	TotalResults    int64           `json:"total_results"`
-	From            api.Time        `json:"from"`
-	To              api.Time        `json:"to"`
-	DecorationStats any             `json:"decoration_stats"`
-}
-
-func (h *Handler) searchResponse(u universal, resp Response) searchResponse {
-	out := searchResponse{
-		Query: u.rawQuery, BuiltQuery: builtQuery(u.req, resp.Node),
-		UsedIndices: usedIndices(resp.Result.Indices), Messages: []ResultMessage{},
-		Time: resp.Took.Milliseconds(), TotalResults: resp.Result.Total,
-		From: api.Time{Time: u.req.Range.From.UTC()}, To: api.Time{Time: u.req.Range.To.UTC()},
-	}
-	if u.req.Range.From.IsZero() {
-		out.From = api.Time{Time: time.Unix(0, 0).UTC()}
-	}
-	names := map[string]bool{}
-	for _, hit := range resp.Result.Hits {
-		m := hit.Message.Map()
-		if u.fields != nil {
-			m = only(m, u.fields)
-		}
-		for k := range m {
-			names[k] = true
-		}
-		out.Messages = append(out.Messages, ResultMessage{Message: m, Index: hit.Index})
-	}
-	out.Fields = make([]string, 0, len(names))
-	for k := range names {
-		out.Fields = append(out.Fields, k)
-	}
-	sort.Strings(out.Fields)
-	return out
 }
 
 // only keeps the requested fields, and _id, which Graylog puts back from
