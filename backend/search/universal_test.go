@@ -1,16 +1,19 @@
 package search
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/loggate/loggate/auth"
+	"github.com/loggate/loggate/backend/messages"
 	"github.com/loggate/loggate/router/routertest"
 )
 
@@ -124,5 +127,81 @@ func TestIntegerParametersAreRangeChecked(t *testing.T) {
 	from, to := gjson.Get(rec.Body.String(), "from").Time(), gjson.Get(rec.Body.String(), "to").Time()
 	if !from.Before(to) || to.Sub(from) != 2147483647*time.Second {
 		t.Errorf("from %s, to %s", from, to)
+	}
+}
+
+// Searches past search_max_concurrent wait for a place up to the queue
+// duration, then are answered 503 with Retry-After; a place given back
+// admits the next one.
+func TestConcurrentSearchesAreBounded(t *testing.T) {
+	e := newEnv(t, generated(10), generated(10)[9].Timestamp, Options{MaxConcurrent: 1, MaxQueueDuration: 20 * time.Millisecond})
+	c := routertest.Client{H: routertest.Handler(NewHandler(e.svc).Routes())}
+	// A search that holds the only place (as one streaming a long answer).
+	_, release, err := e.svc.gate.admit(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{
+		"/search/universal/relative?query=*&range=0",
+		"/search/universal/relative/export?query=*&range=0&fields=source",
+	} {
+		rec := c.Admin("GET", path, "")
+		routertest.WantStatus(t, rec, http.StatusServiceUnavailable)
+		if rec.Header().Get("Retry-After") != "1" || !strings.Contains(rec.Body.String(), "Too many concurrent searches") {
+			t.Errorf("%s: Retry-After %q, body %s", path, rec.Header().Get("Retry-After"), rec.Body)
+		}
+	}
+	rec := c.Admin("POST", "/views/search/sync", syncBody(`{"id":"m1","type":"messages","limit":1}`))
+	routertest.WantStatus(t, rec, http.StatusServiceUnavailable)
+	release()
+	routertest.WantStatus(t, c.Admin("GET", "/search/universal/relative?query=*&range=0", ""), http.StatusOK)
+	// A sync search with a pivot takes one place, not two.
+	rec = c.Admin("POST", "/views/search/sync", syncBody(`{"id":"p1","type":"pivot","row_groups":[],"series":[{"type":"count","id":"count()"}],"rollup":true}`))
+	routertest.WantStatus(t, rec, http.StatusOK)
+}
+
+// countingStore counts the store calls of a search.
+type countingStore struct {
+	Store
+	searches, scans atomic.Int64
+}
+
+func (c *countingStore) Search(ctx context.Context, q messages.Query) (messages.Result, error) {
+	c.searches.Add(1)
+	return c.Store.Search(ctx, q)
+}
+
+func (c *countingStore) Scan(ctx context.Context, q messages.Query) (messages.Cursor, error) {
+	c.scans.Add(1)
+	return c.Store.Scan(ctx, q)
+}
+
+// An export past the result window, however small its batch_size, is one
+// pass over the store: one scan, no search run again for each page (which
+// made a deep export's time grow with the square of its rows).
+func TestExportIsOnePass(t *testing.T) {
+	const n = 3000
+	e := newEnv(t, generated(n), generated(n)[n-1].Timestamp, Options{})
+	cs := &countingStore{Store: e.store}
+	e.svc.store = cs
+	c := routertest.Client{H: routertest.Handler(NewHandler(e.svc).Routes())}
+	// A window smaller than the export, as on a large store.
+	e.svc.sets = fakeSets{{ID: "is1", IndexPrefix: "graylog", MaxResultWindow: 500}}
+	for _, tc := range []struct {
+		method, path, body string
+	}{
+		{"GET", "/search/universal/relative/export?query=*&range=0&fields=source&batch_size=100", ""},
+		{"POST", "/views/search/messages", `{"timerange":{"type":"relative","range":0},"fields_in_order":["source"],"chunk_size":100}`},
+	} {
+		cs.searches.Store(0)
+		cs.scans.Store(0)
+		rec := c.Admin(tc.method, tc.path, tc.body)
+		routertest.WantStatus(t, rec, http.StatusOK)
+		if rows := strings.Count(rec.Body.String(), "\n") - 1; rows != n {
+			t.Errorf("%s: %d rows, want %d", tc.path, rows, n)
+		}
+		if s, sc := cs.searches.Load(), cs.scans.Load(); s != 0 || sc != 1 {
+			t.Errorf("%s: %d searches and %d scans of the store, want one scan", tc.path, s, sc)
+		}
 	}
 }

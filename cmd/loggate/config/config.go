@@ -36,6 +36,8 @@ type Config struct {
 	JournalMaxSize       int64         // message_journal_max_size, in bytes
 	JournalMaxAge        time.Duration // message_journal_max_age
 	LeadingWildcard      bool          // allow_leading_wildcard_searches
+	SearchMaxConcurrent  int           // search_max_concurrent: searches at once; 0 for twice the CPUs, at least 4
+	SearchMaxQueue       time.Duration // search_max_queue_duration: wait for a search place before a 503
 	ConfigFile           string        // the --config path, if any
 }
 

@@ -2,6 +2,7 @@ package config
 
 import (
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -84,6 +85,10 @@ var table = []Key{
 		func(c *Config) *time.Duration { return &c.JournalMaxAge }, parseDuration, formatDuration),
 	boolKey("allow_leading_wildcard_searches", false, "let search queries start with * or ? (slow on large stores)",
 		func(c *Config) *bool { return &c.LeadingWildcard }),
+	newKey("search_max_concurrent", "0", "searches, exports and aggregations that run at once; more wait for a place (0: twice the CPUs, at least 4)",
+		func(c *Config) *int { return &c.SearchMaxConcurrent }, parseConcurrency, strconv.Itoa),
+	newKey("search_max_queue_duration", "10s", "how long a search waits for a place before it is answered 503 with Retry-After",
+		func(c *Config) *time.Duration { return &c.SearchMaxQueue }, parseDuration, formatDuration),
 }
 
 // byName indexes table.

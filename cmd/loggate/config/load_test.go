@@ -47,6 +47,7 @@ func TestDefault(t *testing.T) {
 		CompatDefaultRelease: "4.0",
 		JournalMaxSize:       5 << 30,
 		JournalMaxAge:        12 * time.Hour,
+		SearchMaxQueue:       10 * time.Second,
 	}
 	if got := config.Default(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Default() = %+v\nwant %+v", got, want)

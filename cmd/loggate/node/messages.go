@@ -90,7 +90,8 @@ func (n *Node) messagePipeline(ctx context.Context, cfg config.Config, o Options
 	})
 	m.Inputs = ingest.NewRunner(j, n.InputStates, ingest.Options{NodeID: n.Info.ID, Now: o.Now,
 		Logger: n.Levels.Logger("loggate.inputs"), Metrics: n.Metrics})
-	m.Search = search.NewService(m.Store, n.Streams, n.IndexSets, search.Options{AllowLeadingWildcard: cfg.LeadingWildcard, Now: o.Now})
+	m.Search = search.NewService(m.Store, n.Streams, n.IndexSets, search.Options{AllowLeadingWildcard: cfg.LeadingWildcard, Now: o.Now,
+		MaxConcurrent: cfg.SearchMaxConcurrent, MaxQueueDuration: cfg.SearchMaxQueue})
 	m.applyCh, m.now = make(chan struct{}, 1), o.Now
 	return slices.Concat(search.NewHandler(m.Search).Routes(), deflector.NewHandler(n.IndexSets, m.Store).Routes()), nil
 }
