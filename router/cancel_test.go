@@ -62,3 +62,25 @@ func TestCancelledRequestIsNotAnError(t *testing.T) {
 		t.Errorf("5xx counter %d, want 1", got)
 	}
 }
+
+// A streamed answer the client hangs up on keeps its status and gets no
+// error body appended; it is counted as cancelled.
+func TestCancelledAfterStart(t *testing.T) {
+	reg := metrics.New(time.Now)
+	ctx, cancel := context.WithCancel(context.Background())
+	routes := []api.Route{{Method: "GET", Path: "/stream", Public: true, Handler: func(w http.ResponseWriter, r *http.Request) error {
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write([]byte("row 1\n"))
+		cancel()
+		return api.AfterStart(fmt.Errorf("export: %w", r.Context().Err()))
+	}}}
+	rt := router.New(router.Options{Routes: routes, Metrics: reg, Logger: slog.New(slog.DiscardHandler)})
+	rec := httptest.NewRecorder()
+	rt.ServeHTTP(rec, httptest.NewRequestWithContext(ctx, "GET", router.Prefix+"/stream", nil))
+	if rec.Code != http.StatusOK || rec.Body.String() != "row 1\n" {
+		t.Errorf("status %d, body %q; want the 200 and the rows written", rec.Code, rec.Body)
+	}
+	if got := reg.Counter("org.graylog2.rest.requests.cancelled").Count(); got != 1 {
+		t.Errorf("cancelled counter %d, want 1", got)
+	}
+}

@@ -95,6 +95,21 @@ func Cancelled(r *http.Request, err error) bool {
 	return r != nil && r.Context().Err() != nil && errors.Is(err, context.Canceled)
 }
 
+// AfterStart marks err as one that happened after the response started (a
+// streamed answer whose store read failed, or whose client hung up):
+// WriteError then logs it and writes nothing more. Nil stays nil.
+func AfterStart(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &startedError{err}
+}
+
+type startedError struct{ err error }
+
+func (e *startedError) Error() string { return e.err.Error() }
+func (e *startedError) Unwrap() error { return e.err }
+
 // ErrorCode returns the code of the first *Error in err's chain, or the code a
 // registered classifier gives it, or Internal.
 func ErrorCode(err error) Code {

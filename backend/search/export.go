@@ -56,7 +56,7 @@ func (h *Handler) exportHandler(kind string, attachment bool) api.HandlerFunc {
 // export holds one row however long it is and costs the same per row
 // however deep. The query and permissions are checked before the 200 goes
 // out: a CSV cannot carry an error once it has started, so later errors
-// are returned for logging only.
+// are only logged.
 func (h *Handler) exportCSV(w http.ResponseWriter, r *http.Request, req Request, limit int, fields []string, filename string) error {
 	ctx, release, err := h.svc.gate.admit(r.Context())
 	if err != nil {
@@ -81,7 +81,7 @@ func (h *Handler) exportCSV(w http.ResponseWriter, r *http.Request, req Request,
 	for {
 		hit, ok := c.Next()
 		if !ok {
-			return c.Err()
+			return api.AfterStart(c.Err())
 		}
 		for i, f := range fields {
 			row[i] = ""

@@ -182,12 +182,12 @@ func (h *Handler) writeSearch(w http.ResponseWriter, r *http.Request, u universa
 			bw.WriteByte(',')
 		}
 		if err := out.enc.Encode(ResultMessage{Message: m, Index: hit.Index}); err != nil {
-			return err
+			return api.AfterStart(err)
 		}
 	}
 	if err := c.Err(); err != nil {
 		// The 200 is out: the answer ends short, and the error is logged.
-		return err
+		return api.AfterStart(err)
 	}
 	bw.WriteByte(']')
 	fields := make([]string, 0, len(names))
@@ -206,7 +206,7 @@ func (h *Handler) writeSearch(w http.ResponseWriter, r *http.Request, u universa
 	out.key("to", api.Time{Time: u.req.Range.To.UTC()})
 	out.key("decoration_stats", nil)
 	bw.WriteByte('}')
-	return out.err
+	return api.AfterStart(out.err)
 }
 
 // jsonObject writes the members of a JSON object one by one.
