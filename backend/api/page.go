@@ -2,9 +2,9 @@ package api
 
 import (
 	"net/http"
-	"net/url"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -50,8 +50,19 @@ func ParsePage(r *http.Request, defaultSort string, sortable ...string) (Page, e
 	return p, nil
 }
 
-func positive(q url.Values, name string, def int) (int, error) {
-	return IntParam(q, name, def, 1, MaxInt32)
+func positive(q map[string][]string, name string, def int) (int, error) {
+	v := ""
+	if vs := q[name]; len(vs) > 0 {
+		v = vs[0]
+	}
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, Errorf(Invalid, "Invalid %s %q; it must be a whole number of at least 1", name, v)
+	}
+	return n, nil
 }
 
 // Slice returns the items of page p from a sorted, filtered listing. Pages

@@ -8,7 +8,7 @@ import (
 )
 
 // MaxInt32 is the largest value of the integer parameters Graylog declares as
-// Java ints (limit, offset, range, page, per_page, …): the limit a 400
+// Java ints (limit, offset, range, …): the limit a 400
 // names when a value is larger.
 const MaxInt32 = math.MaxInt32
 
