@@ -54,8 +54,14 @@ type scanCursor struct {
 
 // fetch reads the next page.
 func (c *scanCursor) fetch() error {
+	// A short scan (a search's page) asks for no more than it returns:
+	// of large messages, a full scan page would be a lot to hold.
+	size := scanPage
+	if c.limited {
+		size = min(scanPage, c.skip+c.left)
+	}
 	q := c.q
-	q.Offset, q.Limit = 0, scanPage
+	q.Offset, q.Limit = 0, size
 	body := searchRequestBody(c.s.srv, q)
 	if c.after != nil {
 		body["search_after"] = c.after
@@ -79,7 +85,7 @@ func (c *scanCursor) fetch() error {
 		c.res.Total = res.Total
 	}
 	c.page = c.s.logicalHits(res.Hits)
-	c.last = len(res.Hits) < scanPage
+	c.last = len(res.Hits) < size
 	if n := len(res.Hits); n > 0 {
 		c.after = json.RawMessage(gjson.GetBytes(resp, fmt.Sprintf("hits.hits.%d.sort", n-1)).Raw)
 		if len(c.after) == 0 {
