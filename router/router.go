@@ -94,6 +94,7 @@ type Router struct {
 
 	requests             *metrics.Meter
 	errors4xx, errors5xx *metrics.Counter
+	cancelled            *metrics.Counter // requests the client hung up on
 }
 
 // New builds the router.
@@ -112,6 +113,7 @@ func New(o Options) *Router {
 		requests:  o.Metrics.Meter("loggate.http.requests"),
 		errors4xx: o.Metrics.Counter("loggate.http.responses.4xx"),
 		errors5xx: o.Metrics.Counter("loggate.http.responses.5xx"),
+		cancelled: o.Metrics.Counter("org.graylog2.rest.requests.cancelled"),
 	}
 	rt.SetBaseURI(o.BaseURI)
 	if o.AccessLog != nil {
@@ -290,6 +292,8 @@ func (rt *Router) check(r *http.Request, route api.Route) error {
 func (rt *Router) fail(w http.ResponseWriter, r *http.Request, err error) {
 	code := api.ErrorCode(err)
 	switch {
+	case api.Cancelled(r, err):
+		rt.cancelled.Inc(1)
 	case code == api.Internal || code == api.Unavailable:
 		rt.errors5xx.Inc(1)
 	case code != api.NotModified:

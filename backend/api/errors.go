@@ -4,6 +4,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -81,6 +82,33 @@ func Errorf(code Code, format string, args ...any) error {
 func Wrap(code Code, message string, cause error) error {
 	return &Error{Code: code, Message: message, Err: cause}
 }
+
+// StatusClientClosed is the status of a request whose client hung up before
+// the answer (nginx's 499): written for the access log, read by no one.
+const StatusClientClosed = 499
+
+// Cancelled reports whether err is the end of a request the client
+// cancelled (it hung up, or timed out on its side): the request's context is
+// done and err is, or wraps, context.Canceled. Such a request is not a
+// server error, whatever the handler made of it.
+func Cancelled(r *http.Request, err error) bool {
+	return r != nil && r.Context().Err() != nil && errors.Is(err, context.Canceled)
+}
+
+// AfterStart marks err as one that happened after the response started (a
+// streamed answer whose store read failed, or whose client hung up):
+// WriteError then logs it and writes nothing more. Nil stays nil.
+func AfterStart(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &startedError{err}
+}
+
+type startedError struct{ err error }
+
+func (e *startedError) Error() string { return e.err.Error() }
+func (e *startedError) Unwrap() error { return e.err }
 
 // ErrorCode returns the code of the first *Error in err's chain, or the code a
 // registered classifier gives it, or Internal.

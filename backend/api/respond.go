@@ -63,6 +63,24 @@ type ErrorBody struct {
 // errors are shown with their message; anything else is logged with the
 // request's logger and shown as a generic message, so internals never leak.
 func WriteError(w http.ResponseWriter, r *http.Request, err error) {
+	var started *startedError
+	afterStart := errors.As(err, &started)
+	if Cancelled(r, err) {
+		// The client hung up: no one reads the answer, and the server
+		// did nothing wrong.
+		Logger(r.Context()).DebugContext(r.Context(), "request cancelled by the client", "err", err, "request_id", RequestID(r.Context()))
+		if !afterStart {
+			w.WriteHeader(StatusClientClosed)
+		}
+		return
+	}
+	if afterStart {
+		// The status is out and the body under way: an error body would
+		// only corrupt it. The answer ends short; the log says why.
+		ctx := r.Context()
+		Logger(ctx).ErrorContext(ctx, "response failed after it started", "err", err, "request_id", RequestID(ctx))
+		return
+	}
 	var verr *ValidationError
 	if errors.As(err, &verr) {
 		WriteJSON(w, http.StatusBadRequest, verr.body())

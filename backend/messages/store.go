@@ -34,6 +34,13 @@ type Store interface {
 
 	// Search runs q over the indices of q.Prefixes (all when empty).
 	Search(ctx context.Context, q Query) (Result, error)
+	// Scan runs q as Search does and returns a cursor over its hits in
+	// q.Sort order, from q.Offset, at most q.Limit of them (all when 0).
+	// It reads the store one page at a time and never starts over, so a
+	// scan costs the same per hit however deep it goes, and holds about
+	// one page whatever its length; the result window does not apply.
+	// The caller closes the cursor.
+	Scan(ctx context.Context, q Query) (Cursor, error)
 	// Get returns the message with the given _id from the named index, or
 	// an error wrapping ErrNotFound.
 	Get(ctx context.Context, index, id string) (Hit, error)
@@ -128,4 +135,18 @@ type Index struct {
 	Created time.Time
 	// Write is true for the series' write index.
 	Write bool
+}
+
+// Cursor walks the hits of a Scan.
+type Cursor interface {
+	// Result is the total and the indices of the scan, as Search answers
+	// them, without hits.
+	Result() Result
+	// Next returns the next hit; false at the end, or after an error
+	// (then Err says which).
+	Next() (Hit, bool)
+	Err() error
+	// Close releases what the scan holds; it may be called more than
+	// once.
+	Close() error
 }

@@ -95,6 +95,11 @@ type Aggregated struct {
 // in pages, oldest first, and folded, so the answer is the same for every
 // store. More than Options.MaxAggregated matches is a 400.
 func (s *Service) Aggregate(ctx context.Context, r Request, a Aggregation) (*Aggregated, error) {
+	ctx, release, err := s.gate.admit(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	start := time.Now()
 	ag, err := newAggregator(a, r.Range, s.maxBuckets())
 	if err != nil {

@@ -1,12 +1,16 @@
 package search
 
 import (
+	"bytes"
+	"net/http"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/loggate/loggate/backend/messages/embedded"
 	"github.com/loggate/loggate/backend/messages/messagestest"
+	"github.com/loggate/loggate/router/routertest"
 )
 
 // BenchmarkAggregate times aggregations over 100,000 messages in the
@@ -63,6 +67,38 @@ func BenchmarkAggregate(b *testing.B) {
 			}
 			b.ReportMetric(float64(total), "msgs")
 			b.ReportMetric(float64(total)*float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
+		})
+	}
+}
+
+// BenchmarkExport times CSV exports of 100,000 and 500,000 rows (the whole
+// store, past the result window) through the export handler: one pass over
+// the store, so rows/s stays the same whatever the size.
+func BenchmarkExport(b *testing.B) {
+	const n = 500000
+	st, err := embedded.Open(filepath.Join(b.TempDir(), "messages"), embedded.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = st.Close() })
+	messagestest.Load(b, st, "graylog", n, 40000)
+	if err := st.WaitMerges(b.Context()); err != nil {
+		b.Fatal(err)
+	}
+	end := messagestest.BenchStart.Add(2 * n * time.Millisecond)
+	svc := NewService(st, fakeStreams{{ID: defaultStream, IndexSetID: "is1"}}, fakeSets{{ID: "is1", IndexPrefix: "graylog"}},
+		Options{Now: func() time.Time { return end }})
+	h := routertest.Handler(NewHandler(svc).Routes())
+	admin := routertest.Principal(b, "*")
+	for _, rows := range []int{100000, n} {
+		b.Run(strconv.Itoa(rows), func(b *testing.B) {
+			for b.Loop() {
+				rec := routertest.Serve(h, admin, "GET", "/search/universal/relative/export?query=*&range=0&fields=source,took&limit="+strconv.Itoa(rows), "")
+				if rec.Code != http.StatusOK || bytes.Count(rec.Body.Bytes(), []byte{'\n'}) != rows+1 {
+					b.Fatalf("status %d, %d lines; want %d rows", rec.Code, bytes.Count(rec.Body.Bytes(), []byte{'\n'}), rows)
+				}
+			}
+			b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 		})
 	}
 }

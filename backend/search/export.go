@@ -2,7 +2,6 @@ package search
 
 import (
 	"bufio"
-	"context"
 	"net/http"
 	"strings"
 
@@ -13,6 +12,10 @@ import (
 // DefaultBatchSize is how many messages an export reads per store call
 // (batch_size).
 const DefaultBatchSize = 500
+
+// MaxBatchSize bounds batch_size and chunk_size: a batch is what an export
+// holds in memory at once.
+const MaxBatchSize = 10000
 
 // exportWindow is the deepest an export pages: exports stream through
 // Elasticsearch's scroll API in Graylog, which the result window does not
@@ -30,68 +33,63 @@ func (h *Handler) exportHandler(kind string, attachment bool) api.HandlerFunc {
 		if u.fields == nil {
 			return api.Errorf(api.Invalid, "Missing required parameter `fields`")
 		}
-		batch, err := intParam(r.URL.Query().Get("batch_size"), DefaultBatchSize)
-		if err != nil || batch <= 0 {
-			return api.Errorf(api.Invalid, "Invalid batch_size %q", r.URL.Query().Get("batch_size"))
+		// batch_size is checked and otherwise ignored: the store pages a
+		// scan by itself.
+		if _, err := api.IntParam(r.URL.Query(), "batch_size", DefaultBatchSize, 1, MaxBatchSize); err != nil {
+			return err
 		}
 		limit := 0 // all
 		if r.URL.Query().Get("limit") != "" {
 			limit = u.req.Limit
 		}
-		// Validate the query and permissions before the 200 goes out: a
-		// CSV cannot carry an error once it has started.
-		first := u.req
-		first.Limit = 0
-		if _, err := h.svc.Search(r.Context(), first); err != nil {
-			return err
-		}
-		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+		filename := ""
 		if attachment {
-			w.Header().Set("Content-Disposition", `attachment; filename="search-result-`+h.svc.opts.Now().UTC().Format("20060102T150405")+`.csv"`)
+			filename = "search-result-" + h.svc.opts.Now().UTC().Format("20060102T150405") + ".csv"
 		}
-		w.WriteHeader(http.StatusOK)
-		bw := bufio.NewWriter(w)
-		defer bw.Flush()
-		writeCSVRow(bw, u.fields)
-		return h.svc.each(r.Context(), u.req, batch, limit, func(m messages.Message) error {
-			row := make([]string, len(u.fields))
-			for i, f := range u.fields {
-				if v, ok := m.Get(f); ok {
-					row[i] = messages.FormatValue(v)
-				}
-			}
-			writeCSVRow(bw, row)
-			return nil
-		})
+		return h.exportCSV(w, r, u.req, limit, u.fields, filename)
 	}
 }
 
-// each runs r page by page and calls fn for every hit, up to limit (0: all).
-// Errors after the response started are returned for logging only.
-func (s *Service) each(ctx context.Context, r Request, batch, limit int, fn func(messages.Message) error) error {
-	seen := 0
+// exportCSV writes the CSV of fields of the hits of req, up to limit (0:
+// all), as an attachment named filename unless it is "". It reads the
+// store in one pass and writes each row before it reads the next, so an
+// export holds one row however long it is and costs the same per row
+// however deep. The query and permissions are checked before the 200 goes
+// out: a CSV cannot carry an error once it has started, so later errors
+// are only logged.
+func (h *Handler) exportCSV(w http.ResponseWriter, r *http.Request, req Request, limit int, fields []string, filename string) error {
+	ctx, release, err := h.svc.gate.admit(r.Context())
+	if err != nil {
+		return err
+	}
+	defer release()
+	req.Limit = limit
+	c, _, err := h.svc.Scan(ctx, req, exportWindow)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	if filename != "" {
+		w.Header().Set("Content-Disposition", `attachment; filename="`+filename+`"`)
+	}
+	w.WriteHeader(http.StatusOK)
+	bw := bufio.NewWriter(w)
+	defer bw.Flush()
+	writeCSVRow(bw, fields)
+	row := make([]string, len(fields))
 	for {
-		r.Limit = batch
-		if limit > 0 && limit-seen < batch {
-			r.Limit = limit - seen
+		hit, ok := c.Next()
+		if !ok {
+			return api.AfterStart(c.Err())
 		}
-		if r.Limit <= 0 {
-			return nil
-		}
-		resp, err := s.searchWindow(ctx, r, exportWindow)
-		if err != nil {
-			return err
-		}
-		for _, h := range resp.Result.Hits {
-			if err := fn(h.Message); err != nil {
-				return err
+		for i, f := range fields {
+			row[i] = ""
+			if v, ok := hit.Message.Get(f); ok {
+				row[i] = messages.FormatValue(v)
 			}
 		}
-		seen += len(resp.Result.Hits)
-		r.Offset += len(resp.Result.Hits)
-		if len(resp.Result.Hits) < r.Limit {
-			return nil
-		}
+		writeCSVRow(bw, row)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/loggate/loggate/auth"
@@ -24,6 +25,7 @@ import (
 // Store is the part of messages.Store searching reads.
 type Store interface {
 	Search(ctx context.Context, q messages.Query) (messages.Result, error)
+	Scan(ctx context.Context, q messages.Query) (messages.Cursor, error)
 	Get(ctx context.Context, index, id string) (messages.Hit, error)
 }
 
@@ -49,6 +51,14 @@ type Options struct {
 	// DefaultMaxBuckets when 0.
 	MaxBuckets int
 
+	// MaxConcurrent is how many searches, exports and aggregations run at
+	// once (search_max_concurrent); DefaultMaxConcurrent() when 0.
+	MaxConcurrent int
+	// MaxQueueDuration is how long a search waits for a place before it
+	// is answered 503 (search_max_queue_duration);
+	// DefaultMaxQueueDuration when 0.
+	MaxQueueDuration time.Duration
+
 	aggregatePage int // tests page small
 }
 
@@ -58,6 +68,7 @@ type Service struct {
 	streams Streams
 	sets    IndexSets
 	opts    Options
+	gate    *gate
 }
 
 // NewService returns a search service.
@@ -65,7 +76,7 @@ func NewService(st Store, ss Streams, sets IndexSets, opts Options) *Service {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Service{store: st, streams: ss, sets: sets, opts: opts}
+	return &Service{store: st, streams: ss, sets: sets, opts: opts, gate: newGate(opts.MaxConcurrent, opts.MaxQueueDuration)}
 }
 
 // Request is one search, as the endpoints take it apart.
@@ -97,21 +108,64 @@ func (s *Service) Search(ctx context.Context, r Request) (Response, error) {
 }
 
 // searchWindow is Search with the result window forced to window when it
-// is not 0 (exports page past the window, as Graylog's scrolls do).
+// is not 0.
 func (s *Service) searchWindow(ctx context.Context, r Request, window int) (Response, error) {
+	q, node, err := s.prepare(ctx, r, window)
+	if err != nil || q == nil {
+		return Response{Node: node}, err
+	}
+	start := time.Now()
+	res, err := s.store.Search(ctx, *q)
+	if err != nil {
+		return Response{}, storeError(err, *q)
+	}
+	return Response{Result: res, Took: time.Since(start), Node: node}, nil
+}
+
+// Scan runs r as Search does, with the same checks, and returns a cursor
+// over its hits instead of a page of them: the caller writes each hit out
+// before it reads the next, and closes the cursor. The result window
+// applies unless window overrides it (exports read past it, as Graylog's
+// scrolls do).
+func (s *Service) Scan(ctx context.Context, r Request, window int) (messages.Cursor, query.Node, error) {
+	q, node, err := s.prepare(ctx, r, window)
+	if err != nil {
+		return nil, node, err
+	}
+	if q == nil {
+		return emptyCursor{}, node, nil
+	}
+	c, err := s.store.Scan(ctx, *q)
+	if err != nil {
+		return nil, node, storeError(err, *q)
+	}
+	return c, node, nil
+}
+
+// prepare checks r for the caller in ctx and returns the store query; nil
+// when the caller can read no stream, whose answer is empty.
+func (s *Service) prepare(ctx context.Context, r Request, window int) (*messages.Query, query.Node, error) {
+	// Views bodies carry offsets and limits as any JSON number: bound
+	// them as the query parameters are, before anything adds them up.
+	if r.Offset < 0 || r.Offset > api.MaxInt32 {
+		return nil, nil, api.RangeError("offset", strconv.Itoa(r.Offset), 0, api.MaxInt32)
+	}
+	if r.Limit < 0 || r.Limit > api.MaxInt32 {
+		return nil, nil, api.RangeError("limit", strconv.Itoa(r.Limit), 0, api.MaxInt32)
+	}
 	node, err := query.Parse(r.Query, query.Options{AllowLeadingWildcard: s.opts.AllowLeadingWildcard})
 	if err != nil {
-		return Response{}, err
+		return nil, nil, err
 	}
 	p := auth.FromContext(ctx)
 	if p == nil {
-		return Response{}, api.Errorf(api.Unauthorized, "Not authorized")
+		return nil, nil, api.Errorf(api.Unauthorized, "Not authorized")
 	}
 	selected := r.Streams
 	if selected != nil {
 		for _, id := range selected {
 			if !p.Permits("streams:read:" + id) {
-				return Response{}, api.Errorf(api.Forbidden, "Not allowed to search with filter: [streams:%s]. (Forbidden stream: %s)", id, id)
+				return nil, nil, api.Errorf(api.Forbidden, "Not allowed to search with filter: [streams:%s]. (Forbidden stream: %s)", id, id)
 			}
 		}
 	} else if !p.Permits(allStreams) {
@@ -126,24 +180,27 @@ func (s *Service) searchWindow(ctx context.Context, r Request, window int) (Resp
 		Sort: r.Sort, Offset: r.Offset, Limit: r.Limit}
 	if selected != nil && len(selected) == 0 {
 		// Nothing readable: an empty answer, not a search of everything.
-		return Response{Node: node}, nil
+		return nil, node, nil
 	}
 	if q.Prefixes, q.Window, err = s.scope(ctx, selected); err != nil {
-		return Response{}, err
+		return nil, nil, err
 	}
 	if window > 0 {
 		q.Window = window
 	}
-	if q.Offset+q.Limit > q.Window {
-		return Response{}, windowError(q.Offset+q.Limit, q.Window)
+	if q.Offset > q.Window-q.Limit { // q.Offset+q.Limit > q.Window, without overflow
+		return nil, nil, windowError(q.Offset, q.Limit, q.Window)
 	}
-	start := time.Now()
-	res, err := s.store.Search(ctx, q)
-	if err != nil {
-		return Response{}, storeError(err, q)
-	}
-	return Response{Result: res, Took: time.Since(start), Node: node}, nil
+	return &q, node, nil
 }
+
+// emptyCursor is the scan of nothing.
+type emptyCursor struct{}
+
+func (emptyCursor) Result() messages.Result    { return messages.Result{} }
+func (emptyCursor) Next() (messages.Hit, bool) { return messages.Hit{}, false }
+func (emptyCursor) Err() error                 { return nil }
+func (emptyCursor) Close() error               { return nil }
 
 // scope returns the index prefixes a search of the selected streams (nil:
 // all) looks at, and the smallest result window among those index sets.
@@ -195,7 +252,10 @@ func (s *Service) scope(ctx context.Context, selected []string) ([]string, int, 
 	return prefixes, window, nil
 }
 
-func windowError(asked, window int) error {
+// windowError refuses offset+limit past window; the sum is printed as a
+// 64-bit number so that it cannot wrap.
+func windowError(offset, limit, window int) error {
+	asked := int64(offset) + int64(limit)
 	return api.Errorf(api.Invalid,
 		"Result window is too large, [from + size] must be less than or equal to: [%d] but was [%d]. "+
 			"Page with a smaller offset, or raise the limit with max_result_window on the index set "+
@@ -205,7 +265,7 @@ func windowError(asked, window int) error {
 func storeError(err error, q messages.Query) error {
 	switch {
 	case errors.Is(err, messages.ErrResultWindow):
-		return windowError(q.Offset+q.Limit, q.Window)
+		return windowError(q.Offset, q.Limit, q.Window)
 	case errors.Is(err, messages.ErrUnavailable):
 		return api.Wrap(api.Unavailable, "The message store is unavailable; try again later.", err)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):

@@ -2,10 +2,13 @@ package search
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/loggate/loggate/backend/api"
 )
 
 // TimeRange is a resolved search range; a zero From means "all time".
@@ -14,11 +17,12 @@ type TimeRange struct {
 }
 
 // relative resolves range=<seconds> as Graylog's RelativeRange does: 0 is
-// all time.
+// all time. Graylog's range is a Java int, and so is the limit here: it
+// keeps now minus the range within the years a time can print.
 func relative(now time.Time, seconds string) (TimeRange, error) {
-	n, err := strconv.Atoi(strings.TrimSpace(seconds))
-	if err != nil || n < 0 {
-		return TimeRange{}, fmt.Errorf("invalid relative range %q: must be a number of seconds, 0 or more", seconds)
+	n, err := strconv.ParseInt(strings.TrimSpace(seconds), 10, 64)
+	if err != nil || n < 0 || n > api.MaxInt32 {
+		return TimeRange{}, fmt.Errorf("invalid relative range %q: range must be a whole number of seconds from 0 to %d", seconds, api.MaxInt32)
 	}
 	if n == 0 {
 		return TimeRange{To: now}, nil
@@ -101,14 +105,13 @@ func keyword(now time.Time, kw string) (TimeRange, error) {
 	if m := lastN.FindStringSubmatch(s); m != nil {
 		n := 1
 		if m[1] != "" {
-			n, _ = strconv.Atoi(m[1])
+			n = count(m[1])
 		}
 		from, err := back(now, n, m[2])
 		return TimeRange{From: from, To: now}, err
 	}
 	if m := nAgo.FindStringSubmatch(s); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		from, err := back(now, n, m[2])
+		from, err := back(now, count(m[1]), m[2])
 		return TimeRange{From: from, To: now}, err
 	}
 	// Dates keep their case: ParseTime wants the T and the Z.
@@ -116,6 +119,16 @@ func keyword(now time.Time, kw string) (TimeRange, error) {
 		return absolute(m[1], m[2])
 	}
 	return TimeRange{}, fmt.Errorf("could not understand the keyword %q; try e.g. \"last 30 minutes\", \"yesterday\" or \"from 2020-12-01 to 2020-12-02\"", kw)
+}
+
+// count reads the digits of a keyword's count; one too large for an int is
+// math.MaxInt, which back refuses.
+func count(digits string) int {
+	n, err := strconv.Atoi(digits)
+	if err != nil {
+		return math.MaxInt
+	}
+	return n
 }
 
 // back returns now minus n units, refusing counts that overflow a time.

@@ -1,7 +1,9 @@
 package search
 
 import (
+	"bufio"
 	"encoding/json"
+	"math"
 	"net/http"
 	"slices"
 	"sort"
@@ -49,14 +51,15 @@ func (h *Handler) parseUniversal(r *http.Request, kind string) (universal, error
 	if err != nil {
 		return u, api.Errorf(api.Invalid, "Invalid timerange parameters provided: %v", err)
 	}
-	if u.req.Limit, err = intParam(q.Get("limit"), 0); err != nil {
-		return u, api.Errorf(api.Invalid, "Invalid limit: %v", err)
+	// Java ints in Graylog; a negative or zero limit is the default.
+	if u.req.Limit, err = api.IntParam(q, "limit", 0, math.MinInt32, api.MaxInt32); err != nil {
+		return u, err
 	}
 	if u.req.Limit <= 0 {
 		u.req.Limit = DefaultLimit
 	}
-	if u.req.Offset, err = intParam(q.Get("offset"), 0); err != nil || u.req.Offset < 0 {
-		return u, api.Errorf(api.Invalid, "Invalid offset %q", q.Get("offset"))
+	if u.req.Offset, err = api.IntParam(q, "offset", 0, 0, api.MaxInt32); err != nil {
+		return u, err
 	}
 	u.req.Sort = parseSort(q.Get("sort"))
 	if f := strings.TrimSpace(q.Get("fields")); f != "" {
@@ -74,23 +77,27 @@ func (h *Handler) parseUniversal(r *http.Request, kind string) (universal, error
 			return u, err
 		}
 	case strings.HasPrefix(filter, "streams:"):
+		// Graylog's checkSearchPermission: streams:read on every stream
+		// of the filter, and no searches:<kind>.
 		u.req.Streams = []string{}
 		for _, id := range strings.Split(strings.TrimPrefix(filter, "streams:"), ",") {
 			if id = strings.TrimSpace(id); id != "" {
 				u.req.Streams = append(u.req.Streams, id)
 			}
 		}
+		if len(u.req.Streams) == 0 {
+			return u, api.Errorf(api.Forbidden, "Not allowed to search with filter: [%s]", filter)
+		}
+		p := auth.FromContext(r.Context())
+		for _, id := range u.req.Streams {
+			if p == nil || !p.Permits("streams:read:"+id) {
+				return u, api.Errorf(api.Forbidden, "Not allowed to search with filter: [%s]. (Forbidden stream: %s)", filter, id)
+			}
+		}
 	default:
 		return u, api.Errorf(api.Forbidden, "Not allowed to search with filter: [%s]", filter)
 	}
 	return u, nil
-}
-
-func intParam(s string, def int) (int, error) {
-	if s = strings.TrimSpace(s); s == "" {
-		return def, nil
-	}
-	return strconv.Atoi(s)
 }
 
 // parseSort reads field:asc|desc; anything else is the default, timestamp
@@ -127,12 +134,99 @@ func (h *Handler) universalHandler(kind string) api.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		resp, err := h.svc.Search(r.Context(), u.req)
-		if err != nil {
-			return err
+		return h.writeSearch(w, r, u)
+	}
+}
+
+// writeSearch answers a universal search as JSON, writing each message
+// before it reads the next: a search holds one message at a time, however
+// large the page and its messages. The keys come in Graylog's order, the
+// field names that need every message last but two.
+func (h *Handler) writeSearch(w http.ResponseWriter, r *http.Request, u universal) error {
+	ctx, release, err := h.svc.gate.admit(r.Context())
+	if err != nil {
+		return err
+	}
+	defer release()
+	start := time.Now()
+	c, node, err := h.svc.Scan(ctx, u.req, 0)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	res := c.Result()
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	bw := bufio.NewWriter(w)
+	defer bw.Flush()
+	out := jsonObject{w: bw, enc: json.NewEncoder(bw)}
+	out.enc.SetEscapeHTML(false)
+	out.key("query", u.rawQuery)
+	out.key("built_query", builtQuery(u.req, node))
+	out.key("used_indices", usedIndices(res.Indices))
+	bw.WriteString(`,"messages":[`)
+	names := map[string]bool{}
+	for n := 0; ; n++ {
+		hit, ok := c.Next()
+		if !ok {
+			break
 		}
-		api.WriteJSON(w, http.StatusOK, h.searchResponse(u, resp))
-		return nil
+		m := hit.Message.Map()
+		if u.fields != nil {
+			m = only(m, u.fields)
+		}
+		for k := range m {
+			names[k] = true
+		}
+		if n > 0 {
+			bw.WriteByte(',')
+		}
+		if err := out.enc.Encode(ResultMessage{Message: m, Index: hit.Index}); err != nil {
+			return api.AfterStart(err)
+		}
+	}
+	if err := c.Err(); err != nil {
+		// The 200 is out: the answer ends short, and the error is logged.
+		return api.AfterStart(err)
+	}
+	bw.WriteByte(']')
+	fields := make([]string, 0, len(names))
+	for k := range names {
+		fields = append(fields, k)
+	}
+	sort.Strings(fields)
+	from := api.Time{Time: u.req.Range.From.UTC()}
+	if u.req.Range.From.IsZero() {
+		from = api.Time{Time: time.Unix(0, 0).UTC()}
+	}
+	out.key("fields", fields)
+	out.key("time", time.Since(start).Milliseconds())
+	out.key("total_results", res.Total)
+	out.key("from", from)
+	out.key("to", api.Time{Time: u.req.Range.To.UTC()})
+	out.key("decoration_stats", nil)
+	bw.WriteByte('}')
+	return api.AfterStart(out.err)
+}
+
+// jsonObject writes the members of a JSON object one by one.
+type jsonObject struct {
+	w   *bufio.Writer
+	enc *json.Encoder
+	n   int
+	err error
+}
+
+func (o *jsonObject) key(name string, v any) {
+	if o.n == 0 {
+		o.w.WriteByte('{')
+	} else {
+		o.w.WriteByte(',')
+	}
+	o.n++
+	o.w.WriteString(strconv.Quote(name) + ":")
+	if err := o.enc.Encode(v); err != nil && o.err == nil {
+		o.err = err
 	}
 }
 
@@ -156,48 +250,6 @@ type ResultMessage struct {
 	Index           string         `json:"index"`
 	HighlightRanges map[string]any `json:"highlight_ranges"`
 	DecorationStats any            `json:"decoration_stats"`
-}
-
-type searchResponse struct {
-	Query           string          `json:"query"`
-	BuiltQuery      string          `json:"built_query"`
-	UsedIndices     []usedIndex     `json:"used_indices"`
-	Messages        []ResultMessage `json:"messages"`
-	Fields          []string        `json:"fields"`
-	Time            int64           `json:"time"`
-	TotalResults    int64           `json:"total_results"`
-	From            api.Time        `json:"from"`
-	To              api.Time        `json:"to"`
-	DecorationStats any             `json:"decoration_stats"`
-}
-
-func (h *Handler) searchResponse(u universal, resp Response) searchResponse {
-	out := searchResponse{
-		Query: u.rawQuery, BuiltQuery: builtQuery(u.req, resp.Node),
-		UsedIndices: usedIndices(resp.Result.Indices), Messages: []ResultMessage{},
-		Time: resp.Took.Milliseconds(), TotalResults: resp.Result.Total,
-		From: api.Time{Time: u.req.Range.From.UTC()}, To: api.Time{Time: u.req.Range.To.UTC()},
-	}
-	if u.req.Range.From.IsZero() {
-		out.From = api.Time{Time: time.Unix(0, 0).UTC()}
-	}
-	names := map[string]bool{}
-	for _, hit := range resp.Result.Hits {
-		m := hit.Message.Map()
-		if u.fields != nil {
-			m = only(m, u.fields)
-		}
-		for k := range m {
-			names[k] = true
-		}
-		out.Messages = append(out.Messages, ResultMessage{Message: m, Index: hit.Index})
-	}
-	out.Fields = make([]string, 0, len(names))
-	for k := range names {
-		out.Fields = append(out.Fields, k)
-	}
-	sort.Strings(out.Fields)
-	return out
 }
 
 // only keeps the requested fields, and _id, which Graylog puts back from

@@ -1,11 +1,11 @@
 package search
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -156,10 +156,15 @@ func (h *Handler) sync(w http.ResponseWriter, r *http.Request) error {
 	if len(req.Queries) == 0 {
 		return api.Errorf(api.Invalid, "Search must contain at least one query")
 	}
+	ctx, release, err := h.svc.gate.admit(r.Context())
+	if err != nil {
+		return err
+	}
+	defer release()
 	now := h.svc.opts.Now().UTC().Truncate(time.Millisecond)
 	results := map[string]any{}
 	for _, q := range req.Queries {
-		res, err := h.runQuery(r.Context(), q, now)
+		res, err := h.runQuery(ctx, q, now)
 		if err != nil {
 			return err
 		}
@@ -292,35 +297,19 @@ func (h *Handler) exportMessages(w http.ResponseWriter, r *http.Request) error {
 	if len(req.Streams) > 0 {
 		sr.Streams = req.Streams
 	}
-	limit, batch := 0, DefaultBatchSize
+	limit := 0
 	if req.Limit != nil {
 		if *req.Limit <= 0 {
 			return api.Errorf(api.Invalid, "limit must be greater than 0")
 		}
 		limit = *req.Limit
 	}
-	if req.ChunkSize != nil && *req.ChunkSize > 0 {
-		batch = *req.ChunkSize
+	// chunk_size is checked and otherwise ignored: the store pages a scan
+	// by itself.
+	if req.ChunkSize != nil && *req.ChunkSize > MaxBatchSize {
+		return api.RangeError("chunk_size", strconv.Itoa(*req.ChunkSize), 1, MaxBatchSize)
 	}
-	probe := sr
-	if _, err := h.svc.Search(r.Context(), probe); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-	w.WriteHeader(http.StatusOK)
-	bw := bufio.NewWriter(w)
-	defer bw.Flush()
-	writeCSVRow(bw, req.FieldsInOrder)
-	return h.svc.each(r.Context(), sr, batch, limit, func(m messages.Message) error {
-		row := make([]string, len(req.FieldsInOrder))
-		for i, f := range req.FieldsInOrder {
-			if v, ok := m.Get(f); ok {
-				row[i] = messages.FormatValue(v)
-			}
-		}
-		writeCSVRow(bw, row)
-		return nil
-	})
+	return h.exportCSV(w, r, sr, limit, req.FieldsInOrder, "")
 }
 
 // RunQuery runs one query of a views search (Graylog's Query as JSON: an

@@ -98,21 +98,7 @@ func TestGzipBomb(t *testing.T) {
 // peakRSS is the child's peak resident set size (VmHWM) in bytes.
 func (c *child) peakRSS(t *testing.T) int64 {
 	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", c.cmd.Process.Pid))
-	if err != nil {
-		t.Skipf("SKIPPED: no /proc: %v", err)
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) == 3 && f[0] == "VmHWM:" {
-			kb, err := strconv.ParseInt(f[1], 10, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return kb << 10
-		}
-	}
-	t.Fatalf("no VmHWM in /proc/%d/status", c.cmd.Process.Pid)
-	return 0
+	return peakRSS(t, c.cmd.Process.Pid)
 }
 
 // gelfInput creates a global GELF HTTP input on a free port with the given

@@ -21,24 +21,9 @@ func (s *Store) Search(ctx context.Context, q messages.Query) (messages.Result, 
 	if err := checkWindow(q); err != nil {
 		return messages.Result{}, err
 	}
-	for _, p := range q.Prefixes {
-		if !validName(p) {
-			return messages.Result{}, fmt.Errorf("search: invalid index prefix %q", p)
-		}
-	}
-	prefixes := s.physAll(q.Prefixes)
-	if len(prefixes) == 0 {
-		var err error
-		if prefixes, err = s.allPrefixes(ctx); err != nil {
-			return messages.Result{}, fmt.Errorf("search: %w", err)
-		}
-	}
-	if len(prefixes) == 0 {
-		return messages.Result{Hits: []messages.Hit{}}, nil
-	}
-	indices, err := s.indices(ctx, prefixes)
-	if err != nil {
-		return messages.Result{}, fmt.Errorf("search: %w", err)
+	prefixes, indices, err := s.scope(ctx, q.Prefixes)
+	if err != nil || len(prefixes) == 0 {
+		return messages.Result{Hits: []messages.Hit{}}, err
 	}
 	body, err := searchBody(s.srv, q)
 	if err != nil {
@@ -58,6 +43,31 @@ func (s *Store) Search(ctx context.Context, q messages.Query) (messages.Result, 
 	res.Hits = s.logicalHits(res.Hits)
 	res.Indices = s.logicalIndices(indices)
 	return res, nil
+}
+
+// scope returns the physical prefixes a search of the logical ones (all
+// when empty) reads, none when there is no index set, and their indices.
+func (s *Store) scope(ctx context.Context, logical []string) ([]string, []messages.Index, error) {
+	for _, p := range logical {
+		if !validName(p) {
+			return nil, nil, fmt.Errorf("search: invalid index prefix %q", p)
+		}
+	}
+	prefixes := s.physAll(logical)
+	if len(prefixes) == 0 {
+		var err error
+		if prefixes, err = s.allPrefixes(ctx); err != nil {
+			return nil, nil, fmt.Errorf("search: %w", err)
+		}
+	}
+	if len(prefixes) == 0 {
+		return nil, nil, nil
+	}
+	indices, err := s.indices(ctx, prefixes)
+	if err != nil {
+		return nil, nil, fmt.Errorf("search: %w", err)
+	}
+	return prefixes, indices, nil
 }
 
 // checkWindow refuses a page beyond the result window before asking the
@@ -112,6 +122,12 @@ func patterns(prefixes []string) string {
 // allowed. Fields of a term without one are index.query.default_field,
 // "*" unless the operator changed it, as Graylog leaves it.
 func searchBody(srv server, q messages.Query) ([]byte, error) {
+	return json.Marshal(searchRequestBody(srv, q))
+}
+
+// searchRequestBody is searchBody before encoding, for a scan to add
+// search_after to.
+func searchRequestBody(srv server, q messages.Query) map[string]any {
 	var must any = map[string]any{"match_all": map[string]any{}}
 	switch n := q.Query.(type) {
 	case nil, *query.MatchAll:
@@ -166,7 +182,7 @@ func searchBody(srv server, q messages.Query) ([]byte, error) {
 		// 6.8 always counts.
 		body["track_total_hits"] = true
 	}
-	return json.Marshal(body)
+	return body
 }
 
 // errBadResponse wraps answers that are not what the API documents.

@@ -265,7 +265,7 @@ func (e *evaluator) regexp(set bitset, field, pattern string) {
 	re, ok := e.re[pattern]
 	if !ok {
 		var err error
-		if re, err = regexp.Compile(`^(?:` + pattern + `)$`); err != nil {
+		if re, err = query.CompileRegexp(pattern); err != nil {
 			e.fail(fmt.Errorf("embedded: invalid regular expression /%s/: %w", pattern, err))
 			return
 		}

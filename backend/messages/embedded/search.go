@@ -138,6 +138,42 @@ func (s *Store) Search(ctx context.Context, q messages.Query) (messages.Result, 
 	}
 	defer sn.release()
 
+	byTime := byTime(q.Sort)
+	k := q.Offset + q.Limit
+	var cands []candidate
+	res, err := sn.match(ctx, q, func(vi int, seg *segment, set bitset) error {
+		if k == 0 {
+			return nil
+		}
+		if byTime {
+			cands = topByTime(cands, set, vi, seg, k, q.Sort.Asc)
+			return nil
+		}
+		var err error
+		cands, err = bySortField(cands, set, vi, seg, q.Sort.Field, q.Sort.Asc)
+		return err
+	})
+	if err != nil {
+		return messages.Result{}, err
+	}
+	sortCandidates(cands, byTime, q.Sort.Asc)
+	if q.Offset < len(cands) {
+		cands = cands[q.Offset:min(len(cands), k)]
+	} else {
+		cands = nil
+	}
+	if res.Hits, err = fetch(sn.views, cands); err != nil {
+		return messages.Result{}, err
+	}
+	return res, nil
+}
+
+func byTime(s messages.Sort) bool { return s.Field == "" || s.Field == messages.FieldTimestamp }
+
+// match evaluates q on every view of the snapshot that its time range
+// touches and calls fn with the matching documents of each; it returns the
+// total and the indices the search looked at.
+func (sn *snapshot) match(ctx context.Context, q messages.Query, fn func(vi int, seg *segment, set bitset) error) (messages.Result, error) {
 	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
 	if !q.From.IsZero() {
 		lo = q.From.UnixMilli()
@@ -145,10 +181,7 @@ func (s *Store) Search(ctx context.Context, q messages.Query) (messages.Result, 
 	if !q.To.IsZero() {
 		hi = q.To.UnixMilli()
 	}
-	byTime := q.Sort.Field == "" || q.Sort.Field == messages.FieldTimestamp
-	k := q.Offset + q.Limit
 	var res messages.Result
-	var cands []candidate
 	ev := &evaluator{}
 	for vi, v := range sn.views {
 		if err := ctx.Err(); err != nil {
@@ -178,23 +211,9 @@ func (s *Store) Search(ctx context.Context, q messages.Query) (messages.Result, 
 			}
 		}
 		res.Total += int64(set.count())
-		if k == 0 {
-			continue
-		}
-		if byTime {
-			cands = topByTime(cands, set, vi, seg, k, q.Sort.Asc)
-		} else if cands, err = bySortField(cands, set, vi, seg, q.Sort.Field, q.Sort.Asc); err != nil {
+		if err := fn(vi, seg, set); err != nil {
 			return messages.Result{}, err
 		}
-	}
-	sortCandidates(cands, byTime, q.Sort.Asc)
-	if q.Offset < len(cands) {
-		cands = cands[q.Offset:min(len(cands), k)]
-	} else {
-		cands = nil
-	}
-	if res.Hits, err = fetch(sn.views, cands); err != nil {
-		return messages.Result{}, err
 	}
 	for _, ix := range sn.indices {
 		if ix.Write || (ix.Count > 0 && ix.Begin.UnixMilli() <= hi && ix.End.UnixMilli() >= lo) {

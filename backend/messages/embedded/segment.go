@@ -1,6 +1,7 @@
 package embedded
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"fmt"
@@ -9,6 +10,8 @@ import (
 	"os"
 	"sort"
 	"sync/atomic"
+
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/loggate/loggate/backend/messages"
 )
@@ -430,6 +433,42 @@ func (s *segment) block(b int) ([][]byte, error) {
 	return out, nil
 }
 
+// largeBlock is the decompressed size above which a block is not kept
+// whole. A block holds 256 messages; of very large ones (tens of megabytes
+// together) a reader would hold them all to return one. Such a block is
+// streamed instead and only the wanted record kept, at the price of a
+// decompression per record read, so the bound is high: blocks of up to
+// 128 MiB are read whole, as the common case is fastest that way.
+var largeBlock uint64 = 128 << 20 // a variable for tests
+
+// blockRecord returns record i of block b without holding the block.
+func (s *segment) blockRecord(b, i int) ([]byte, error) {
+	ref := s.blocks[b]
+	zr, err := zstd.NewReader(io.NewSectionReader(s.r, ref.off, int64(ref.len)),
+		zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true), zstd.WithDecoderMaxMemory(maxRaw))
+	if err != nil {
+		return nil, err
+	}
+	defer zr.Close()
+	br := bufio.NewReader(io.LimitReader(zr, int64(ref.raw)))
+	for k := 0; ; k++ {
+		n, err := binary.ReadUvarint(br)
+		if err != nil || n > ref.raw {
+			return nil, fmt.Errorf("%w: block record %d: %v", errCorrupt, k, err)
+		}
+		if k == i {
+			rec := make([]byte, n)
+			if _, err := io.ReadFull(br, rec); err != nil {
+				return nil, fmt.Errorf("%w: block record %d: %v", errCorrupt, k, err)
+			}
+			return rec, nil
+		}
+		if _, err := br.Discard(int(n)); err != nil {
+			return nil, fmt.Errorf("%w: block record %d: %v", errCorrupt, k, err)
+		}
+	}
+}
+
 // message decodes a stored record of document doc.
 func (s *segment) message(doc int, rec []byte) (messages.Message, error) {
 	var m messages.Message
@@ -461,6 +500,9 @@ func (r *docReader) get(doc int) (messages.Message, error) {
 // to another block.
 func (r *docReader) record(doc int) ([]byte, error) {
 	b := doc / blockSize
+	if r.s.blocks[b].raw > largeBlock {
+		return r.s.blockRecord(b, doc%blockSize)
+	}
 	if !r.valid || r.b != b {
 		recs, err := r.s.block(b)
 		if err != nil {

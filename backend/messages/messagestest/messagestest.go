@@ -46,6 +46,7 @@ func Run(t *testing.T, f Factory) {
 		{"Sort", testSort},
 		{"Paging", testPaging},
 		{"Window", testWindow},
+		{"Scan", testScan},
 		{"Get", testGet},
 		{"Rotate", testRotate},
 		{"Delete", testDelete},

@@ -345,7 +345,11 @@ func (p *parser) term(field string, depth int) (Node, *SyntaxError) {
 		}
 		return &Wildcard{Field: field, Pattern: escapeWild(prefix) + "*"}, nil
 	case kRegexp:
-		return &Regexp{Field: field, Pattern: raw[1 : len(raw)-1]}, nil
+		pattern := raw[1 : len(raw)-1]
+		if err := checkRegexp(pattern, t.pos+1); err != nil {
+			return nil, err
+		}
+		return &Regexp{Field: field, Pattern: pattern}, nil
 	}
 	text := raw[:1] // a bare operator searches for itself
 	if t.kind == kTerm {

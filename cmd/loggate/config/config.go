@@ -38,6 +38,8 @@ type Config struct {
 	DecodeBudget         int64         // inputs_decode_budget, in bytes
 	LeadingWildcard      bool          // allow_leading_wildcard_searches
 	WebInterfaceDir      string        // web_interface_dir: an operator's built Graylog web interface to serve at /; "" for none
+	SearchMaxConcurrent  int           // search_max_concurrent: searches at once; 0 for twice the CPUs, at least 4
+	SearchMaxQueue       time.Duration // search_max_queue_duration: wait for a search place before a 503
 	ConfigFile           string        // the --config path, if any
 }
 

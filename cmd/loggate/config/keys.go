@@ -2,6 +2,7 @@ package config
 
 import (
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -88,6 +89,10 @@ var table = []Key{
 		func(c *Config) *bool { return &c.LeadingWildcard }),
 	newKey("web_interface_dir", "", "directory of a built Graylog 4.x web interface (index.html or module.json and its bundles) to serve at / (default: none)",
 		func(c *Config) *string { return &c.WebInterfaceDir }, parseAny, formatString),
+	newKey("search_max_concurrent", "0", "searches, exports and aggregations that run at once; more wait for a place (0: twice the CPUs, at least 4)",
+		func(c *Config) *int { return &c.SearchMaxConcurrent }, parseConcurrency, strconv.Itoa),
+	newKey("search_max_queue_duration", "10s", "how long a search waits for a place before it is answered 503 with Retry-After",
+		func(c *Config) *time.Duration { return &c.SearchMaxQueue }, parseDuration, formatDuration),
 }
 
 // byName indexes table.

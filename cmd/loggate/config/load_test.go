@@ -48,6 +48,7 @@ func TestDefault(t *testing.T) {
 		JournalMaxSize:       5 << 30,
 		JournalMaxAge:        12 * time.Hour,
 		DecodeBudget:         64 << 20,
+		SearchMaxQueue:       10 * time.Second,
 	}
 	if got := config.Default(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Default() = %+v\nwant %+v", got, want)

@@ -375,6 +375,16 @@ func redactHosts(s string) string {
 
 // parseDuration parses a Go duration such as 12h or 90m, and days as 7d,
 // the unit Graylog's files use for long durations.
+// parseConcurrency reads a count of concurrent requests: 0 (the default)
+// to 10,000.
+func parseConcurrency(s string) (int, error) {
+	n, err := strconv.Atoi(trim(s))
+	if err != nil || n < 0 || n > 10_000 {
+		return 0, errors.New("expected a whole number from 0 to 10000")
+	}
+	return n, nil
+}
+
 func parseDuration(s string) (time.Duration, error) {
 	s = trim(s)
 	if d, ok := strings.CutSuffix(s, "d"); ok {

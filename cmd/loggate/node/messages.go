@@ -100,7 +100,8 @@ func (n *Node) messagePipeline(ctx context.Context, cfg config.Config, o Options
 	})
 	m.Inputs = ingest.NewRunner(j, n.InputStates, ingest.Options{NodeID: n.Info.ID, Now: o.Now,
 		Logger: n.Levels.Logger("loggate.inputs"), Metrics: n.Metrics, MaxRecordSize: maxRecordSize, DecodeBudget: cfg.DecodeBudget})
-	m.Search = search.NewService(m.Store, n.Streams, n.IndexSets, search.Options{AllowLeadingWildcard: cfg.LeadingWildcard, Now: o.Now})
+	m.Search = search.NewService(m.Store, n.Streams, n.IndexSets, search.Options{AllowLeadingWildcard: cfg.LeadingWildcard, Now: o.Now,
+		MaxConcurrent: cfg.SearchMaxConcurrent, MaxQueueDuration: cfg.SearchMaxQueue})
 	m.applyCh, m.now = make(chan struct{}, 1), o.Now
 	m.Failures = indexer.NewFailures(n.Store, o.Now)
 	m.Jobs = views.NewJobs(o.Now)
