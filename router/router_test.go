@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -108,7 +109,7 @@ func TestCORS(t *testing.T) {
 	r = on.Do("GET", "/cluster", nil, nodetest.AsRoot(), nodetest.Header("Origin", "http://ui.example.org"))
 	r.Want(t, http.StatusOK)
 	want := map[string]string{
-		"Access-Control-Allow-Origin":      "*",
+		"Access-Control-Allow-Origin":      "http://ui.example.org",
 		"Access-Control-Allow-Credentials": "true",
 		"Access-Control-Allow-Headers":     "Authorization, Content-Type, X-Graylog-No-Session-Extension, X-Requested-With, X-Requested-By",
 		"Access-Control-Allow-Methods":     "GET, POST, PUT, DELETE, OPTIONS",
@@ -119,9 +120,12 @@ func TestCORS(t *testing.T) {
 			t.Errorf("%s = %q, want %q", k, got, v)
 		}
 	}
+	if !slices.Contains(r.Header.Values("Vary"), "Origin") {
+		t.Errorf("Vary %q without Origin", r.Header.Values("Vary"))
+	}
 	pre := on.Do("OPTIONS", "/system/sessions", nil, nodetest.Header("Origin", "http://ui.example.org"))
 	pre.Want(t, http.StatusNoContent)
-	if pre.Header.Get("Access-Control-Allow-Origin") != "*" {
+	if pre.Header.Get("Access-Control-Allow-Origin") != "http://ui.example.org" {
 		t.Error("preflight without CORS headers")
 	}
 	// Without Origin, no CORS headers even when enabled.
