@@ -33,6 +33,7 @@ type Keys struct {
 	cache       []byte // keyed hashes of credentials in the cache
 	tokenLookup []byte // keyed hash under which a token is found in the store
 	tokenCipher []byte // AES-256-GCM key of stored token values
+	sessionKey  []byte // keyed hash under which a session is stored
 	pool        sync.Pool
 	secret      string
 }
@@ -52,6 +53,7 @@ func DeriveKeys(passwordSecret string) *Keys {
 		cache:       derive("credential cache key"),
 		tokenLookup: derive("access token lookup key"),
 		tokenCipher: derive("access token encryption key"),
+		sessionKey:  derive("session id lookup key"),
 	}
 	k.pool.New = func() any { return hmac.New(sha256.New, k.cache) }
 	return k
@@ -91,9 +93,16 @@ func (k *Keys) valueMAC(key, value string) string {
 }
 
 // TokenLookup returns the keyed hash under which a token value is stored.
-func (k *Keys) TokenLookup(token string) string {
-	m := hmac.New(sha256.New, k.tokenLookup)
-	m.Write([]byte(token))
+func (k *Keys) TokenLookup(token string) string { return keyedHex(k.tokenLookup, token) }
+
+// SessionKey returns the keyed hash under which a session is stored and
+// cached: a copy of the store or of the cache holds no session id, so it
+// logs no one in.
+func (k *Keys) SessionKey(sessionID string) string { return keyedHex(k.sessionKey, sessionID) }
+
+func keyedHex(key []byte, v string) string {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(v))
 	return hex.EncodeToString(m.Sum(nil))
 }
 
