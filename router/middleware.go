@@ -88,8 +88,10 @@ func cors(next http.Handler) http.Handler {
 			return
 		}
 		h := w.Header()
-		// The request's own origin, as Graylog 4.0's CORSFilter sends it:
-		// browsers refuse "*" on a response that allows credentials.
+		// The request's own origin, as Graylog 3.x's CORSFilter sent it.
+		// 4.0 sends a literal "*", which browsers refuse on a response that
+		// allows credentials, so no browser could use it; the echo keeps
+		// the headers' meaning and works.
 		h.Set("Access-Control-Allow-Origin", r.Header.Get("Origin"))
 		h.Add("Vary", "Origin")
 		h.Set("Access-Control-Allow-Credentials", "true")

@@ -115,12 +115,19 @@ func (s *Service) ByID(ctx context.Context, id string) (*User, error) {
 	return decode(doc)
 }
 
-// ByName returns a user by username, the root user included.
+// ByName returns a user by username, the root user included, regardless of
+// case (FoldName).
 func (s *Service) ByName(ctx context.Context, username string) (*User, error) {
-	if username == s.root.Username {
+	folded := FoldName(username)
+	if folded == FoldName(s.root.Username) {
 		return s.rootUser(ctx)
 	}
-	_, doc, err := s.st.FindUnique(ctx, Collection, "username", username)
+	_, doc, err := s.st.FindUnique(ctx, Collection, "username_lower", folded)
+	if errors.Is(err, store.ErrNotFound) {
+		// Stored by a release that folded with strings.ToLower, which
+		// differs for a few letters (ſ, ς, ϑ, …): the exact name finds it.
+		_, doc, err = s.st.FindUnique(ctx, Collection, "username", username)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("user %q: %w", username, err)
 	}
@@ -154,11 +161,11 @@ func (s *Service) Count(ctx context.Context) (int, error) {
 
 // Create stores a new user.
 func (s *Service) Create(ctx context.Context, u *User) error {
-	if strings.EqualFold(u.Username, s.root.Username) {
+	u.UsernameLower = FoldName(u.Username)
+	if u.UsernameLower == FoldName(s.root.Username) {
 		return api.Errorf(api.Invalid, "Cannot create user %s. Username is already taken.", u.Username)
 	}
 	u.ID = primitive.NewObjectID().Hex()
-	u.UsernameLower = strings.ToLower(u.Username)
 	if u.AccountStatus == "" {
 		u.AccountStatus = StatusEnabled
 	}
