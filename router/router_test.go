@@ -146,6 +146,7 @@ func TestBodyLimit(t *testing.T) {
 	req.ContentLength = -1
 	req.SetBasicAuth(nodetest.RootUser, nodetest.RootPassword)
 	req.Header.Set("X-Requested-By", "test")
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
