@@ -53,7 +53,12 @@ type Tokens interface {
 
 // SessionRecord is a stored session, as authentication sees it.
 type SessionRecord struct {
-	ID, UserID string
+	// ID is the session id. It is known only to whoever holds it (the
+	// client, a new session's creator): the store has Key alone.
+	ID string
+	// Key is Keys.SessionKey(ID), under which the session is stored.
+	Key        string
+	UserID     string
 	LastAccess time.Time
 	Timeout    time.Duration
 }
@@ -61,16 +66,17 @@ type SessionRecord struct {
 // Expired reports whether the session has timed out at now.
 func (s SessionRecord) Expired(now time.Time) bool { return now.After(s.LastAccess.Add(s.Timeout)) }
 
-// Sessions finds sessions and records their use.
+// Sessions finds sessions and records their use. Sessions are named by
+// their key (Keys.SessionKey of the id), never by the id itself.
 type Sessions interface {
 	// FindSession returns the session, or store.ErrNotFound.
-	FindSession(ctx context.Context, id string) (SessionRecord, error)
+	FindSession(ctx context.Context, key string) (SessionRecord, error)
 	// Touch extends a session; implementations coalesce the writes.
-	Touch(id string, at time.Time)
+	Touch(key string, at time.Time)
 	// LastTouch returns a use recorded by Touch that may not be stored yet.
-	LastTouch(id string) (time.Time, bool)
+	LastTouch(key string) (time.Time, bool)
 	// Expire removes a timed-out session.
-	Expire(ctx context.Context, id string) error
+	Expire(ctx context.Context, key string) error
 }
 
 // Cache holds verified credentials under keyed hashes. Implementations:
@@ -265,12 +271,13 @@ func (a *Authenticator) token(ctx context.Context, value string) (*Principal, er
 
 func (a *Authenticator) session(ctx context.Context, sid string, extend bool) (*Principal, error) {
 	now := a.o.Now()
-	key := a.keys.CacheKey(Session, sid)
+	skey := a.keys.SessionKey(sid)
+	key := a.keys.CacheKey(Session, skey)
 	e := a.o.Cache.lookup(ctx, key, sid)
 	cached := e != nil
 	if e != nil {
-		rec := SessionRecord{ID: sid, LastAccess: e.lastAccess, Timeout: e.p.SessionTimeout}
-		if t, ok := a.o.Sessions.LastTouch(sid); ok && t.After(rec.LastAccess) {
+		rec := SessionRecord{Key: skey, LastAccess: e.lastAccess, Timeout: e.p.SessionTimeout}
+		if t, ok := a.o.Sessions.LastTouch(skey); ok && t.After(rec.LastAccess) {
 			rec.LastAccess = t
 		}
 		if rec.Expired(now) {
@@ -280,7 +287,7 @@ func (a *Authenticator) session(ctx context.Context, sid string, extend bool) (*
 	}
 	if e == nil {
 		epoch := a.o.Cache.Epoch(ctx)
-		rec, err := a.o.Sessions.FindSession(ctx, sid)
+		rec, err := a.o.Sessions.FindSession(ctx, skey)
 		if errors.Is(err, store.ErrNotFound) {
 			// Only a session this cache knew needs forgetting: a made-up
 			// id must not cost every node an invalidation.
@@ -292,14 +299,14 @@ func (a *Authenticator) session(ctx context.Context, sid string, extend bool) (*
 		if err != nil {
 			return nil, fmt.Errorf("look up session: %w", err)
 		}
-		if t, ok := a.o.Sessions.LastTouch(sid); ok && t.After(rec.LastAccess) {
+		if t, ok := a.o.Sessions.LastTouch(skey); ok && t.After(rec.LastAccess) {
 			rec.LastAccess = t
 		}
 		if rec.Expired(now) {
-			if err := a.o.Sessions.Expire(ctx, sid); err != nil && !errors.Is(err, store.ErrNotFound) {
+			if err := a.o.Sessions.Expire(ctx, skey); err != nil && !errors.Is(err, store.ErrNotFound) {
 				return nil, fmt.Errorf("expire session: %w", err)
 			}
-			a.o.Cache.InvalidateSession(ctx, sid)
+			a.o.Cache.InvalidateSession(ctx, skey)
 			return nil, errInvalidCredentials
 		}
 		id, err := a.identityByID(ctx, rec.UserID)
@@ -312,7 +319,7 @@ func (a *Authenticator) session(ctx context.Context, sid string, extend bool) (*
 		a.o.Cache.remember(ctx, key, epoch, e, "user:"+id.UserID)
 	}
 	if extend {
-		a.o.Sessions.Touch(sid, now)
+		a.o.Sessions.Touch(skey, now)
 	}
 	return e.p, nil
 }

@@ -35,7 +35,7 @@ func TestRedisCredentialCache(t *testing.T) {
 				t.Errorf("Redis key %q contains a secret or name", k)
 			}
 		}
-		if v, _ := srv.Client().Get(t.Context(), k).Result(); strings.Contains(v, "pw-one") || strings.Contains(v, tok) {
+		if v, _ := srv.Client().Get(t.Context(), k).Result(); strings.Contains(v, "pw-one") || strings.Contains(v, tok) || strings.Contains(v, sid) {
 			t.Errorf("Redis value of %q contains a secret", k)
 		}
 	}

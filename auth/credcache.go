@@ -99,11 +99,12 @@ func (a *CredentialCache) InvalidateToken(ctx context.Context, tokenID string) {
 	a.drop(ctx, pendingOp{tag: "token:" + tokenID})
 }
 
-// InvalidateSession forgets an ended session. Its cache key is derived from
-// the session id, so no tag (which would put the id itself in a Redis key)
-// is needed.
-func (a *CredentialCache) InvalidateSession(ctx context.Context, sessionID string) {
-	a.drop(ctx, pendingOp{key: a.keys.CacheKey(Session, sessionID)})
+// InvalidateSession forgets an ended session, named by its key
+// (Keys.SessionKey). Its cache key is derived from that, so no tag (which
+// would put it in a Redis key) is needed, and whoever holds only the store's
+// record (a purge, a user's deletion) can invalidate it.
+func (a *CredentialCache) InvalidateSession(ctx context.Context, sessionKey string) {
+	a.drop(ctx, pendingOp{key: a.keys.CacheKey(Session, sessionKey)})
 }
 
 func (a *CredentialCache) forget(ctx context.Context, key string) {

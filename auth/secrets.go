@@ -30,9 +30,10 @@ const BcryptCost = 10
 // Keys are the secrets derived from password_secret. Each use gets its own
 // key so that one leaking (a cache key, say) reveals nothing of the others.
 type Keys struct {
-	cache       []byte // keyed hashes of credentials in the cache
-	tokenLookup []byte // keyed hash under which a token is found in the store
-	tokenCipher []byte // AES-256-GCM key of stored token values
+	cache       []byte     // keyed hashes of credentials in the cache
+	tokenLookup *keyedHash // under which a token is found in the store
+	tokenCipher []byte     // AES-256-GCM key of stored token values
+	sessionKey  *keyedHash // under which a session is stored
 	pool        sync.Pool
 	secret      string
 }
@@ -50,8 +51,9 @@ func DeriveKeys(passwordSecret string) *Keys {
 	k := &Keys{
 		secret:      passwordSecret,
 		cache:       derive("credential cache key"),
-		tokenLookup: derive("access token lookup key"),
+		tokenLookup: newKeyedHash(derive("access token lookup key")),
 		tokenCipher: derive("access token encryption key"),
+		sessionKey:  newKeyedHash(derive("session id lookup key")),
 	}
 	k.pool.New = func() any { return hmac.New(sha256.New, k.cache) }
 	return k
@@ -91,10 +93,42 @@ func (k *Keys) valueMAC(key, value string) string {
 }
 
 // TokenLookup returns the keyed hash under which a token value is stored.
-func (k *Keys) TokenLookup(token string) string {
-	m := hmac.New(sha256.New, k.tokenLookup)
-	m.Write([]byte(token))
-	return hex.EncodeToString(m.Sum(nil))
+func (k *Keys) TokenLookup(token string) string { return k.tokenLookup.hex(token) }
+
+// SessionKey returns the keyed hash under which a session is stored and
+// cached: a copy of the store or of the cache holds no session id, so it
+// logs no one in.
+func (k *Keys) SessionKey(sessionID string) string { return k.sessionKey.hex(sessionID) }
+
+// keyedHash is HMAC-SHA256 under one key, its hashers pooled: a session's
+// key is taken on every request it authenticates.
+type keyedHash struct{ pool sync.Pool }
+
+// hasher is a pooled HMAC and a buffer for its input, which a []byte(v)
+// conversion would allocate on every call.
+type hasher struct {
+	mac hash.Hash
+	in  []byte
+}
+
+func newKeyedHash(key []byte) *keyedHash {
+	k := &keyedHash{}
+	k.pool.New = func() any { return &hasher{mac: hmac.New(sha256.New, key)} }
+	return k
+}
+
+// hex returns the hash of v in lower-case hex.
+func (k *keyedHash) hex(v string) string {
+	h := k.pool.Get().(*hasher)
+	h.mac.Reset()
+	h.in = append(h.in[:0], v...)
+	h.mac.Write(h.in)
+	var sum [sha256.Size]byte
+	out := h.mac.Sum(sum[:0])
+	k.pool.Put(h)
+	var buf [2 * sha256.Size]byte
+	hex.Encode(buf[:], out)
+	return string(buf[:])
 }
 
 // SealToken encrypts a token value for storage.

@@ -42,7 +42,7 @@ var exchanges = []exchange{
 	{"3.3/delete-token-by-id", "DELETE", "/users/GM/tokens/{token_id}", "3.3", "user", 204},
 	{"3.3/change-password-by-username", "PUT", "/users/GM/password", "3.3", "user", 204},
 	{"3.3/unknown-user", "GET", "/users/nobody/tokens", "3.3", "user", 404},
-	{"4.0/username-is-not-an-id", "GET", "/users/GM/tokens", "4.0", "user", 403},
+	{"4.0/username-is-not-an-id", "GET", "/users/GM/tokens", "4.0", "user", 404},
 }
 
 var (

@@ -88,7 +88,12 @@ func cors(next http.Handler) http.Handler {
 			return
 		}
 		h := w.Header()
-		h.Set("Access-Control-Allow-Origin", "*")
+		// The request's own origin, as Graylog 3.x's CORSFilter sent it.
+		// 4.0 sends a literal "*", which browsers refuse on a response that
+		// allows credentials, so no browser could use it; the echo keeps
+		// the headers' meaning and works.
+		h.Set("Access-Control-Allow-Origin", r.Header.Get("Origin"))
+		h.Add("Vary", "Origin")
 		h.Set("Access-Control-Allow-Credentials", "true")
 		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, X-Graylog-No-Session-Extension, X-Requested-With, X-Requested-By")
 		h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE, OPTIONS")
@@ -101,11 +106,17 @@ func cors(next http.Handler) http.Handler {
 	})
 }
 
-// redactPath keeps secrets that may stand in a path (a token value after
-// /tokens/) out of logs.
+// secretSegments are the path segments after which a secret may stand: a
+// token value (/users/{u}/tokens/{token}) or a live session id
+// (DELETE /system/sessions/{id}, every logout).
+var secretSegments = []string{"/tokens/", "/sessions/"}
+
+// redactPath keeps secrets that may stand in a path out of logs.
 func redactPath(p string) string {
-	if i := strings.Index(p, "/tokens/"); i >= 0 {
-		return p[:i] + "/tokens/<redacted>"
+	for _, seg := range secretSegments {
+		if i := strings.Index(p, seg); i >= 0 {
+			return p[:i] + seg + "<redacted>"
+		}
 	}
 	return p
 }

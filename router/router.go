@@ -252,7 +252,12 @@ func (rt *Router) endpoint(route api.Route) http.Handler {
 			w.Header().Set("Link", "<"+rt.BaseURI()+route.Successor+`>; rel="successor-version"`)
 		}
 		// After matching, as in Graylog: an unknown path is a 404 and a
-		// wrong method a 405 before the header is asked for.
+		// wrong method a 405 before the body's type or the header is
+		// asked for.
+		if err := checkMediaType(r, route); err != nil {
+			rt.fail(w, r, err)
+			return
+		}
 		if err := compat.CheckCSRF(r); err != nil {
 			rt.fail(w, r, err)
 			return

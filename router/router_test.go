@@ -3,8 +3,10 @@ package router_test
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -108,7 +110,7 @@ func TestCORS(t *testing.T) {
 	r = on.Do("GET", "/cluster", nil, nodetest.AsRoot(), nodetest.Header("Origin", "http://ui.example.org"))
 	r.Want(t, http.StatusOK)
 	want := map[string]string{
-		"Access-Control-Allow-Origin":      "*",
+		"Access-Control-Allow-Origin":      "http://ui.example.org",
 		"Access-Control-Allow-Credentials": "true",
 		"Access-Control-Allow-Headers":     "Authorization, Content-Type, X-Graylog-No-Session-Extension, X-Requested-With, X-Requested-By",
 		"Access-Control-Allow-Methods":     "GET, POST, PUT, DELETE, OPTIONS",
@@ -119,9 +121,12 @@ func TestCORS(t *testing.T) {
 			t.Errorf("%s = %q, want %q", k, got, v)
 		}
 	}
+	if !slices.Contains(r.Header.Values("Vary"), "Origin") {
+		t.Errorf("Vary %q without Origin", r.Header.Values("Vary"))
+	}
 	pre := on.Do("OPTIONS", "/system/sessions", nil, nodetest.Header("Origin", "http://ui.example.org"))
 	pre.Want(t, http.StatusNoContent)
-	if pre.Header.Get("Access-Control-Allow-Origin") != "*" {
+	if pre.Header.Get("Access-Control-Allow-Origin") != "http://ui.example.org" {
 		t.Error("preflight without CORS headers")
 	}
 	// Without Origin, no CORS headers even when enabled.
@@ -141,6 +146,7 @@ func TestBodyLimit(t *testing.T) {
 	req.ContentLength = -1
 	req.SetBasicAuth(nodetest.RootUser, nodetest.RootPassword)
 	req.Header.Set("X-Requested-By", "test")
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -207,4 +213,53 @@ func TestGzip(t *testing.T) {
 	if off.Do("GET", "/users", nil, nodetest.AsRoot(), nodetest.Header("Accept-Encoding", "gzip")).Header.Get("Content-Encoding") != "" {
 		t.Error("compressed with http_enable_gzip = false")
 	}
+}
+
+// A body a JSON endpoint cannot read is a 415, as Jersey answers it: text/plain
+// and form bodies for every client (a web page can send those across sites
+// without asking), a missing Content-Type for all but clients the operator
+// pinned below 2.5, whose old scripts have always been served without one.
+func TestUnsupportedMediaType(t *testing.T) {
+	h := nodetest.Start(t, nodetest.WithConfig(func(c *config.Config) {
+		c.CompatListeners = []config.Listener{{Address: "127.0.0.1:0", Release: "2.4"}}
+	}))
+	pinned := nodetest.Token(h.Do("POST", "/users/local:admin/tokens/old?api_release=2.4", nil, nodetest.AsRoot()).Want(t, http.StatusOK).Get("token").String())
+	old := nodetest.Via(h.Node.CompatAddrs()[0])
+	const role = `{"name":"r%d","description":"d","permissions":[]}`
+	for i, c := range []struct {
+		name, contentType string
+		opts              []nodetest.ReqOption
+		want              int
+	}{
+		{"json", "application/json", nil, http.StatusCreated},
+		{"json with charset", "application/json; charset=utf-8", nil, http.StatusCreated},
+		{"+json", "application/vnd.graylog+json", nil, http.StatusCreated},
+		{"text/plain", "text/plain", nil, http.StatusUnsupportedMediaType},
+		{"form", "application/x-www-form-urlencoded", nil, http.StatusUnsupportedMediaType},
+		{"multipart", "multipart/form-data; boundary=x", nil, http.StatusUnsupportedMediaType},
+		{"malformed", "application/", nil, http.StatusUnsupportedMediaType},
+		{"missing", "", nil, http.StatusUnsupportedMediaType},
+		{"missing, header claims 2.4", "", []nodetest.ReqOption{nodetest.Header("X-API-Version", "2.4")}, http.StatusUnsupportedMediaType},
+		{"missing, token pinned to 2.4", "", []nodetest.ReqOption{pinned}, http.StatusCreated},
+		{"missing, listener pinned to 2.4", "", []nodetest.ReqOption{old}, http.StatusCreated},
+		{"missing, pinned, from a browser", "", []nodetest.ReqOption{pinned, nodetest.Header("Origin", "http://evil.example")}, http.StatusUnsupportedMediaType},
+		{"text/plain, token pinned to 2.4", "text/plain", []nodetest.ReqOption{pinned}, http.StatusUnsupportedMediaType},
+		{"form, listener pinned to 2.4", "application/x-www-form-urlencoded", []nodetest.ReqOption{old}, http.StatusUnsupportedMediaType},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			opts := append([]nodetest.ReqOption{nodetest.AsRoot(), nodetest.Header("Content-Type", c.contentType)}, c.opts...)
+			if c.contentType == "" {
+				opts = append(opts, nodetest.Header("Content-Type", ""))
+			}
+			r := h.Do("POST", "/roles", fmt.Sprintf(role, i), opts...)
+			if c.want == http.StatusUnsupportedMediaType {
+				r.WantError(t, c.want, "HTTP 415 Unsupported Media Type")
+				return
+			}
+			r.Want(t, c.want)
+		})
+	}
+	// No body, no question; grok patterns also read text/plain files.
+	h.Do("PUT", "/system/processing/pause", nil, nodetest.AsRoot(), nodetest.Header("Content-Type", "text/plain")).Want(t, http.StatusNoContent)
+	h.Do("POST", "/system/grok", "TXT %{WORD}\n", nodetest.AsRoot(), nodetest.Header("Content-Type", "text/plain")).Want(t, http.StatusAccepted)
 }

@@ -40,8 +40,12 @@ type Route struct {
 	Query []string
 	// Body describes the request body the route reads, as a JSON example,
 	// for the API browser; empty when it reads none.
-	Body    string
-	Handler HandlerFunc
+	Body string
+	// Consumes lists the media types the route reads besides JSON (such as
+	// "text/plain"). A body of any other type is answered 415 by the
+	// router, as Jersey answers it for @Consumes(APPLICATION_JSON).
+	Consumes []string
+	Handler  HandlerFunc
 	// Compat, on a route only the compat chain serves (a path an older
 	// release had), is the note its documentation carries ("Removed in 4.0;
 	// served by compatibility for releases ≤ 3.3."). Such routes are

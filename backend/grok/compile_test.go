@@ -19,7 +19,10 @@ func TestParseReferences(t *testing.T) {
 		}, ""},
 		{`%{A}%{A}`, []reference{{"%{A}", "A", ""}, {"%{A}", "A", ""}}, ""},
 		// Regular expression syntax that is no reference.
-		{`%{2,3} %{ WORD} %{} %{WORD`, nil, ""},
+		{`%{2,3} %{ WORD} %{}`, nil, ""},
+		// A reference without its closing brace would be literal text too.
+		{`%{WORD`, nil, "%{WORD is not a valid reference (no closing brace)"},
+		{`%{INT:n} %{WORD:w`, nil, "%{WORD:w is not a valid reference"},
 		// What go-grok would leave in the expression as literal text.
 		{`%{WORD:a-b}`, nil, "%{WORD:a-b} is not a valid reference"},
 		{`%{WORD:a:b:c}`, nil, "is not a valid reference"},

@@ -53,7 +53,7 @@ func (h *Handler) routes() []api.Route {
 			Body: testExample, Handler: h.test},
 		{Method: "GET", Path: "/system/grok/{patternId}", Summary: "Get the existing grok pattern", Permission: "inputs:read",
 			Handler: h.get},
-		{Method: "POST", Path: "/system/grok", Summary: "Add a new named pattern; with Content-Type text/plain, add the patterns of a patterns file",
+		{Method: "POST", Path: "/system/grok", Consumes: []string{"text/plain"}, Summary: "Add a new named pattern; with Content-Type text/plain, add the patterns of a patterns file",
 			Permission: "inputs:create", Query: replace, Body: patternExample, Handler: h.create},
 		{Method: "PUT", Path: "/system/grok", Summary: "Add a list of new patterns", Permission: "inputs:create",
 			Query: replace, Body: listExample, Handler: h.bulk},

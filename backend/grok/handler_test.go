@@ -235,6 +235,8 @@ func TestCreateRefused(t *testing.T) {
 		{"unreadable reference", "", `{"name":"X","pattern":"%{WORD:a-b}"}`, 400, true, "%{WORD:a-b} is not a valid reference"},
 		{"Graylog date conversion", "", `{"name":"X","pattern":"%{DATA:ts;date;yyyy}"}`, 400, true, "is not a valid reference"},
 		{"unknown type", "", `{"name":"X","pattern":"%{NUMBER:n:date}"}`, 400, true, `unsupported type "date"`},
+		{"unterminated reference", "", `{"name":"BAD","pattern":"%{NOPE"}`, 400, true, "Invalid pattern BAD: %{NOPE is not a valid reference"},
+		{"unterminated after a reference", "", `{"name":"BAD","pattern":"%{WORD} %{INT:n"}`, 400, true, "%{INT:n is not a valid reference"},
 		{"unknown property", "", `{"name":"X","pattern":"x","extra":1}`, 400, false, "Unable to map property extra"},
 		{"malformed JSON", "", `{"name":`, 400, false, "Unable to parse JSON"},
 		{"no body", "application/json", ``, 400, false, "Request body is mandatory"},
@@ -279,6 +281,7 @@ func TestImportFile(t *testing.T) {
 		{"replaced, reference to a replaced pattern", "?replace=true", "MINE %{WORD}", 400, "Invalid pattern MINE: no definition for key 'WORD'", []string{"WORD"}, []string{"MINE"}},
 		{"taken name", "", "MY_NEW x\nWORD \\w+", 400, "Grok pattern WORD already exists", []string{"WORD"}, []string{"MY_NEW"}},
 		{"one invalid", "", "MY_A x\nMY_B %{NOPE}\nMY_C (", 400, "Invalid pattern MY_B: no definition for key 'NOPE'", nil, []string{"MY_A", "MY_B", "MY_C"}},
+		{"unterminated reference", "", "MY_A x\nMY_B %{NOPE", 400, "Invalid pattern MY_B: %{NOPE is not a valid reference", nil, []string{"MY_A", "MY_B"}},
 		{"cycle", "", "MY_A %{MY_B}\nMY_B %{MY_A}", 400, "circular reference", nil, []string{"MY_A", "MY_B"}},
 		{"twice", "", "MY_A x\nMY_A y", 400, "Grok pattern MY_A is defined more than once", nil, []string{"MY_A"}},
 		// An empty file changes nothing, even with replace.
@@ -349,10 +352,10 @@ func TestBulkPut(t *testing.T) {
 	}
 
 	// Several failures are reported together, and nothing is stored.
-	bad := `{"patterns":[{"name":"GOOD","pattern":"x"},{"name":"BAD1","pattern":"%{NOPE}"},{"name":"BAD2","pattern":"["},{"name":"WORD","pattern":"w"}]}`
+	bad := `{"patterns":[{"name":"GOOD","pattern":"x"},{"name":"BAD1","pattern":"%{NOPE}"},{"name":"BAD2","pattern":"["},{"name":"WORD","pattern":"w"},{"name":"BAD3","pattern":"%{NOPE"}]}`
 	var eb errorBody
 	e.ok(call{method: "PUT", path: "/system/grok", body: bad, perms: admin}, 400, &eb)
-	for _, want := range []string{"Invalid pattern BAD1", "Invalid pattern BAD2", "Grok pattern WORD already exists"} {
+	for _, want := range []string{"Invalid pattern BAD1", "Invalid pattern BAD2", "Grok pattern WORD already exists", "Invalid pattern BAD3: %{NOPE is not a valid reference"} {
 		if !strings.Contains(eb.messages(), want) {
 			t.Errorf("%q lacks %q", eb.messages(), want)
 		}
@@ -398,6 +401,7 @@ func TestUpdate(t *testing.T) {
 		{"taken name", a.ID, `{"name":"MY_B","pattern":"x"}`, "Grok pattern MY_B already exists"},
 		{"renamed but refers to its old name", a.ID, `{"name":"MY_A2","pattern":"%{MY_A}"}`, "no definition for key 'MY_A'"},
 		{"invalid", a.ID, `{"name":"MY_A","pattern":"[%{INT}"}`, "missing closing ]"},
+		{"unterminated reference", a.ID, `{"name":"MY_A","pattern":"%{NOPE"}`, "%{NOPE is not a valid reference"},
 		{"unknown id", "000000000000000000000000", `{"name":"MY_C","pattern":"x"}`, "there is no Grok pattern with ID 000000000000000000000000"},
 	}
 	for _, c := range cases {

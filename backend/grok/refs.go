@@ -26,6 +26,12 @@ var (
 	refToken = regexp.MustCompile(`%\{(\w+)(?::([^{}]*))?\}`)
 	// refSyntax is go-grok's reference syntax (its reusePattern), anchored.
 	refSyntax = regexp.MustCompile(`^%\{(\w+)(?::([\w+.]+)(?::(\w+))?)?\}$`)
+	// openRef finds what starts like a reference ("%{" and a letter or an
+	// underscore) but is not one, such as "%{NOPE" without its brace:
+	// RE2 reads it as literal text, so the pattern would be saved and
+	// never match; Java's regular expressions, and so Graylog, refuse it.
+	// "%{2,3}" (a repetition of a literal %) starts with a digit.
+	openRef = regexp.MustCompile(`%\{[A-Za-z_]\S{0,30}`)
 	// nameSyntax is what a pattern name must be to be referenced at all.
 	nameSyntax = regexp.MustCompile(`^\w+$`)
 )
@@ -39,6 +45,9 @@ var types = map[string]bool{"int": true, "long": true, "float": true, "double": 
 func parseReferences(pattern string) ([]reference, error) {
 	if !strings.Contains(pattern, "%{") {
 		return nil, nil
+	}
+	if open := openRef.FindString(refToken.ReplaceAllLiteralString(pattern, "")); open != "" {
+		return nil, fmt.Errorf("%s is not a valid reference (no closing brace); use %%{NAME}, %%{NAME:field} or %%{NAME:field:type}", open)
 	}
 	var refs []reference
 	for _, loc := range refToken.FindAllStringIndex(pattern, -1) {

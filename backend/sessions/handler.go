@@ -99,21 +99,22 @@ func (h *Handler) reuse(ctx context.Context, r *http.Request, p *auth.Principal)
 	if err != nil || c.User == "" {
 		return auth.SessionRecord{}, nil
 	}
-	rec, err := h.sessions.FindSession(ctx, c.User)
+	rec, err := h.sessions.FindSession(ctx, h.sessions.Key(c.User))
 	if errors.Is(err, store.ErrNotFound) {
 		return auth.SessionRecord{}, nil
 	}
 	if err != nil {
 		return auth.SessionRecord{}, err
 	}
+	rec.ID = c.User
 	now := h.now()
-	if t, ok := h.sessions.LastTouch(rec.ID); ok && t.After(rec.LastAccess) {
+	if t, ok := h.sessions.LastTouch(rec.Key); ok && t.After(rec.LastAccess) {
 		rec.LastAccess = t
 	}
 	if rec.UserID != p.UserID || rec.Expired(now) {
 		return auth.SessionRecord{}, nil
 	}
-	h.sessions.Touch(rec.ID, now)
+	h.sessions.Touch(rec.Key, now)
 	rec.LastAccess = now
 	return rec, nil
 }
@@ -149,18 +150,20 @@ func (h *Handler) validate(w http.ResponseWriter, r *http.Request) error {
 func (h *Handler) terminate(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	p := auth.FromContext(ctx)
-	id := p.SessionID
-	if id == "" {
-		rec, err := h.sessions.FindSession(ctx, api.Var(r, "sessionId"))
+	var key string
+	if p.SessionID != "" {
+		key = h.sessions.Key(p.SessionID)
+	} else {
+		rec, err := h.sessions.FindSession(ctx, h.sessions.Key(api.Var(r, "sessionId")))
 		switch {
 		case err == nil && rec.UserID == p.UserID:
-			id = rec.ID
+			key = rec.Key
 		case err != nil && !errors.Is(err, store.ErrNotFound):
 			return err
 		}
 	}
-	if id != "" {
-		if err := h.sessions.Delete(ctx, id); err != nil && !errors.Is(err, store.ErrNotFound) {
+	if key != "" {
+		if err := h.sessions.Delete(ctx, key); err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
 	}

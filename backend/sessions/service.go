@@ -25,8 +25,13 @@ const Collection = "sessions"
 // record is a stored session. Expiry is computed from LastAccess and
 // Timeout on every use, never left to a TTL index: not every MongoDB-
 // compatible server has those, and the embedded store has none.
+//
+// The session id itself is never stored: the record is stored under Key,
+// the keyed hash of the id (auth.Keys.SessionKey), so a copy of the store
+// logs no one in. Records of earlier releases held the id in clear (an "id"
+// field, no "key"); they count as expired and are purged.
 type record struct {
-	ID            string    `json:"id"`
+	Key           string    `json:"key"`
 	UserID        string    `json:"user_id"`
 	Username      string    `json:"username"`
 	LastAccess    time.Time `json:"last_access"`
@@ -36,17 +41,23 @@ type record struct {
 }
 
 func (r record) auth() auth.SessionRecord {
-	return auth.SessionRecord{ID: r.ID, UserID: r.UserID, LastAccess: r.LastAccess, Timeout: time.Duration(r.TimeoutMs) * time.Millisecond}
+	return auth.SessionRecord{Key: r.Key, UserID: r.UserID, LastAccess: r.LastAccess, Timeout: time.Duration(r.TimeoutMs) * time.Millisecond}
 }
 
-// Invalidator drops an ended session from the credential cache.
+// legacy reports whether a record was stored by an earlier release, with
+// the session id in clear.
+func (r record) legacy() bool { return r.Key == "" }
+
+// Invalidator drops an ended session, named by its key, from the credential
+// cache.
 type Invalidator interface {
-	InvalidateSession(ctx context.Context, sessionID string)
+	InvalidateSession(ctx context.Context, sessionKey string)
 }
 
 // Service stores sessions.
 type Service struct {
 	st         store.Store
+	keys       *auth.Keys
 	invalidate Invalidator
 	now        func() time.Time
 	log        *slog.Logger
@@ -54,8 +65,8 @@ type Service struct {
 }
 
 // NewService returns the session service.
-func NewService(st store.Store, inv Invalidator, now func() time.Time, log *slog.Logger) *Service {
-	s := &Service{st: st, invalidate: inv, now: now, log: log}
+func NewService(st store.Store, keys *auth.Keys, inv Invalidator, now func() time.Time, log *slog.Logger) *Service {
+	s := &Service{st: st, keys: keys, invalidate: inv, now: now, log: log}
 	s.uses = lastuse.New(lastuse.StoreField(st, Collection, "last_access"))
 	return s
 }
@@ -69,21 +80,26 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, host, clientAdd
 	}
 	id := u.String()
 	rec := record{
-		ID: id, UserID: p.UserID, Username: p.Username, LastAccess: s.now().UTC().Truncate(time.Millisecond),
+		Key: s.keys.SessionKey(id), UserID: p.UserID, Username: p.Username, LastAccess: s.now().UTC().Truncate(time.Millisecond),
 		TimeoutMs: p.SessionTimeout.Milliseconds(), Host: host, ClientAddress: clientAddress,
 	}
 	doc, err := api.Marshal(rec)
 	if err != nil {
 		return auth.SessionRecord{}, err
 	}
-	if err := s.st.Insert(ctx, Collection, id, doc); err != nil {
+	if err := s.st.Insert(ctx, Collection, rec.Key, doc); err != nil {
 		return auth.SessionRecord{}, err
 	}
-	return rec.auth(), nil
+	out := rec.auth()
+	out.ID = id
+	return out, nil
 }
 
-func (s *Service) get(ctx context.Context, id string) (record, error) {
-	doc, err := s.st.Get(ctx, Collection, id)
+// Key returns the key of a session id, under which it is stored.
+func (s *Service) Key(id string) string { return s.keys.SessionKey(id) }
+
+func (s *Service) get(ctx context.Context, key string) (record, error) {
+	doc, err := s.st.Get(ctx, Collection, key)
 	if err != nil {
 		return record{}, err
 	}
@@ -95,8 +111,8 @@ func (s *Service) get(ctx context.Context, id string) (record, error) {
 }
 
 // FindSession implements auth.Sessions.
-func (s *Service) FindSession(ctx context.Context, id string) (auth.SessionRecord, error) {
-	rec, err := s.get(ctx, id)
+func (s *Service) FindSession(ctx context.Context, key string) (auth.SessionRecord, error) {
+	rec, err := s.get(ctx, key)
 	if err != nil {
 		return auth.SessionRecord{}, err
 	}
@@ -104,50 +120,70 @@ func (s *Service) FindSession(ctx context.Context, id string) (auth.SessionRecor
 }
 
 // Touch implements auth.Sessions; Flush writes the extensions.
-func (s *Service) Touch(id string, at time.Time) { s.uses.Touch(id, at) }
+func (s *Service) Touch(key string, at time.Time) { s.uses.Touch(key, at) }
 
 // LastTouch implements auth.Sessions.
-func (s *Service) LastTouch(id string) (time.Time, bool) { return s.uses.Last(id) }
+func (s *Service) LastTouch(key string) (time.Time, bool) { return s.uses.Last(key) }
 
 // Expire implements auth.Sessions.
-func (s *Service) Expire(ctx context.Context, id string) error {
-	return s.Delete(ctx, id)
+func (s *Service) Expire(ctx context.Context, key string) error {
+	return s.Delete(ctx, key)
 }
 
-// Delete ends a session.
-func (s *Service) Delete(ctx context.Context, id string) error {
-	s.uses.Forget(id)
-	err := s.st.Delete(ctx, Collection, id)
-	s.invalidate.InvalidateSession(ctx, id)
+// Delete ends a session, named by its key.
+func (s *Service) Delete(ctx context.Context, key string) error {
+	s.uses.Forget(key)
+	err := s.st.Delete(ctx, Collection, key)
+	s.invalidate.InvalidateSession(ctx, key)
 	return err
 }
 
 // DeleteForUser ends every session of a deleted user.
 func (s *Service) DeleteForUser(ctx context.Context, userID string) error {
-	var ids []string
-	err := s.each(ctx, func(rec record) {
-		if rec.UserID == userID {
-			ids = append(ids, rec.ID)
+	return s.EndSessions(ctx, userID, "")
+}
+
+// EndSessions ends every session of a user but the one with id keep (""
+// keeps none): a password change logs out everywhere else, a disabled user
+// everywhere.
+func (s *Service) EndSessions(ctx context.Context, userID, keep string) error {
+	keepKey := ""
+	if keep != "" {
+		keepKey = s.Key(keep)
+	}
+	return s.deleteWhere(ctx, func(docKey string, rec record) bool {
+		return rec.UserID == userID && docKey != keepKey
+	})
+}
+
+// deleteWhere ends the sessions a predicate picks, by their stored key.
+func (s *Service) deleteWhere(ctx context.Context, pick func(docKey string, rec record) bool) error {
+	var keys []string
+	err := s.each(ctx, func(docKey string, rec record) {
+		if pick(docKey, rec) {
+			keys = append(keys, docKey)
 		}
 	})
 	if err != nil {
 		return err
 	}
-	for _, id := range ids {
-		if err := s.Delete(ctx, id); err != nil && !errors.Is(err, store.ErrNotFound) {
+	for _, k := range keys {
+		if err := s.Delete(ctx, k); err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
 	}
 	return nil
 }
 
-func (s *Service) each(ctx context.Context, fn func(record)) error {
-	return s.st.List(ctx, Collection, func(_ string, doc []byte) error {
+// each calls fn with every stored session and the key it is stored under
+// (a legacy record's is its clear id).
+func (s *Service) each(ctx context.Context, fn func(docKey string, rec record)) error {
+	return s.st.List(ctx, Collection, func(docKey string, doc []byte) error {
 		var rec record
 		if err := json.Unmarshal(doc, &rec); err != nil {
 			return fmt.Errorf("stored session: %w", err)
 		}
-		fn(rec)
+		fn(docKey, rec)
 		return nil
 	})
 }
@@ -156,11 +192,11 @@ func (s *Service) each(ctx context.Context, fn func(record)) error {
 // active and from where (the users resource shows it).
 func (s *Service) Activity(ctx context.Context, userID string) (active bool, last time.Time, clientAddress string, err error) {
 	now := s.now()
-	err = s.each(ctx, func(rec record) {
-		if rec.UserID != userID {
+	err = s.each(ctx, func(_ string, rec record) {
+		if rec.UserID != userID || rec.legacy() {
 			return
 		}
-		if t, ok := s.LastTouch(rec.ID); ok && t.After(rec.LastAccess) {
+		if t, ok := s.LastTouch(rec.Key); ok && t.After(rec.LastAccess) {
 			rec.LastAccess = t
 		}
 		if rec.auth().Expired(now) {
@@ -177,28 +213,26 @@ func (s *Service) Activity(ctx context.Context, userID string) (active bool, las
 // Flush writes recorded extensions.
 func (s *Service) Flush(ctx context.Context) error { return s.uses.Flush(ctx) }
 
-// Purge deletes expired sessions. Graylog's session validation does this
-// every five minutes.
+// Purge deletes expired sessions, and those stored with their id in clear
+// by earlier releases. Graylog's session validation does this every five
+// minutes.
 func (s *Service) Purge(ctx context.Context) (int, error) {
 	now := s.now()
-	var expired []string
-	err := s.each(ctx, func(rec record) {
-		if t, ok := s.LastTouch(rec.ID); ok && t.After(rec.LastAccess) {
+	n := 0
+	err := s.deleteWhere(ctx, func(_ string, rec record) bool {
+		if t, ok := s.LastTouch(rec.Key); ok && !rec.legacy() && t.After(rec.LastAccess) {
 			rec.LastAccess = t
 		}
-		if rec.auth().Expired(now) {
-			expired = append(expired, rec.ID)
+		expired := rec.legacy() || rec.auth().Expired(now)
+		if expired {
+			n++
 		}
+		return expired
 	})
 	if err != nil {
 		return 0, err
 	}
-	for _, id := range expired {
-		if err := s.Delete(ctx, id); err != nil && !errors.Is(err, store.ErrNotFound) {
-			return 0, err
-		}
-	}
-	return len(expired), nil
+	return n, nil
 }
 
 // Run writes extensions every flush interval and purges expired sessions
@@ -207,6 +241,9 @@ func (s *Service) Run(ctx context.Context, flush, purge time.Duration) {
 	var wg sync.WaitGroup
 	wg.Go(func() { s.uses.Run(ctx, flush, s.log, "sessions") })
 	defer wg.Wait() // the final flush is done when Run returns
+	// At once too, so that ids an earlier release stored in clear do not
+	// stay in the store for a purge interval.
+	s.purge(ctx)
 	t := time.NewTicker(purge)
 	defer t.Stop()
 	for {
@@ -214,11 +251,15 @@ func (s *Service) Run(ctx context.Context, flush, purge time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if n, err := s.Purge(ctx); err != nil {
-				s.log.Warn("purging expired sessions failed", "err", err)
-			} else if n > 0 {
-				s.log.Debug("purged expired sessions", "count", n)
-			}
+			s.purge(ctx)
 		}
+	}
+}
+
+func (s *Service) purge(ctx context.Context) {
+	if n, err := s.Purge(ctx); err != nil {
+		s.log.Warn("purging expired sessions failed", "err", err)
+	} else if n > 0 {
+		s.log.Debug("purged expired sessions", "count", n)
 	}
 }

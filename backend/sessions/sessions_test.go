@@ -1,11 +1,16 @@
 package sessions_test
 
 import (
+	"fmt"
 	"net/http"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/loggate/loggate/auth/cache/redistest"
+	"github.com/loggate/loggate/backend/sessions"
+	"github.com/loggate/loggate/backend/store"
 	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
 )
 
@@ -150,4 +155,127 @@ func TestServiceAccountCannotLogIn(t *testing.T) {
 	// Turned into a normal account, it can.
 	h.Do("PUT", "/users/"+u.Get("id").String(), map[string]any{"service_account": false}, nodetest.AsRoot()).Want(t, http.StatusNoContent)
 	h.Do("POST", "/system/sessions", login).Want(t, http.StatusOK)
+}
+
+// storedSessions returns every stored session record with the key it is
+// stored under.
+func storedSessions(t *testing.T, st store.Store) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := st.List(t.Context(), sessions.Collection, func(id string, doc []byte) error {
+		out[id] = string(doc)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// The store holds keyed hashes of session ids only: a copy of it logs no one
+// in, while the sessions keep working, extensions included.
+func TestSessionIDsNotStored(t *testing.T) {
+	h := nodetest.Start(t)
+	id := h.Login("admin", "adminpass")
+	h.Clock.Advance(time.Hour)
+	h.Do("GET", "/cluster", nil, nodetest.Session(id)).Want(t, http.StatusOK) // an extension
+	if err := h.Node.Sessions.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	stored := storedSessions(t, h.Node.Store)
+	if len(stored) != 1 {
+		t.Fatalf("stored sessions %v", stored)
+	}
+	for key, doc := range stored {
+		if strings.Contains(key, id) || strings.Contains(doc, id) {
+			t.Errorf("the session id is stored in clear: %s %s", key, doc)
+		}
+		// Presenting what the store holds is no session.
+		h.Do("GET", "/cluster", nil, nodetest.Session(key)).Want(t, http.StatusUnauthorized)
+	}
+	h.Clock.Advance(7*time.Hour + 30*time.Minute) // alive thanks to the stored extension
+	h.Do("GET", "/cluster", nil, nodetest.Session(id)).Want(t, http.StatusOK)
+}
+
+// Sessions stored with their id in clear by an earlier release count as
+// expired: refused, never a crash, and purged when the node starts.
+func TestLegacyClearSessionsExpire(t *testing.T) {
+	st := nodetest.SharedStore(t)
+	const legacy = "0f3d7c2e-8a4b-4c1d-9e2f-3a4b5c6d7e8f"
+	doc := fmt.Sprintf(`{"id":%q,"user_id":"local:admin","username":"admin","last_access":%q,"timeout_ms":28800000,"host":"","client_address":"127.0.0.1"}`,
+		legacy, time.Now().UTC().Format(time.RFC3339Nano))
+	if err := st.Insert(t.Context(), sessions.Collection, legacy, []byte(doc)); err != nil {
+		t.Fatal(err)
+	}
+	h := nodetest.StartOn(t, st)
+	h.Do("GET", "/cluster", nil, nodetest.Session(legacy)).Want(t, http.StatusUnauthorized)
+	if r := h.Do("GET", "/users/admin", nil, nodetest.AsRoot()).Want(t, http.StatusOK); r.Get("session_active").Bool() {
+		t.Errorf("a legacy session counts as active: %s", r.Body)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if _, ok := storedSessions(t, st)[legacy]; !ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the legacy session was not purged at start")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// New sessions work beside it.
+	h.Do("GET", "/cluster", nil, nodetest.Session(h.Login("admin", "adminpass"))).Want(t, http.StatusOK)
+}
+
+// eachCache runs fn on a node with user bob (password pw), who has a token,
+// once per credential cache sessions must be ended in: in-process and Redis.
+func eachCache(t *testing.T, fn func(t *testing.T, h *nodetest.Harness, uid, tok string)) {
+	for name, opts := range map[string][]nodetest.Option{
+		"memory": nil,
+		"redis":  {nodetest.WithRedis(redistest.Start(t).Addr)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := nodetest.Start(t, opts...)
+			uid := h.CreateUser("bob", "pw")
+			tok, _ := h.CreateToken(uid, "t", nodetest.Basic("bob", "pw"))
+			fn(t, h, uid, tok)
+		})
+	}
+}
+
+// A password change ends every other session of the user: the one that made
+// the change stays, a reset by an administrator ends them all; tokens stay.
+func TestPasswordChangeEndsOtherSessions(t *testing.T) {
+	eachCache(t, func(t *testing.T, h *nodetest.Harness, uid, tok string) {
+		mine, other := h.Login("bob", "pw"), h.Login("bob", "pw")
+		for _, s := range []string{mine, other} {
+			h.Do("GET", "/cluster", nil, nodetest.Session(s)).Want(t, http.StatusOK) // cached
+		}
+		h.Do("PUT", "/users/"+uid+"/password", map[string]string{"old_password": "pw", "password": "pw-two"},
+			nodetest.Session(mine)).Want(t, http.StatusNoContent)
+		h.Do("GET", "/cluster", nil, nodetest.Session(other)).Want(t, http.StatusUnauthorized)
+		h.Do("GET", "/cluster", nil, nodetest.Session(mine)).Want(t, http.StatusOK)
+		h.Do("GET", "/cluster", nil, nodetest.Token(tok)).Want(t, http.StatusOK)
+
+		h.Do("PUT", "/users/"+uid+"/password", map[string]string{"password": "pw-three"}, nodetest.AsRoot()).Want(t, http.StatusNoContent)
+		h.Do("GET", "/cluster", nil, nodetest.Session(mine)).Want(t, http.StatusUnauthorized)
+		h.Do("GET", "/cluster", nil, nodetest.Token(tok)).Want(t, http.StatusOK)
+	})
+}
+
+// Disabling a user ends their sessions for good; their tokens are refused
+// while the account is disabled and work again once it is enabled.
+func TestDisableEndsSessionsForGood(t *testing.T) {
+	eachCache(t, func(t *testing.T, h *nodetest.Harness, uid, tok string) {
+		sid := h.Login("bob", "pw")
+		h.Do("GET", "/cluster", nil, nodetest.Session(sid)).Want(t, http.StatusOK) // cached
+		for _, status := range []string{"disabled", "deleted"} {
+			h.Do("PUT", "/users/"+uid+"/status/"+status, nil, nodetest.AsRoot()).Want(t, http.StatusOK)
+			h.Do("GET", "/cluster", nil, nodetest.Session(sid)).Want(t, http.StatusUnauthorized)
+			h.Do("GET", "/cluster", nil, nodetest.Token(tok)).Want(t, http.StatusUnauthorized)
+			h.Do("PUT", "/users/"+uid+"/status/enabled", nil, nodetest.AsRoot()).Want(t, http.StatusOK)
+			h.Do("GET", "/cluster", nil, nodetest.Session(sid)).Want(t, http.StatusUnauthorized)
+			h.Do("GET", "/cluster", nil, nodetest.Token(tok)).Want(t, http.StatusOK)
+			sid = h.Login("bob", "pw")
+			h.Do("GET", "/cluster", nil, nodetest.Session(sid)).Want(t, http.StatusOK)
+		}
+	})
 }

@@ -65,18 +65,28 @@ func (h *Handler) hello(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// cluster answers every live node's /system. Graylog asks each node for it
+// with the caller's credentials and lists a node that refuses (403) with
+// null, so a caller without system:read on a node sees only its id.
 func (h *Handler) cluster(w http.ResponseWriter, r *http.Request) error {
+	p := auth.FromContext(r.Context())
+	visible := func(nodeID string, rec Record) *Record {
+		if !p.Permits("system:read:" + nodeID) {
+			return nil
+		}
+		return &rec
+	}
 	if h.reg == nil {
-		api.WriteJSON(w, http.StatusOK, map[string]Record{h.node.ID: h.node.Record()})
+		api.WriteJSON(w, http.StatusOK, map[string]*Record{h.node.ID: visible(h.node.ID, h.node.Record())})
 		return nil
 	}
 	live, err := h.reg.Live(r.Context())
 	if err != nil {
 		return err
 	}
-	out := make(map[string]Record, len(live))
+	out := make(map[string]*Record, len(live))
 	for _, in := range live {
-		out[in.NodeID] = recordOf(in)
+		out[in.NodeID] = visible(in.NodeID, recordOf(in))
 	}
 	api.WriteJSON(w, http.StatusOK, out)
 	return nil

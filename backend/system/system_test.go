@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
 )
 
@@ -166,5 +168,27 @@ func TestDrainAndPauseProcessing(t *testing.T) {
 	h.Do("PUT", "/system/processing/resume", nil, root).Want(t, http.StatusNoContent)
 	if !processing() {
 		t.Error("not processing after resume")
+	}
+}
+
+// /cluster is every node's /system as the caller may read it: a node whose
+// /system the caller may not read is listed with null, as Graylog's proxied
+// call that the node refused.
+func TestClusterHidesNodesTheCallerMayNotRead(t *testing.T) {
+	h := nodetest.Start(t)
+	// A role of its own spares the user the Reader role: metrics only.
+	h.Do("POST", "/roles", map[string]any{"name": "Metrics", "description": "d", "permissions": []string{"metrics:*"}}, nodetest.AsRoot()).Want(t, http.StatusCreated)
+	h.CreateUser("grafana", "pw", "Metrics")
+	as := nodetest.Basic("grafana", "pw")
+	h.Do("GET", "/system", nil, as).Want(t, http.StatusForbidden)
+	r := h.Do("GET", "/cluster", nil, as).Want(t, http.StatusOK)
+	nodes := r.Get("@this").Map()
+	if len(nodes) != 1 {
+		t.Fatalf("want one node, got %s", r.Body)
+	}
+	for id, rec := range nodes {
+		if rec.Type != gjson.Null || id == "" {
+			t.Errorf("node %q shown to a caller without system:read: %s", id, r.Body)
+		}
 	}
 }

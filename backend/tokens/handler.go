@@ -48,16 +48,17 @@ func (h *Handler) Routes() []api.Route {
 func (h *Handler) owner(r *http.Request, perm, deny string) (userID, username string, err error) {
 	ctx := r.Context()
 	userID = api.Var(r, "userId")
-	// Ownership first: the answer then reveals nothing of other users.
-	if p := auth.FromContext(ctx); p == nil || p.UserID != userID {
-		return "", "", api.Errorf(api.Forbidden, "Cannot access other people's tokens.")
-	}
+	// A user who does not exist is a 404, as everywhere else in /users
+	// (PUT /users/{userId}), whoever asks; someone else's tokens are a 403.
 	username, err = h.users.UsernameByID(ctx, userID)
 	if errors.Is(err, store.ErrNotFound) {
 		return "", "", api.Errorf(api.NotFound, "Couldn't find user with ID %s", userID)
 	}
 	if err != nil {
 		return "", "", err
+	}
+	if p := auth.FromContext(ctx); p == nil || p.UserID != userID {
+		return "", "", api.Errorf(api.Forbidden, "Cannot access other people's tokens.")
 	}
 	if err := auth.RequireMsg(ctx, perm+":"+username, deny+" "+username); err != nil {
 		return "", "", err

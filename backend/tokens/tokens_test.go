@@ -80,9 +80,9 @@ func TestOwnerOnly(t *testing.T) {
 	h.Do("GET", "/users/"+id+"/tokens", nil, nodetest.AsRoot()).WantError(t, http.StatusForbidden, "Cannot access other people's tokens.")
 	h.Do("POST", "/users/"+id+"/tokens/x", nil, nodetest.AsRoot()).WantError(t, http.StatusForbidden, "Cannot access other people's tokens.")
 	h.Do("DELETE", "/users/"+id+"/tokens/"+tokID, nil, nodetest.AsRoot()).WantError(t, http.StatusForbidden, "Cannot access other people's tokens.")
-	// Other users get the same answer, which names nobody.
+	// Other users get the same answer (a user who does not exist is a 404:
+	// TestTokensOfUnknownUser).
 	h.Do("GET", "/users/"+id+"/tokens", nil, nodetest.Basic("eve", "pw")).WantError(t, http.StatusForbidden, "Cannot access other people's tokens.")
-	h.Do("GET", "/users/5f0000000000000000000000/tokens", nil, nodetest.Basic("eve", "pw")).WantError(t, http.StatusForbidden, "Cannot access other people's tokens.")
 	// Eve cannot delete Dan's token through her own path either.
 	h.Do("DELETE", "/users/"+otherID+"/tokens/"+tokID, nil, nodetest.Basic("eve", "pw")).Want(t, http.StatusNotFound)
 	// Root manages its own.
@@ -116,4 +116,35 @@ func TestTokensSurviveRestartEncrypted(t *testing.T) {
 	if !bytes.Contains(db, []byte("gus")) {
 		t.Error("sanity: the store should contain the username")
 	}
+}
+
+// The tokens of a user who does not exist are a 404 naming the user, as
+// PUT /users/{userId} answers, for every form of the path; someone else's
+// tokens stay a 403.
+func TestTokensOfUnknownUser(t *testing.T) {
+	h := nodetest.Start(t)
+	id := h.CreateUser("dee", "pw")
+	as := nodetest.Basic("dee", "pw")
+	v40 := nodetest.Header("X-API-Version", "4.0")
+	for _, c := range []struct {
+		name, user string
+		opts       []nodetest.ReqOption
+	}{
+		{"unknown name", "nosuch", nil},
+		{"unknown id", "5f0000000000000000000000", nil},
+		{"unknown name, 4.0", "nosuch", []nodetest.ReqOption{v40}},
+		{"own username, 4.0", "dee", []nodetest.ReqOption{v40}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, caller := range []nodetest.ReqOption{as, nodetest.AsRoot()} {
+				h.Do("GET", "/users/"+c.user+"/tokens", nil, append([]nodetest.ReqOption{caller}, c.opts...)...).
+					WantError(t, http.StatusNotFound, "Couldn't find user with ID "+c.user)
+				h.Do("POST", "/users/"+c.user+"/tokens/t", nil, append([]nodetest.ReqOption{caller}, c.opts...)...).
+					WantError(t, http.StatusNotFound, "Couldn't find user with ID "+c.user)
+			}
+		})
+	}
+	h.Do("GET", "/users/"+id+"/tokens", nil, nodetest.AsRoot()).WantError(t, http.StatusForbidden, "Cannot access other people's tokens.")
+	h.Do("GET", "/users/local:admin/tokens", nil, as).WantError(t, http.StatusForbidden, "Cannot access other people's tokens.")
+	h.Do("GET", "/users/"+id+"/tokens", nil).Want(t, http.StatusUnauthorized)
 }

@@ -442,7 +442,7 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := h.users.Update(ctx, u.ID, func(u *User) error { u.PasswordHash = hash; return nil }); err != nil {
+	if err := h.users.SetPassword(ctx, u.ID, hash, p.SessionID); err != nil {
 		return err
 	}
 	api.NoContent(w)
@@ -471,7 +471,7 @@ func (h *Handler) setStatus(w http.ResponseWriter, r *http.Request) error {
 	if u.AccountStatus == status {
 		return &api.Error{Code: api.NotModified}
 	}
-	if err := h.users.Update(ctx, u.ID, func(u *User) error { u.AccountStatus = status; return nil }); err != nil {
+	if err := h.users.SetStatus(ctx, u.ID, status); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusOK)

@@ -38,9 +38,14 @@ type Invalidator interface {
 	InvalidateUser(ctx context.Context, userID string)
 }
 
-// Activity reports a user's sessions, for session_active and last_activity.
-type Activity interface {
+// Sessions are the users' login sessions (sessions.Service).
+type Sessions interface {
+	// Activity reports a user's sessions, for session_active and
+	// last_activity.
 	Activity(ctx context.Context, userID string) (active bool, last time.Time, clientAddress string, err error)
+	// EndSessions ends every session of a user but the one with id keep
+	// ("" keeps none).
+	EndSessions(ctx context.Context, userID, keep string) error
 }
 
 // Dependent owns records of users that must go when the user goes (tokens,
@@ -55,12 +60,12 @@ type Service struct {
 	roles      *roles.Service
 	root       Root
 	invalidate Invalidator
-	activity   Activity
+	sessions   Sessions
 	dependents []Dependent
 }
 
-// Options are the collaborators of a Service. Activity and Dependents may be
-// set later with SetActivity/AddDependent: sessions and tokens need the
+// Options are the collaborators of a Service. Sessions and Dependents may be
+// set later with SetSessions/AddDependent: sessions and tokens need the
 // Service first.
 type Options struct {
 	Store       store.Store
@@ -74,8 +79,8 @@ func NewService(o Options) *Service {
 	return &Service{st: o.Store, roles: o.Roles, root: o.Root, invalidate: o.Invalidator}
 }
 
-// SetActivity sets the source of session activity.
-func (s *Service) SetActivity(a Activity) { s.activity = a }
+// SetSessions sets the users' sessions.
+func (s *Service) SetSessions(ss Sessions) { s.sessions = ss }
 
 // AddDependent registers records to delete with a user.
 func (s *Service) AddDependent(d Dependent) { s.dependents = append(s.dependents, d) }
@@ -110,12 +115,19 @@ func (s *Service) ByID(ctx context.Context, id string) (*User, error) {
 	return decode(doc)
 }
 
-// ByName returns a user by username, the root user included.
+// ByName returns a user by username, the root user included, regardless of
+// case (FoldName).
 func (s *Service) ByName(ctx context.Context, username string) (*User, error) {
-	if username == s.root.Username {
+	folded := FoldName(username)
+	if folded == FoldName(s.root.Username) {
 		return s.rootUser(ctx)
 	}
-	_, doc, err := s.st.FindUnique(ctx, Collection, "username", username)
+	_, doc, err := s.st.FindUnique(ctx, Collection, "username_lower", folded)
+	if errors.Is(err, store.ErrNotFound) {
+		// Stored by a release that folded with strings.ToLower, which
+		// differs for a few letters (ſ, ς, ϑ, …): the exact name finds it.
+		_, doc, err = s.st.FindUnique(ctx, Collection, "username", username)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("user %q: %w", username, err)
 	}
@@ -149,11 +161,11 @@ func (s *Service) Count(ctx context.Context) (int, error) {
 
 // Create stores a new user.
 func (s *Service) Create(ctx context.Context, u *User) error {
-	if strings.EqualFold(u.Username, s.root.Username) {
+	u.UsernameLower = FoldName(u.Username)
+	if u.UsernameLower == FoldName(s.root.Username) {
 		return api.Errorf(api.Invalid, "Cannot create user %s. Username is already taken.", u.Username)
 	}
 	u.ID = primitive.NewObjectID().Hex()
-	u.UsernameLower = strings.ToLower(u.Username)
 	if u.AccountStatus == "" {
 		u.AccountStatus = StatusEnabled
 	}
@@ -195,6 +207,39 @@ func (s *Service) Update(ctx context.Context, id string, fn func(*User) error) e
 		return err
 	}
 	s.invalidate.InvalidateUser(ctx, id)
+	return nil
+}
+
+// SetPassword stores a new password hash and ends every session of the user
+// but keep (the session id that made the change, or ""): whoever learnt the
+// old password is logged out everywhere. Tokens stay, as in Graylog.
+func (s *Service) SetPassword(ctx context.Context, id, hash, keep string) error {
+	if err := s.Update(ctx, id, func(u *User) error { u.PasswordHash = hash; return nil }); err != nil {
+		return err
+	}
+	return s.endSessions(ctx, id, keep)
+}
+
+// SetStatus changes a user's account status. A user who may no longer log in
+// loses every session for good, as in Graylog 4.0; their tokens are refused
+// while the account is not enabled and work again once it is.
+func (s *Service) SetStatus(ctx context.Context, id, status string) error {
+	if err := s.Update(ctx, id, func(u *User) error { u.AccountStatus = status; return nil }); err != nil {
+		return err
+	}
+	if status == StatusEnabled {
+		return nil
+	}
+	return s.endSessions(ctx, id, "")
+}
+
+func (s *Service) endSessions(ctx context.Context, id, keep string) error {
+	if s.sessions == nil {
+		return nil
+	}
+	if err := s.sessions.EndSessions(ctx, id, keep); err != nil {
+		return fmt.Errorf("end sessions of user %s: %w", id, err)
+	}
 	return nil
 }
 
@@ -292,10 +337,10 @@ func (s *Service) Overview(ctx context.Context, u *User) (Overview, error) {
 }
 
 func (s *Service) activityOf(ctx context.Context, userID string) (bool, *string, *string, error) {
-	if s.activity == nil {
+	if s.sessions == nil {
 		return false, nil, nil, nil
 	}
-	active, last, addr, err := s.activity.Activity(ctx, userID)
+	active, last, addr, err := s.sessions.Activity(ctx, userID)
 	if err != nil || last.IsZero() {
 		return active, nil, nil, err
 	}

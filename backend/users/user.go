@@ -5,7 +5,9 @@ package users
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
+	"unicode"
 )
 
 // Collection is the store collection of users.
@@ -25,8 +27,9 @@ const (
 type User struct {
 	ID       string `json:"id"`
 	Username string `json:"username"`
-	// UsernameLower makes usernames unique regardless of case: permissions
-	// compare case-insensitively, so alice and ALICE must not both exist.
+	// UsernameLower (FoldName of Username) makes usernames unique
+	// regardless of case: permissions compare case-insensitively, so alice
+	// and ALICE must not both exist. Lookups go through it too.
 	UsernameLower    string          `json:"username_lower"`
 	Email            string          `json:"email"`
 	FullName         string          `json:"full_name"`
@@ -124,4 +127,20 @@ type Overview struct {
 	ClientAddress  *string  `json:"client_address"`
 	AccountStatus  string   `json:"account_status"`
 	ServiceAccount bool     `json:"service_account"`
+}
+
+// FoldName is the one case folding of usernames, for their uniqueness, their
+// lookup and logins alike: whatever makes a name taken also finds it. Each
+// character becomes the lower case of the first of its Unicode simple case
+// folding orbit, so that the Kelvin sign folds like K and k, as permissions
+// compare them; for ASCII it is strings.ToLower, which earlier releases
+// stored.
+func FoldName(name string) string {
+	return strings.Map(func(r rune) rune {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		return unicode.ToLower(least)
+	}, name)
 }

@@ -3,10 +3,12 @@ package users_test
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/loggate/loggate/backend/users"
 	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
 )
 
@@ -298,4 +300,47 @@ func TestUsersSurviveRestart(t *testing.T) {
 	if r.Get("id").String() != id {
 		t.Errorf("id changed across restart")
 	}
+}
+
+// One folding makes a username taken, finds it and logs it in: a name taken
+// by another case (or by the Kelvin sign, which folds like k) is also found
+// and logs in under that case.
+func TestUsernameFolding(t *testing.T) {
+	h := nodetest.Start(t)
+	kelvin := "\u212aadmin"
+	h.CreateUser(kelvin, "kelvinpw")
+	h.CreateUser("Carol", "carolpw")
+	body := map[string]any{"username": "kadmin", "password": "pw", "email": "k@example.org", "full_name": "K", "permissions": []string{}}
+	h.Do("POST", "/users", body, nodetest.AsRoot()).WantError(t, http.StatusBadRequest, "Username is already taken")
+	for _, c := range []struct{ name, stored, password string }{
+		{"kadmin", kelvin, "kelvinpw"}, {"KADMIN", kelvin, "kelvinpw"}, {kelvin, kelvin, "kelvinpw"},
+		{"carol", "Carol", "carolpw"}, {"CAROL", "Carol", "carolpw"}, {"ADMIN", "admin", nodetest.RootPassword},
+	} {
+		got := h.Do("GET", "/users/"+url.PathEscape(c.name), nil, nodetest.AsRoot()).Want(t, http.StatusOK).Get("username").String()
+		if got != c.stored {
+			t.Errorf("GET /users/%s found %q, want %q", c.name, got, c.stored)
+		}
+		h.Do("GET", "/cluster", nil, nodetest.Basic(c.name, c.password)).Want(t, http.StatusOK)
+		sid := h.Login(c.name, c.password)
+		if got := h.Do("GET", "/system/sessions", nil, nodetest.Session(sid)).Get("is_valid").Bool(); !got {
+			t.Errorf("session of %s is not valid", c.name)
+		}
+	}
+	h.Do("GET", "/cluster", nil, nodetest.Basic("kadmin", "carolpw")).Want(t, http.StatusUnauthorized)
+}
+
+// FuzzFoldName: names equal under Unicode simple case folding (as
+// permissions compare them) fold to the same name.
+func FuzzFoldName(f *testing.F) {
+	f.Add("kadmin", "\u212aADMIN")
+	f.Add("ſam", "SAM")
+	f.Add("σς", "ΣΣ")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		if strings.EqualFold(a, b) && users.FoldName(a) != users.FoldName(b) {
+			t.Errorf("FoldName(%q) = %q, FoldName(%q) = %q", a, users.FoldName(a), b, users.FoldName(b))
+		}
+		if users.FoldName(users.FoldName(a)) != users.FoldName(a) {
+			t.Errorf("FoldName is not idempotent on %q", a)
+		}
+	})
 }

@@ -80,3 +80,32 @@ func TestAccessLogAndReport(t *testing.T) {
 		}
 	}
 }
+
+// A live session id in a path (a logout, or a DELETE refused for want of
+// X-Requested-By) is kept out of the access log, as token values are.
+func TestAccessLogRedactsSessionIDs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "access.log")
+	h := nodetest.Start(t, nodetest.WithConfig(func(c *config.Config) { c.AccessLog = path }))
+	sid := h.Login(nodetest.RootUser, nodetest.RootPassword)
+	h.Do("DELETE", "/system/sessions/"+sid, nil, nodetest.Session(sid), nodetest.Header("X-Requested-By", "")).Want(t, http.StatusBadRequest)
+	h.Do("DELETE", "/system/sessions/"+sid, nil, nodetest.Session(sid)).Want(t, http.StatusNoContent)
+	h.Stop()
+
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), sid) {
+		t.Fatalf("a session id is in the access log:\n%s", raw)
+	}
+	var redacted int
+	for _, line := range bytes.Split(raw, []byte("\n")) {
+		var e router.AccessEntry
+		if json.Unmarshal(line, &e) == nil && e.Path == "/api/system/sessions/<redacted>" {
+			redacted++
+		}
+	}
+	if redacted != 2 {
+		t.Errorf("%d redacted logout entries, want 2:\n%s", redacted, raw)
+	}
+}

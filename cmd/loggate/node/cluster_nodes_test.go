@@ -233,3 +233,19 @@ func TestClusterForwardsToOtherNodes(t *testing.T) {
 	n1.CreateUser("plain", "pw")
 	n1.Do("GET", "/cluster/"+id2+"/metrics/names", nil, nodetest.Basic("plain", "pw")).Want(t, http.StatusForbidden)
 }
+
+// On a cluster, /cluster lists every live node for a caller who may read
+// only one node's /system, with null for the others.
+func TestClusterRecordsFollowSystemRead(t *testing.T) {
+	hs := startCluster(t, 2)
+	tick(t, time.Second, hs...)
+	one, other := hs[0].Node.Info.ID, hs[1].Node.Info.ID
+	hs[0].Do("POST", "/roles", map[string]any{"name": "OneNode", "description": "d", "permissions": []string{"system:read:" + one}}, nodetest.AsRoot()).Want(t, http.StatusCreated)
+	hs[0].CreateUser("ops", "pw", "OneNode")
+	for _, h := range hs {
+		r := h.Do("GET", "/cluster", nil, nodetest.Basic("ops", "pw")).Want(t, http.StatusOK)
+		if r.Get(one+".node_id").String() != one || !r.Get(other).Exists() || r.Get(other).Raw != "null" {
+			t.Errorf("on %s: %s", h.Node.Info.ID, r.Body)
+		}
+	}
+}

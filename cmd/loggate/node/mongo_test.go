@@ -6,8 +6,10 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strings"
 	"testing"
 
+	"github.com/loggate/loggate/backend/sessions"
 	"github.com/loggate/loggate/cmd/loggate/config"
 	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
 )
@@ -48,8 +50,22 @@ func TestNodeOnMongoDB(t *testing.T) {
 		t.Errorf("stats: %s", mongo.Body)
 	}
 
+	// MongoDB holds keyed hashes of session ids only; the session works
+	// on the other node all the same.
+	session := h.Login("carol", "pw")
+	err := h.Node.Store.List(t.Context(), sessions.Collection, func(id string, doc []byte) error {
+		if strings.Contains(id, session) || strings.Contains(string(doc), session) {
+			t.Errorf("MongoDB holds a session id in clear: %s %s", id, doc)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
 	other := nodetest.Start(t, onMongo)
 	other.Do("GET", "/cluster", nil, nodetest.Basic("carol", "pw")).Want(t, http.StatusOK)
+	other.Do("GET", "/cluster", nil, nodetest.Session(session)).Want(t, http.StatusOK)
 	if got := other.Do("GET", "/streams/"+sid, nil, root).Want(t, http.StatusOK).Get("title").String(); got != "on mongo" {
 		t.Errorf("the second node sees stream title %q", got)
 	}

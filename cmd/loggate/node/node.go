@@ -235,8 +235,8 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 		Root: users.Root{Username: cfg.RootUsername, PasswordHash: rootHash, Timezone: cfg.RootTimezone},
 	})
 	n.Tokens = tokens.NewService(st, keys, creds, o.Now, authLog)
-	n.Sessions = sessions.NewService(st, creds, o.Now, authLog)
-	n.Users.SetActivity(n.Sessions)
+	n.Sessions = sessions.NewService(st, keys, creds, o.Now, authLog)
+	n.Users.SetSessions(n.Sessions)
 	n.Users.AddDependent(n.Tokens)
 	n.Users.AddDependent(n.Sessions)
 	n.Creds = creds
