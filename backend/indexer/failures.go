@@ -41,7 +41,7 @@ func NewFailures(st store.Store, now func() time.Time) *Failures {
 // Record keeps the failure of message id, bound for the index (or index
 // set prefix) index.
 func (f *Failures) Record(ctx context.Context, id, index string, cause error) error {
-	doc, err := json.Marshal(Failure{LetterID: id, Index: index, Type: "indexing", Message: cause.Error(),
+	doc, err := api.Marshal(Failure{LetterID: id, Index: index, Type: "indexing", Message: cause.Error(),
 		Timestamp: api.Time{Time: f.now().UTC()}})
 	if err != nil {
 		return err

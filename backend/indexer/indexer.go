@@ -250,11 +250,11 @@ func (h *Handler) rebuildIndex(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *Handler) listFailures(w http.ResponseWriter, r *http.Request) error {
-	limit, err := boundedInt(r, "limit", 50, 1, keepFailures)
+	limit, err := api.IntParam(r.URL.Query(), "limit", 50, 1, keepFailures)
 	if err != nil {
 		return err
 	}
-	offset, err := boundedInt(r, "offset", 0, 0, keepFailures)
+	offset, err := api.IntParam(r.URL.Query(), "offset", 0, 0, keepFailures)
 	if err != nil {
 		return err
 	}
@@ -287,19 +287,6 @@ func (h *Handler) countFailures(w http.ResponseWriter, r *http.Request) error {
 	}
 	api.WriteJSON(w, http.StatusOK, map[string]int{"count": n})
 	return nil
-}
-
-// boundedInt reads an integer query parameter between lo and hi.
-func boundedInt(r *http.Request, name string, def, lo, hi int) (int, error) {
-	v := r.URL.Query().Get(name)
-	if v == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < lo || n > hi {
-		return 0, api.Errorf(api.Invalid, "Invalid %s %q: a whole number from %d to %d", name, v, lo, hi)
-	}
-	return n, nil
 }
 
 func (h *Handler) deleteIndex(w http.ResponseWriter, r *http.Request) error {

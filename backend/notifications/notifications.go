@@ -85,7 +85,7 @@ func (s *Service) Raise(ctx context.Context, n Notification) (bool, error) {
 		n.Details = map[string]any{}
 	}
 	n.NodeID, n.Timestamp = s.node, api.Time{Time: s.now().UTC()}
-	doc, err := json.Marshal(n)
+	doc, err := api.Marshal(n)
 	if err != nil {
 		return false, err
 	}

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/loggate/loggate/backend/api"
@@ -52,7 +51,7 @@ func NewService(st store.Store, node string, now func() time.Time, keep int) *Se
 // Record stores a message from caller (the part of loggate that speaks, in
 // Graylog's dotted class-name style).
 func (s *Service) Record(ctx context.Context, caller, format string, args ...any) error {
-	doc, err := json.Marshal(Message{Caller: caller, Content: fmt.Sprintf(format, args...),
+	doc, err := api.Marshal(Message{Caller: caller, Content: fmt.Sprintf(format, args...),
 		Timestamp: api.Time{Time: s.now().UTC()}, NodeID: s.node})
 	if err != nil {
 		return err
@@ -96,13 +95,9 @@ func (h *Handler) Routes() []api.Route {
 }
 
 func (h *Handler) list(w http.ResponseWriter, r *http.Request) error {
-	page := 1
-	if v := r.URL.Query().Get("page"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return api.Errorf(api.Invalid, "Invalid page %q; it must be a whole number from 1 to %d", v, math.MaxInt)
-		}
-		page = n
+	page, err := api.IntParam(r.URL.Query(), "page", 1, 1, math.MaxInt32)
+	if err != nil {
+		return err
 	}
 	msgs, total, err := h.s.Page(r.Context(), page)
 	if err != nil {

@@ -154,7 +154,12 @@ func configJS(o Options) ([]byte, error) {
 		"isCloud":          false,
 		"pluginUISettings": map[string]any{},
 	}
-	b, err := json.Marshal(cfg)
+	// Not HTML-escaped, as Graylog writes it: the URL may hold "&".
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(cfg)
+	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	if err != nil {
 		return nil, err
 	}
