@@ -17,15 +17,7 @@ import (
 // embedded store, against a search that only counts them.
 func BenchmarkAggregate(b *testing.B) {
 	const n = 100000
-	st, err := embedded.Open(filepath.Join(b.TempDir(), "messages"), embedded.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = st.Close() })
-	messagestest.Load(b, st, "graylog", n, 40000)
-	if err := st.WaitMerges(b.Context()); err != nil {
-		b.Fatal(err)
-	}
+	st := loadedStore(b, n)
 	end := messagestest.BenchStart.Add(2 * n * time.Millisecond)
 	svc := NewService(st, fakeStreams{{ID: defaultStream, IndexSetID: "is1"}, {ID: webStream, IndexSetID: "is1"}},
 		fakeSets{{ID: "is1", IndexPrefix: "graylog"}}, Options{Now: func() time.Time { return end }})
@@ -76,15 +68,7 @@ func BenchmarkAggregate(b *testing.B) {
 // the store, so rows/s stays the same whatever the size.
 func BenchmarkExport(b *testing.B) {
 	const n = 500000
-	st, err := embedded.Open(filepath.Join(b.TempDir(), "messages"), embedded.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = st.Close() })
-	messagestest.Load(b, st, "graylog", n, 40000)
-	if err := st.WaitMerges(b.Context()); err != nil {
-		b.Fatal(err)
-	}
+	st := loadedStore(b, n)
 	end := messagestest.BenchStart.Add(2 * n * time.Millisecond)
 	svc := NewService(st, fakeStreams{{ID: defaultStream, IndexSetID: "is1"}}, fakeSets{{ID: "is1", IndexPrefix: "graylog"}},
 		Options{Now: func() time.Time { return end }})
@@ -101,4 +85,19 @@ func BenchmarkExport(b *testing.B) {
 			b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 		})
 	}
+}
+
+// loadedStore is an embedded store holding n generated messages, merged.
+func loadedStore(b *testing.B, n int) *embedded.Store {
+	b.Helper()
+	st, err := embedded.Open(filepath.Join(b.TempDir(), "messages"), embedded.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = st.Close() })
+	messagestest.Load(b, st, "graylog", n, 40000)
+	if err := st.WaitMerges(b.Context()); err != nil {
+		b.Fatal(err)
+	}
+	return st
 }

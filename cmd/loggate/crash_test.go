@@ -192,21 +192,7 @@ func TestCrashLosesNothingAcknowledged(t *testing.T) {
 	c = startChild(t, dir)
 	// Wait until the journal is processed and flushed (it commits only
 	// after the store made the messages durable).
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		_, b := c.api(t, "GET", "/system/journal", nil)
-		var j struct {
-			Uncommitted int64 `json:"uncommitted_journal_entries"`
-		}
-		_ = json.Unmarshal(b, &j)
-		if j.Uncommitted == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("journal still has %d uncommitted entries", j.Uncommitted)
-		}
-		time.Sleep(50 * time.Millisecond) // polling an observable condition
-	}
+	c.processed(t)
 	seen := map[int64]int{}
 	for offset := 0; ; offset += 5000 {
 		status, b := c.api(t, "GET", fmt.Sprintf("/search/universal/relative?query=source:crash&range=0&limit=5000&offset=%d&fields=seq", offset), nil)
