@@ -52,6 +52,8 @@ func (h *Handler) Routes() []api.Route {
 			Permission: "metrics:read:{metricName}", Handler: h.everyNode("POST /system/metrics/multiple")},
 		{Method: "POST", Path: "/cluster/{nodeId}/metrics/multiple", Summary: "Get multiple metrics of a node",
 			Permission: "metrics:read:{metricName}", Handler: h.oneNode("POST /system/metrics/multiple")},
+		{Method: "GET", Path: "/cluster/{nodeId}/journal", Summary: "Get message journal information of a given node",
+			Permission: "journal:read", Handler: h.oneNode("GET /system/journal")},
 		{Method: "GET", Path: "/cluster/{nodeId}/metrics/names", Summary: "Get all metrics keys/names of a node",
 			Permission: "metrics:allkeys", Handler: h.oneNode("GET /system/metrics/names")},
 		{Method: "GET", Path: "/cluster/{nodeId}/metrics/namespace/{namespace}", Summary: "Get all metrics of a namespace of a node",

@@ -104,6 +104,15 @@ func (h *Handler) health(ctx context.Context) (messages.Health, error) {
 	return hl, storeError(err)
 }
 
+// parseSince reads an ISO 8601 date as Joda's parser does: with a zone, or
+// without one (the web interface sends local time with no zone), then UTC.
+func parseSince(v string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+		return t, nil
+	}
+	return time.ParseInLocation("2006-01-02T15:04:05.999999999", v, time.UTC)
+}
+
 // storeError says a lost store is a 503 for the client to retry.
 func storeError(err error) error {
 	if errors.Is(err, messages.ErrUnavailable) {
@@ -277,7 +286,7 @@ func (h *Handler) countFailures(w http.ResponseWriter, r *http.Request) error {
 	if v == "" {
 		return api.Errorf(api.Invalid, "Missing parameter since: an ISO 8601 date, e.g. 2021-01-01T00:00:00.000Z")
 	}
-	since, err := time.Parse(time.RFC3339Nano, v)
+	since, err := parseSince(v)
 	if err != nil {
 		return api.Errorf(api.Invalid, "Invalid since %q: an ISO 8601 date, e.g. 2021-01-01T00:00:00.000Z", v)
 	}

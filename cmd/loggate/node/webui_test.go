@@ -1,0 +1,228 @@
+package node_test
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/tidwall/gjson"
+
+	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
+)
+
+// webUIPage is one page of Graylog 4.0's web interface: the calls it makes
+// when it loads, as recorded in fixtures/webui/4.0 from the interface's
+// source, and the fields it reads from each answer.
+type webUIPage struct {
+	Page  string      `json:"page"`
+	Calls []webUICall `json:"calls"`
+}
+
+type webUICall struct {
+	Method string          `json:"method"`
+	Path   string          `json:"path"`
+	Query  *string         `json:"query"`
+	Body   json.RawMessage `json:"body"`
+	Reads  []string        `json:"reads"`
+	// Optional are reads the interface passes along and does without
+	// (a JavaScript undefined), which the replay does not demand.
+	Optional []string `json:"optional"`
+	Note     string   `json:"note"`
+}
+
+// placeholder is a {name} in a recorded path, body or field path.
+var placeholder = regexp.MustCompile(`\{[a-zA-Z]+\}`)
+
+// TestWebInterfacePages replays, page by page, the calls Graylog 4.0.17's
+// web interface makes against a node that has a stream, an input, a stored
+// message and a user: every call must succeed in 4.0's status class, and
+// every field the interface reads must be in the answer.
+func TestWebInterfacePages(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	set := defaultIndexSet(t, h)
+	streamID := h.Do("POST", "/streams", map[string]any{"title": "web", "index_set_id": set, "matching_type": "AND",
+		"rules": []map[string]any{{"field": "source", "type": 1, "value": "web-1", "inverted": false}}}, root).
+		Want(t, http.StatusCreated).Get("stream_id").String()
+	h.Do("POST", "/streams/"+streamID+"/resume", nil, root).Want(t, http.StatusNoContent)
+	inputID, addr := h.CreateInput(httpInput)
+	resp, err := http.Post("http://"+addr.String()+"/gelf", "application/json",
+		strings.NewReader(gelfJSON("web-1", "GET /index.html 200", float64(time.Now().Unix()), `,"_took_ms":12`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	h.WaitProcessed(1)
+	sid := h.Login(nodetest.RootUser, nodetest.RootPassword)
+	vars := map[string]string{
+		"nodeId": h.Node.Info.ID, "streamId": streamID, "inputId": inputID, "inputType": httpInput,
+		"indexSetId": set, "username": nodetest.RootUser,
+		"userId":    h.Do("GET", "/users/"+nodetest.RootUser, nil, root).Want(t, http.StatusOK).Get("id").String(),
+		"roleId":    h.Do("GET", "/authz/roles?page=1&per_page=0", nil, root).Want(t, http.StatusOK).Get("roles.0.id").String(),
+		"subsystem": "graylog", "loglevel": "info", "tokenName": "webui",
+		// The overview asks for failures since a day ago, in local time
+		// without a zone.
+		"since": time.Now().Add(-24 * time.Hour).Format("2006-01-02T15:04:05.000"),
+	}
+	files, err := filepath.Glob("../../../fixtures/webui/4.0/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no recorded pages (%v)", err)
+	}
+	slices.Sort(files) // _every_page first
+	failing := 0
+	for _, f := range files {
+		var page webUIPage
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &page); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".json"), func(t *testing.T) {
+			r := &replay{t: t, h: h, sid: sid, vars: vars}
+			for _, c := range page.Calls {
+				if !r.call(c) {
+					failing++
+				}
+			}
+		})
+	}
+	t.Logf("%d recorded calls failed", failing)
+}
+
+// replay sends one page's calls, carrying the ids the answers give (a
+// search, a job, a token) to the calls after them.
+type replay struct {
+	t      *testing.T
+	h      *nodetest.Harness
+	sid    string
+	vars   map[string]string
+	search json.RawMessage // the last search the node echoed
+}
+
+func (r *replay) fill(s string) string {
+	return placeholder.ReplaceAllStringFunc(s, func(p string) string {
+		if v, ok := r.vars[p[1:len(p)-1]]; ok {
+			return v
+		}
+		return p
+	})
+}
+
+// body is the recorded body with its <…> stand-ins made real, as the
+// interface would fill them.
+func (r *replay) body(raw json.RawMessage) any {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil && strings.HasPrefix(s, "<the current search") {
+		return r.search
+	}
+	text := r.fill(string(raw))
+	for stand, value := range map[string]string{
+		`"<searchId>"`: `"` + objectID() + `"`, `"<new searchId>"`: `"` + objectID() + `"`,
+		`"<queryId>"`: `"` + r.id("queryId") + `"`, `"<chartId>"`: `"` + r.id("chartId") + `"`,
+		`"<messagesId>"`: `"` + r.id("messagesId") + `"`,
+		`"<username>"`:   `"` + nodetest.RootUser + `"`, `"<password>"`: `"` + nodetest.RootPassword + `"`,
+		`"<window.location.host>"`: `"127.0.0.1"`,
+	} {
+		text = strings.ReplaceAll(text, stand, value)
+	}
+	text = regexp.MustCompile(`"<decorators of [^"]*>"`).ReplaceAllString(text, "[]")
+	return json.RawMessage(text)
+}
+
+// id is a stand-in's value, the same for a page's calls.
+func (r *replay) id(name string) string {
+	if _, ok := r.vars[name]; !ok {
+		r.vars[name] = uuid.NewString()
+	}
+	return r.vars[name]
+}
+
+func objectID() string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// call sends c as the interface does and checks the answer; false when it
+// failed.
+func (r *replay) call(c webUICall) bool {
+	t := r.t
+	t.Helper()
+	path := r.fill(c.Path)
+	if c.Query != nil && *c.Query != "" {
+		path += "?" + r.fill(*c.Query)
+	}
+	if placeholder.MatchString(path) {
+		t.Errorf("%s %s: a placeholder the replay cannot fill", c.Method, path)
+		return false
+	}
+	opts := []nodetest.ReqOption{nodetest.Header("X-Requested-With", "XMLHttpRequest"), nodetest.Header("X-Requested-By", "XMLHttpRequest")}
+	if !(c.Method == "POST" && c.Path == "/system/sessions") {
+		opts = append(opts, nodetest.Session(r.sid))
+	}
+	res := r.h.Do(c.Method, path, r.body(c.Body), opts...)
+	if res.Status < 200 || res.Status > 299 {
+		t.Errorf("%s %s: %d %s", c.Method, path, res.Status, res.Body)
+		return false
+	}
+	switch {
+	case c.Method == "POST" && c.Path == "/views/search":
+		r.search, r.vars["searchId"] = res.Body, res.Get("id").String()
+		r.vars["queryId"] = res.Get("queries.0.id").String()
+	case strings.HasSuffix(c.Path, "/execute"):
+		r.vars["jobId"] = res.Get("id").String()
+	case c.Method == "POST" && strings.Contains(c.Path, "/tokens/"):
+		r.vars["tokenId"] = res.Get("id").String()
+	}
+	if res.Status == http.StatusNoContent {
+		return true // nothing stored: the interface falls back on its defaults
+	}
+	ok := true
+	for _, read := range c.Reads {
+		if slices.Contains(c.Optional, read) {
+			continue
+		}
+		if !r.has(res, r.fill(read)) {
+			t.Errorf("%s %s: the interface reads %q, which the answer lacks: %s", c.Method, path, read, res.Body)
+			ok = false
+		}
+	}
+	return ok
+}
+
+// has reports whether the answer has the field the interface reads. For a
+// path through every array element (#) or object member (*) the container
+// must be there, since it may rightly be empty; a field under an object
+// that is null (no active backend, no start page) is absent with it.
+func (r *replay) has(res *nodetest.Response, read string) bool {
+	if placeholder.MatchString(read) {
+		return true // names something the replay does not know, such as a metric's
+	}
+	parts := strings.Split(read, ".")
+	for i, p := range parts {
+		if strings.ContainsAny(p, "#*") {
+			if i == 0 {
+				return gjson.ValidBytes(res.Body)
+			}
+			return res.Get(strings.Join(parts[:i], ".")).Exists()
+		}
+		if v := res.Get(strings.Join(parts[:i+1], ".")); i < len(parts)-1 && v.Type == gjson.Null && v.Exists() {
+			return true
+		}
+	}
+	return res.Get(read).Exists()
+}
