@@ -16,13 +16,15 @@ type Deps struct {
 	// LegacyLDAP serves the 3.x LDAP settings through the authentication
 	// backends.
 	LegacyLDAP LegacyLDAP
+	// AuthenticationConfig keeps the 3.x realm configuration.
+	AuthenticationConfig AuthenticationConfig
 	// IndexSets name the default index set of streams old clients create.
 	IndexSets IndexSets
 }
 
 // All returns every version change loggate applies, oldest release first.
 func All(d Deps) []*Change {
-	changes := []*Change{OutputIDs(), StreamIndexSet(d.IndexSets), CSRFHeader(), LegacyViewsAPI(d.LegacyViews), UsersByID(d.Users), LegacyViewsRemoval(d.LegacyViews), LegacyLDAPAPI(d.LegacyLDAP), CountTotal(), SearchAggregations()}
+	changes := []*Change{OutputIDs(), StreamIndexSet(d.IndexSets), CSRFHeader(), LegacyViewsAPI(d.LegacyViews), UsersByID(d.Users), LegacyViewsRemoval(d.LegacyViews), LegacyLDAPAPI(d.LegacyLDAP), AuthenticationConfigAPI(d.AuthenticationConfig), CountTotal(), SearchAggregations()}
 	return NewChain("", append(changes, FieldAdditions()...)...).Changes()
 }
 

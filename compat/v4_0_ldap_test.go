@@ -145,10 +145,16 @@ func TestLegacyLDAPGoldenExchanges(t *testing.T) {
 		"username": "groupreader", "password": "grouppw", "email": "g@example.org", "full_name": "Group Reader",
 		"permissions": []string{"ldapgroups:read"},
 	}, nodetest.AsRoot()).Want(t, http.StatusCreated)
-	users := map[string]nodetest.ReqOption{
+	runSteps(t, e, "ldap_", ldapSteps, map[string]nodetest.ReqOption{
 		"root": nodetest.AsRoot(), "reader": nodetest.Basic("reader", "readerpw"), "groupreader": nodetest.Basic("groupreader", "grouppw"),
-	}
-	for _, st := range ldapSteps {
+	}, e.addr())
+}
+
+// runSteps runs steps in order against e's node as the users named, each
+// compared with its golden exchange fixtures/compat/<prefix><name>.golden;
+// addr is the directory address written <slapd> in bodies and goldens.
+func runSteps(t *testing.T, e *ldapEnv, prefix string, steps []ldapStep, users map[string]nodetest.ReqOption, addr string) {
+	for _, st := range steps {
 		ok := t.Run(st.name, func(t *testing.T) {
 			if st.before != nil {
 				st.before(t, e)
@@ -162,13 +168,13 @@ func TestLegacyLDAPGoldenExchanges(t *testing.T) {
 			}
 			var body any
 			if st.body != "" {
-				body = strings.ReplaceAll(st.body, "<slapd>", e.addr())
+				body = strings.ReplaceAll(st.body, "<slapd>", addr)
 			}
 			r := e.h.Do(st.method, st.path, body, opts...)
 			if r.Status != st.status {
 				t.Fatalf("status %d, want %d: %s", r.Status, st.status, r.Body)
 			}
-			compare(t, filepath.Join("..", "fixtures", "compat", "ldap_"+st.name+".golden"), renderLDAP(st, r, e.addr()))
+			compare(t, filepath.Join("..", "fixtures", "compat", prefix+st.name+".golden"), renderLDAP(st, r, addr))
 			if st.after != nil {
 				st.after(t, e, r)
 			}
@@ -297,22 +303,7 @@ func TestLegacyLDAPAPIAnswers(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.method+" "+tc.path+" "+strings.Join(tc.perms, ","), func(t *testing.T) {
 			f := &fakeLDAP{}
-			backend := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				t.Errorf("the backend was called for %s", r.URL.Path)
-			})
-			var failed error
-			h := compat.NewChain("/api", compat.LegacyLDAPAPI(f)).Wrap(backend, func(w http.ResponseWriter, r *http.Request, err error) {
-				failed = err
-				api.WriteError(w, r, err)
-			})
-			r := httptest.NewRequest(tc.method, "/api"+tc.path, strings.NewReader(tc.body))
-			r.Header.Set("X-Requested-By", "test")
-			ctx := compat.WithClient(r.Context(), compat.Client{Release: compat.MustRelease("4.0"), Source: compat.FromDefault})
-			if tc.perms != nil {
-				ctx = auth.WithPrincipal(ctx, routertest.Principal(t, tc.perms...))
-			}
-			w := httptest.NewRecorder()
-			h.ServeHTTP(w, r.WithContext(ctx))
+			w, failed := serveAlone(t, compat.LegacyLDAPAPI(f), tc.method, tc.path, tc.body, tc.perms)
 			if w.Code != tc.status {
 				t.Fatalf("status %d (%v), want %d", w.Code, failed, tc.status)
 			}
@@ -330,6 +321,31 @@ func TestLegacyLDAPAPIAnswers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// serveAlone sends a default-release request with the CSRF header to a
+// chain of ch alone, as a caller holding perms (anonymous when nil); the
+// backend behind must not be reached. It returns the answer and the error
+// the chain failed with, if any.
+func serveAlone(t *testing.T, ch *compat.Change, method, path, body string, perms []string) (*httptest.ResponseRecorder, error) {
+	t.Helper()
+	backend := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("the backend was called for %s", r.URL.Path)
+	})
+	var failed error
+	h := compat.NewChain("/api", ch).Wrap(backend, func(w http.ResponseWriter, r *http.Request, err error) {
+		failed = err
+		api.WriteError(w, r, err)
+	})
+	r := httptest.NewRequest(method, "/api"+path, strings.NewReader(body))
+	r.Header.Set("X-Requested-By", "test")
+	ctx := compat.WithClient(r.Context(), compat.Client{Release: compat.MustRelease("4.0"), Source: compat.FromDefault})
+	if perms != nil {
+		ctx = auth.WithPrincipal(ctx, routertest.Principal(t, perms...))
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r.WithContext(ctx))
+	return w, failed
 }
 
 // The change is matched against every request of a default-release client;

@@ -21,6 +21,8 @@ func TestAPIDocsListCompatibilityRoutes(t *testing.T) {
 		{"delete", "/legacy/search/saved/{searchId}", removed},
 		{"get", "/views/dashboards", removed},
 		{"put", "/system/ldap/settings", removed},
+		{"get", "/system/authentication/config", removed},
+		{"put", "/system/authentication/config", removed},
 		{"get", "/count/total", removed},
 		{"get", "/search/universal/relative/terms", removed},
 		{"post", "/dashboards", "Served by compatibility for releases ≤ 3.2."},

@@ -308,6 +308,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 	}
 	chain := compat.NewChain(router.Prefix, compat.All(compat.Deps{
 		Users: userResolver{n.Users}, LegacyViews: n.legacyViews(), LegacyLDAP: n.legacyLDAP(), IndexSets: n.IndexSets,
+		AuthenticationConfig: n.authenticationConfig(),
 	})...)
 	n.Router = router.New(router.Options{
 		Routes: routes, Auth: n.Auth, Chain: chain, DefaultRelease: rel.def, MinRelease: rel.min, AccessLog: accessLog,
