@@ -208,7 +208,7 @@ func (a *Authenticator) VerifyPassword(ctx context.Context, username, password s
 			if !ext.Enabled {
 				return nil, errInvalidCredentials
 			}
-			return a.remember(ctx, key, epoch, ext), nil
+			return a.remember(ctx, key, epoch, ext, directoryTag), nil
 		case errors.Is(err, ErrRejected):
 			return nil, errInvalidCredentials
 		case errors.Is(err, ErrBackendUnavailable):
@@ -226,11 +226,15 @@ func (a *Authenticator) VerifyPassword(ctx context.Context, username, password s
 }
 
 // remember caches a verified password check and returns its principal.
-func (a *Authenticator) remember(ctx context.Context, key string, epoch Epoch, id *Identity) *Principal {
+func (a *Authenticator) remember(ctx context.Context, key string, epoch Epoch, id *Identity, tags ...string) *Principal {
 	e := &entry{p: newPrincipal(id, "", "")}
-	a.o.Cache.remember(ctx, key, epoch, e, "user:"+id.UserID)
+	a.o.Cache.remember(ctx, key, epoch, e, append(tags, "user:"+id.UserID)...)
 	return e.p
 }
+
+// directoryTag marks the cached password checks a directory made, which a
+// change of the active directory backend must forget.
+const directoryTag = "directory"
 
 // Login checks a username and password for a new session: as
 // VerifyPassword, but a service account is refused (400, as in Graylog).

@@ -94,6 +94,13 @@ func (a *CredentialCache) InvalidateUser(ctx context.Context, userID string) {
 	a.drop(ctx, pendingOp{tag: "user:" + userID})
 }
 
+// InvalidateDirectoryLogins forgets every password check a directory made:
+// after the active backend changed, or was switched off, none of them may
+// stand in for asking it again.
+func (a *CredentialCache) InvalidateDirectoryLogins(ctx context.Context) {
+	a.drop(ctx, pendingOp{tag: directoryTag})
+}
+
 // InvalidateToken forgets a deleted token.
 func (a *CredentialCache) InvalidateToken(ctx context.Context, tokenID string) {
 	a.drop(ctx, pendingOp{tag: "token:" + tokenID})

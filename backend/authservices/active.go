@@ -49,6 +49,7 @@ func (s *Service) SetActive(ctx context.Context, id string) error {
 	if err := s.st.Put(ctx, ConfigCollection, globalConfigID, doc); err != nil {
 		return fmt.Errorf("active backend: %w", err)
 	}
+	s.forgetLogins(ctx)
 	return nil
 }
 

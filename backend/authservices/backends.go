@@ -104,6 +104,9 @@ func (s *Service) Update(ctx context.Context, id string, in BackendInput) (Backe
 	if err != nil {
 		return Backend{}, fmt.Errorf("update backend %s: %w", id, err)
 	}
+	// The edited backend may be the active one, now asking another server
+	// or searching elsewhere.
+	s.forgetLogins(ctx)
 	return b, nil
 }
 

@@ -66,6 +66,7 @@ type Service struct {
 	// it is being activated.
 	mu     sync.Mutex
 	active activeCache
+	logins LoginCache
 	header atomic.Pointer[HeaderAuthConfig]
 }
 
@@ -80,6 +81,23 @@ func NewService(st store.Store, sealer Sealer, roles Roles, now func() time.Time
 // /system/authentication/services/backends/{id}/users; call it before
 // serving. Until it is called that endpoint fails.
 func (s *Service) SetUsers(u Users) { s.users = u }
+
+// LoginCache forgets cached directory logins; *auth.CredentialCache
+// satisfies it.
+type LoginCache interface {
+	InvalidateDirectoryLogins(ctx context.Context)
+}
+
+// SetLoginCache gives the service the credential cache to clear when the
+// active backend changes or is edited; call it before serving.
+func (s *Service) SetLoginCache(c LoginCache) { s.logins = c }
+
+// forgetLogins clears the cached directory logins, if there is a cache.
+func (s *Service) forgetLogins(ctx context.Context) {
+	if s.logins != nil {
+		s.logins.InvalidateDirectoryLogins(ctx)
+	}
+}
 
 // errNoUsers is the failure of the user listing before SetUsers.
 var errNoUsers = errors.New("authservices: no user service configured")

@@ -88,6 +88,14 @@ func TestDirectoryLogin(t *testing.T) {
 			h.Do("GET", "/cluster", nil, nodetest.Basic(c.user, c.password)).WantError(t, http.StatusUnauthorized, "")
 		})
 	}
+	// Switching the directory off refuses its users at once, however
+	// recently their password was checked.
+	h.Do("GET", "/cluster", nil, alice).Want(t, http.StatusOK)
+	h.Do("POST", "/system/authentication/services/configuration", map[string]any{"active_backend": nil}, root).Want(t, http.StatusOK)
+	h.Do("GET", "/cluster", nil, alice).WantError(t, http.StatusUnauthorized, "")
+	h.Do("POST", "/system/authentication/services/configuration", map[string]any{"active_backend": backend}, root).Want(t, http.StatusOK)
+	h.Do("GET", "/cluster", nil, alice).Want(t, http.StatusOK)
+
 	// Local users and the root user keep working.
 	h.CreateUser("local", "localpw")
 	h.Do("GET", "/cluster", nil, nodetest.Basic("local", "localpw")).Want(t, http.StatusOK)

@@ -242,6 +242,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 	n.Creds = creds
 	n.AuthServices = authservices.NewService(st, keys.Sealer(SystemPasswordPurpose), roleLookup{n.Roles}, o.Now)
 	n.AuthServices.SetUsers(backendUsers{n.Users})
+	n.AuthServices.SetLoginCache(creds)
 	n.Auth = auth.New(auth.Options{
 		Cache: creds, Directory: n.Users, Tokens: n.Tokens, Sessions: n.Sessions, Now: o.Now,
 		External: directoryLogin{backends: n.AuthServices, users: n.Users},
