@@ -32,6 +32,8 @@ type IndexSets interface {
 type Store interface {
 	Indices(ctx context.Context, prefix string) ([]messages.Index, error)
 	Delete(ctx context.Context, index string) error
+	CloseIndex(ctx context.Context, index string) error
+	ReopenIndex(ctx context.Context, index string) error
 	Health(ctx context.Context) (messages.Health, error)
 }
 
@@ -73,9 +75,13 @@ func (h *Handler) Routes() []api.Route {
 		{Method: "GET", Path: "/system/indexer/indices/{indexSetId}/open", Summary: "Get information of all open indices managed by Graylog and their shards",
 			Permission: "indices:read", Handler: h.listOpen},
 		{Method: "GET", Path: "/system/indexer/indices/{indexSetId}/closed", Summary: "Get a list of closed indices that can be reopened",
-			Permission: "indices:read", Handler: h.listClosed},
+			Permission: "indices:read", Handler: h.listNames(isClosed)},
 		{Method: "GET", Path: "/system/indexer/indices/{indexSetId}/reopened", Summary: "Get a list of reopened indices, which will not be cleaned by retention cleaning",
-			Permission: "indices:read", Handler: h.listClosed},
+			Permission: "indices:read", Handler: h.listNames(isReopened)},
+		{Method: "POST", Path: "/system/indexer/indices/{index}/close", Summary: "Close an index. This will also trigger an index ranges rebuild job",
+			Permission: "indices:changestate", Handler: h.closeIndex},
+		{Method: "POST", Path: "/system/indexer/indices/{index}/reopen", Summary: "Reopen a closed index. This will also trigger an index ranges rebuild job",
+			Permission: "indices:changestate", Handler: h.reopenIndex},
 		{Method: "GET", Path: "/system/indexer/indices/{index}", Summary: "Get information of an index and its shards",
 			Permission: "indices:read", Handler: h.index},
 		{Method: "DELETE", Path: "/system/indexer/indices/{index}", Summary: "Delete an index; this also deletes all messages in it",
@@ -218,7 +224,10 @@ func (h *Handler) ranges(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		for _, ix := range ixs {
-			out = append(out, h.rangeFor(ix, now))
+			// Graylog removes the range of a closed index.
+			if !ix.Closed {
+				out = append(out, h.rangeFor(ix, now))
+			}
 		}
 	}
 	api.WriteJSON(w, http.StatusOK, struct {
@@ -229,7 +238,7 @@ func (h *Handler) ranges(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *Handler) rangeOf(w http.ResponseWriter, r *http.Request) error {
-	_, ix, err := h.find(r.Context(), api.Var(r, "index"))
+	ix, err := h.openIndex(r)
 	if err != nil {
 		return err
 	}
@@ -298,20 +307,48 @@ func (h *Handler) countFailures(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// openIndex returns the index the request names; a closed one is not
+// found, as it has no stats or range in Graylog.
+func (h *Handler) openIndex(r *http.Request) (messages.Index, error) {
+	_, ix, err := h.find(r.Context(), api.Var(r, "index"))
+	if err == nil && ix.Closed {
+		err = api.Errorf(api.NotFound, "Index <%s> not found: it is closed", ix.Name)
+	}
+	return ix, err
+}
+
 func (h *Handler) deleteIndex(w http.ResponseWriter, r *http.Request) error {
+	return h.change(w, r, "delete", "Index <%s> is the current write index; cycle the deflector first", h.store.Delete)
+}
+
+func (h *Handler) closeIndex(w http.ResponseWriter, r *http.Request) error {
+	return h.change(w, r, "close", "Cannot close the current write index <%s>; cycle the deflector first", h.store.CloseIndex)
+}
+
+func (h *Handler) reopenIndex(w http.ResponseWriter, r *http.Request) error {
+	return h.change(w, r, "reopen", "", h.store.ReopenIndex)
+}
+
+// change applies op to the index the request names and answers 204. A
+// write index is refused with forbidden (a 403) when forbidden is set:
+// the index set could not be written to without it.
+func (h *Handler) change(w http.ResponseWriter, r *http.Request, what, forbidden string, op func(context.Context, string) error) error {
 	_, ix, err := h.find(r.Context(), api.Var(r, "index"))
 	if err != nil {
 		return err
 	}
-	if ix.Write {
-		return api.Errorf(api.Forbidden, "Index <%s> is the current write index; cycle the deflector first", ix.Name)
+	if forbidden != "" && ix.Write {
+		return api.Errorf(api.Forbidden, forbidden, ix.Name)
 	}
-	err = h.store.Delete(r.Context(), ix.Name)
-	if errors.Is(err, messages.ErrNotFound) {
+	err = op(r.Context(), ix.Name)
+	switch {
+	case errors.Is(err, messages.ErrNotFound):
 		return api.Errorf(api.NotFound, "Index <%s> not found", ix.Name)
-	}
-	if err != nil {
-		return fmt.Errorf("delete index %s: %w", ix.Name, err)
+	case errors.Is(err, messages.ErrWriteIndex):
+		// It became the write index meanwhile.
+		return api.Errorf(api.Forbidden, forbidden, ix.Name)
+	case err != nil:
+		return fmt.Errorf("%s index %s: %w", what, ix.Name, storeError(err))
 	}
 	api.NoContent(w)
 	return nil

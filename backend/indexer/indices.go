@@ -60,15 +60,40 @@ type IndexInfo struct {
 func (h *Handler) info(ix messages.Index) IndexInfo {
 	st := IndexStats{StoreSizeBytes: ix.Size, Segments: 1, Documents: Documents{Count: ix.Count},
 		Index: TimeAndTotal{Total: ix.Count}}
-	return IndexInfo{IndexName: ix.Name, PrimaryShards: st, AllShards: st, Routing: []ShardRouting{{
+	return IndexInfo{IndexName: ix.Name, PrimaryShards: st, AllShards: st, Reopened: ix.Reopened, Routing: []ShardRouting{{
 		State: "started", Active: true, Primary: true, NodeID: h.node.ID, NodeName: h.node.ID, NodeHostname: h.node.Hostname}}}
 }
 
-// ClosedIndices is Graylog's ClosedIndices: loggate does not close indices.
+// ClosedIndices is Graylog's ClosedIndices, which also lists the reopened
+// ones.
 type ClosedIndices struct {
 	Indices []string `json:"indices"`
 	Total   int      `json:"total"`
 }
+
+// namesWhere lists the names of the indices of the request's index set
+// for which keep is true.
+func (h *Handler) namesWhere(r *http.Request, keep func(messages.Index) bool) (ClosedIndices, error) {
+	is, err := h.indexSet(r)
+	if err != nil {
+		return ClosedIndices{}, err
+	}
+	ixs, err := h.indices(r.Context(), is)
+	if err != nil {
+		return ClosedIndices{}, err
+	}
+	out := ClosedIndices{Indices: []string{}}
+	for _, ix := range ixs {
+		if keep(ix) {
+			out.Indices = append(out.Indices, ix.Name)
+		}
+	}
+	out.Total = len(out.Indices)
+	return out, nil
+}
+
+func isClosed(ix messages.Index) bool   { return ix.Closed }
+func isReopened(ix messages.Index) bool { return ix.Reopened }
 
 // OpenIndices is Graylog's OpenIndicesInfo.
 type OpenIndices struct {
@@ -86,7 +111,9 @@ func (h *Handler) open(r *http.Request) (OpenIndices, error) {
 	}
 	out := OpenIndices{Indices: map[string]IndexInfo{}}
 	for _, ix := range ixs {
-		out.Indices[ix.Name] = h.info(ix)
+		if !ix.Closed {
+			out.Indices[ix.Name] = h.info(ix)
+		}
 	}
 	return out, nil
 }
@@ -100,12 +127,16 @@ func (h *Handler) listOpen(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (h *Handler) listClosed(w http.ResponseWriter, r *http.Request) error {
-	if _, err := h.indexSet(r); err != nil {
-		return err
+// listNames answers the names of the indices keep selects.
+func (h *Handler) listNames(keep func(messages.Index) bool) api.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		list, err := h.namesWhere(r, keep)
+		if err != nil {
+			return err
+		}
+		api.WriteJSON(w, http.StatusOK, list)
+		return nil
 	}
-	api.WriteJSON(w, http.StatusOK, ClosedIndices{Indices: []string{}})
-	return nil
 }
 
 func (h *Handler) listAll(w http.ResponseWriter, r *http.Request) error {
@@ -113,17 +144,26 @@ func (h *Handler) listAll(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	none := ClosedIndices{Indices: []string{}}
+	closed, err := h.namesWhere(r, isClosed)
+	if err != nil {
+		return err
+	}
+	reopened, err := h.namesWhere(r, isReopened)
+	if err != nil {
+		return err
+	}
 	api.WriteJSON(w, http.StatusOK, struct {
 		All      OpenIndices   `json:"all"`
 		Closed   ClosedIndices `json:"closed"`
 		Reopened ClosedIndices `json:"reopened"`
-	}{open, none, none})
+	}{open, closed, reopened})
 	return nil
 }
 
+// index answers 404 for a closed index, as Graylog does: Elasticsearch
+// has no stats for it.
 func (h *Handler) index(w http.ResponseWriter, r *http.Request) error {
-	_, ix, err := h.find(r.Context(), api.Var(r, "index"))
+	ix, err := h.openIndex(r)
 	if err != nil {
 		return err
 	}
@@ -132,16 +172,20 @@ func (h *Handler) index(w http.ResponseWriter, r *http.Request) error {
 }
 
 // IndexSummary is Graylog's IndexSummary of the overview.
+// A closed index has neither size nor range: both are null.
 type IndexSummary struct {
-	Size struct {
-		Events  int64 `json:"events"`
-		Deleted int64 `json:"deleted"`
-		Bytes   int64 `json:"bytes"`
-	} `json:"size"`
-	Range       Range `json:"range"`
-	IsDeflector bool  `json:"is_deflector"`
-	IsClosed    bool  `json:"is_closed"`
-	IsReopened  bool  `json:"is_reopened"`
+	Size        *IndexSize `json:"size"`
+	Range       *Range     `json:"range"`
+	IsDeflector bool       `json:"is_deflector"`
+	IsClosed    bool       `json:"is_closed"`
+	IsReopened  bool       `json:"is_reopened"`
+}
+
+// IndexSize is Graylog's IndexSizeSummary.
+type IndexSize struct {
+	Events  int64 `json:"events"`
+	Deleted int64 `json:"deleted"`
+	Bytes   int64 `json:"bytes"`
 }
 
 // Overview is Graylog's IndexerOverview.
@@ -188,9 +232,11 @@ func (h *Handler) overviewOf(r *http.Request, is indexsets.IndexSet) (Overview, 
 	now := h.now()
 	ov.Indices = map[string]IndexSummary{}
 	for _, ix := range ixs {
-		var s IndexSummary
-		s.Size.Events, s.Size.Bytes = ix.Count, ix.Size
-		s.Range, s.IsDeflector = h.rangeFor(ix, now), ix.Write
+		s := IndexSummary{IsDeflector: ix.Write, IsClosed: ix.Closed, IsReopened: ix.Reopened}
+		if !ix.Closed {
+			rg := h.rangeFor(ix, now)
+			s.Size, s.Range = &IndexSize{Events: ix.Count, Bytes: ix.Size}, &rg
+		}
 		ov.Indices[ix.Name] = s
 		ov.Counts.Events += ix.Count
 		if ix.Write {

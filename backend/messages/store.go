@@ -54,6 +54,17 @@ type Store interface {
 	// index is an error wrapping ErrWriteIndex, an unknown index one
 	// wrapping ErrNotFound.
 	Delete(ctx context.Context, index string) error
+	// CloseIndex closes an index that is not a write index, as Graylog
+	// closes one: its data stays on disk, but no search, scan or Get sees
+	// it until ReopenIndex, and it stays closed across restarts. Closing
+	// clears the reopened mark; closing a closed index does nothing.
+	// Closing a write index is an error wrapping ErrWriteIndex, an unknown
+	// index one wrapping ErrNotFound.
+	CloseIndex(ctx context.Context, index string) error
+	// ReopenIndex opens a closed index again and marks it reopened, which
+	// keeps retention from deleting it (Graylog's reopened mark). An
+	// unknown index is an error wrapping ErrNotFound.
+	ReopenIndex(ctx context.Context, index string) error
 	// Health reports the store as Graylog shows its Elasticsearch cluster.
 	Health(ctx context.Context) (Health, error)
 
@@ -135,6 +146,12 @@ type Index struct {
 	Created time.Time
 	// Write is true for the series' write index.
 	Write bool
+	// Closed is true for a closed index. Its Count, Size, Begin and End
+	// are zero: like Elasticsearch, the store reports no figures for it.
+	Closed bool
+	// Reopened is true for an index a person reopened after it was
+	// closed; retention leaves it alone.
+	Reopened bool
 }
 
 // Cursor walks the hits of a Scan.

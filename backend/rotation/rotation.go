@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/loggate/loggate/backend/indexsets"
@@ -20,6 +21,7 @@ type Store interface {
 	Indices(ctx context.Context, prefix string) ([]messages.Index, error)
 	Rotate(ctx context.Context, prefix string) (string, error)
 	Delete(ctx context.Context, index string) error
+	CloseIndex(ctx context.Context, index string) error
 }
 
 // IndexSets lists index sets; *indexsets.Service satisfies it.
@@ -31,7 +33,8 @@ type IndexSets interface {
 type Action struct {
 	IndexSet string // the index set's id
 	Index    string
-	// Kind is "rotated" (Index is the new write index) or "deleted".
+	// Kind is "rotated" (Index is the new write index), "deleted" or
+	// "closed".
 	Kind   string
 	Reason string
 }
@@ -110,25 +113,34 @@ func due(is indexsets.IndexSet, write messages.Index, now time.Time) string {
 }
 
 // retire applies the retention strategy to indices (oldest first, the
-// write index last). Deletion deletes the oldest beyond
-// max_number_of_indices. Closing keeps them: loggate's stores have no
-// closed state, so a closed index would be a deleted one or a kept one,
-// and keeping loses nothing. Noop keeps them too.
+// write index last). As in Graylog, it counts only the open indices that
+// were not reopened: a closed index has been retired already, and one a
+// person reopened is theirs to keep. Deletion deletes the oldest beyond
+// max_number_of_indices, closing closes them, noop keeps them.
 func retire(ctx context.Context, is indexsets.IndexSet, indices []messages.Index, st Store) ([]Action, error) {
 	keep := is.RetentionStrategy.MaxNumberOfIndices
-	if is.RetentionStrategyClass != indexsets.DeletionRetention || keep <= 0 || len(indices) <= keep {
+	kind, verb, op := "deleted", "deleting", st.Delete
+	switch is.RetentionStrategyClass {
+	case indexsets.DeletionRetention:
+	case indexsets.ClosingRetention:
+		kind, verb, op = "closed", "closing", st.CloseIndex
+	default:
+		return nil, nil
+	}
+	live := slices.DeleteFunc(slices.Clone(indices), func(ix messages.Index) bool { return ix.Closed || ix.Reopened })
+	if keep <= 0 || len(live) <= keep {
 		return nil, nil
 	}
 	var actions []Action
-	for _, ix := range indices[:len(indices)-keep] {
+	for _, ix := range live[:len(live)-keep] {
 		if ix.Write {
 			continue
 		}
-		if err := st.Delete(ctx, ix.Name); err != nil && !errors.Is(err, messages.ErrNotFound) {
-			return actions, fmt.Errorf("deleting %s: %w", ix.Name, err)
+		if err := op(ctx, ix.Name); err != nil && !errors.Is(err, messages.ErrNotFound) {
+			return actions, fmt.Errorf("%s %s: %w", verb, ix.Name, err)
 		}
-		actions = append(actions, Action{IndexSet: is.ID, Index: ix.Name, Kind: "deleted",
-			Reason: fmt.Sprintf("%d indices, max_number_of_indices is %d", len(indices), keep)})
+		actions = append(actions, Action{IndexSet: is.ID, Index: ix.Name, Kind: kind,
+			Reason: fmt.Sprintf("%d indices, max_number_of_indices is %d", len(live), keep)})
 	}
 	return actions, nil
 }

@@ -265,8 +265,12 @@ func TestRetention(t *testing.T) {
 		retention string
 		keep      int
 		counts    []int
-		want      []rotation.Action // IndexSet is filled in
-		left      []string
+		// closed and reopened are closed, or closed and reopened,
+		// before the run.
+		closed, reopened []string
+		want             []rotation.Action // IndexSet is filled in
+		left             []string
+		leftClosed       []string
 	}{
 		{name: "deletion keeps max_number_of_indices", rotation: never, retention: indexsets.DeletionRetention, keep: 3,
 			counts: []int{1, 1, 1, 1, 1},
@@ -284,8 +288,17 @@ func TestRetention(t *testing.T) {
 			retention: indexsets.DeletionRetention, keep: 3, counts: []int{1, 1, 2},
 			want: []rotation.Action{{Index: "p_3", Kind: "rotated"}, {Index: "p_0", Kind: "deleted"}},
 			left: []string{"p_1", "p_2", "p_3"}},
-		{name: "closing deletes nothing", rotation: never, retention: indexsets.ClosingRetention, keep: 1,
-			counts: []int{1, 1, 1, 1}, left: []string{"p_0", "p_1", "p_2", "p_3"}},
+		{name: "closing closes the oldest beyond the limit", rotation: never, retention: indexsets.ClosingRetention, keep: 2,
+			counts: []int{1, 1, 1, 1},
+			want:   []rotation.Action{{Index: "p_0", Kind: "closed"}, {Index: "p_1", Kind: "closed"}},
+			left:   []string{"p_0", "p_1", "p_2", "p_3"}, leftClosed: []string{"p_0", "p_1"}},
+		{name: "closed indices are not counted", rotation: never, retention: indexsets.ClosingRetention, keep: 2,
+			counts: []int{1, 1, 1, 1}, closed: []string{"p_0", "p_1"},
+			left: []string{"p_0", "p_1", "p_2", "p_3"}, leftClosed: []string{"p_0", "p_1"}},
+		{name: "deletion leaves reopened indices alone", rotation: never, retention: indexsets.DeletionRetention, keep: 2,
+			counts: []int{1, 1, 1, 1, 1}, reopened: []string{"p_0"}, closed: []string{"p_3"},
+			want: []rotation.Action{{Index: "p_1", Kind: "deleted"}},
+			left: []string{"p_0", "p_2", "p_3", "p_4"}, leftClosed: []string{"p_3"}},
 		{name: "noop deletes nothing", rotation: never, retention: indexsets.NoopRetention, keep: 1,
 			counts: []int{1, 1, 1, 1}, left: []string{"p_0", "p_1", "p_2", "p_3"}},
 	}
@@ -294,6 +307,16 @@ func TestRetention(t *testing.T) {
 			e := newEnv(t)
 			e.fill("p", tc.counts...)
 			id := e.set("retiring", "p", true, tc.rotation, tc.retention, tc.keep)
+			for _, ix := range append(slices.Clone(tc.reopened), tc.closed...) {
+				if err := e.ms.CloseIndex(context.Background(), ix); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, ix := range tc.reopened {
+				if err := e.ms.ReopenIndex(context.Background(), ix); err != nil {
+					t.Fatal(err)
+				}
+			}
 			actions, err := e.run(t0)
 			if err != nil {
 				t.Fatal(err)
@@ -303,8 +326,18 @@ func TestRetention(t *testing.T) {
 				want[i].IndexSet = id
 			}
 			wantActions(t, actions, want)
-			if got := names(e.indices("p")); !slices.Equal(got, tc.left) {
+			left := e.indices("p")
+			if got := names(left); !slices.Equal(got, tc.left) {
 				t.Errorf("indices %v, want %v", got, tc.left)
+			}
+			var closed []string
+			for _, ix := range left {
+				if ix.Closed {
+					closed = append(closed, ix.Name)
+				}
+			}
+			if !slices.Equal(closed, tc.leftClosed) {
+				t.Errorf("closed indices %v, want %v", closed, tc.leftClosed)
 			}
 		})
 	}

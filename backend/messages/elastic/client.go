@@ -135,7 +135,8 @@ func (s *Store) fail(op string, status int, body []byte) error {
 	switch {
 	case retryable(e.Status, e.Type):
 		return fmt.Errorf("%s: %w: Elasticsearch at %s: %w", op, messages.ErrUnavailable, s.hosts, e)
-	case e.Status == http.StatusNotFound:
+	case e.Status == http.StatusNotFound, e.Type == "index_closed_exception":
+		// A closed index holds nothing a request can read.
 		return fmt.Errorf("%s: %w: %w", op, messages.ErrNotFound, e)
 	case e.Status == http.StatusBadRequest && strings.Contains(e.Reason, "Result window is too large"):
 		return fmt.Errorf("%s: %w: %w", op, messages.ErrResultWindow, e)

@@ -80,14 +80,15 @@ func (s *Store) Indices(ctx context.Context, prefix string) ([]messages.Index, e
 }
 
 // indices lists the indices of several series in three requests: the
-// indices with their counts, sizes and creation times, the deflector
-// aliases, and the smallest and largest timestamp of each index.
+// indices with their status, counts, sizes and creation times, the
+// deflector and reopened aliases, and the smallest and largest timestamp
+// of each index.
 func (s *Store) indices(ctx context.Context, prefixes []string) ([]messages.Index, error) {
 	status, body, err := s.do(ctx, esapi.CatIndicesRequest{
 		Index:  []string{pathName(patterns(prefixes))},
 		Format: "json",
 		Bytes:  "b",
-		H:      []string{"index", "docs.count", "store.size", "creation.date"},
+		H:      []string{"index", "status", "docs.count", "store.size", "creation.date"},
 	})
 	if err != nil {
 		return nil, err
@@ -101,14 +102,20 @@ func (s *Store) indices(ctx context.Context, prefixes []string) ([]messages.Inde
 	if err != nil || len(list) == 0 {
 		return list, err
 	}
-	writes, err := s.writeIndices(ctx, prefixes)
+	names := make([]string, 0, 2*len(prefixes))
+	for _, p := range prefixes {
+		names = append(names, deflector(p), p+"_*"+reopenedSuffix)
+	}
+	aliases, err := s.aliases(ctx, names)
 	if err != nil {
 		return nil, err
 	}
 	var docs int64
 	for i := range list {
-		list[i].Write = writes[list[i].Name]
-		docs += list[i].Count
+		ix := &list[i]
+		ix.Write = slices.Contains(aliases[ix.Name], deflector(ix.Prefix))
+		ix.Reopened = slices.Contains(aliases[ix.Name], ix.Name+reopenedSuffix)
+		docs += ix.Count
 	}
 	if docs > 0 {
 		if err := s.ranges(ctx, prefixes, list); err != nil {
@@ -138,7 +145,8 @@ func btoi(b bool) int {
 
 // parseCat reads the answer of _cat/indices in JSON, where every value is
 // a string (null for the counts of a closed index), and keeps the indices
-// named <prefix>_<n> for one of prefixes.
+// named <prefix>_<n> for one of prefixes. A closed index gets no figures,
+// whatever the version reports for it.
 func parseCat(body []byte, prefixes []string) ([]messages.Index, error) {
 	if !gjson.ValidBytes(body) {
 		return nil, fmt.Errorf("%w: _cat/indices answer is not JSON", errBadResponse)
@@ -154,9 +162,11 @@ func parseCat(body []byte, prefixes []string) ([]messages.Index, error) {
 		if !ok || !slices.Contains(prefixes, prefix) {
 			return true
 		}
-		idx := messages.Index{Name: name, Prefix: prefix, Number: n}
-		idx.Count, _ = strconv.ParseInt(row.Get("docs\\.count").String(), 10, 64)
-		idx.Size, _ = strconv.ParseInt(row.Get("store\\.size").String(), 10, 64)
+		idx := messages.Index{Name: name, Prefix: prefix, Number: n, Closed: row.Get("status").String() == "close"}
+		if !idx.Closed {
+			idx.Count, _ = strconv.ParseInt(row.Get("docs\\.count").String(), 10, 64)
+			idx.Size, _ = strconv.ParseInt(row.Get("store\\.size").String(), 10, 64)
+		}
 		if ms, err := strconv.ParseInt(row.Get("creation\\.date").String(), 10, 64); err == nil {
 			idx.Created = time.UnixMilli(ms).UTC()
 		}
@@ -167,29 +177,39 @@ func parseCat(body []byte, prefixes []string) ([]messages.Index, error) {
 }
 
 // writeIndices returns the indices the deflector aliases of prefixes point
-// to. Elasticsearch answers 404 when some alias is missing, with the
-// aliases it found in the same body.
+// to.
 func (s *Store) writeIndices(ctx context.Context, prefixes []string) (map[string]bool, error) {
 	names := make([]string, len(prefixes))
 	for i, p := range prefixes {
 		names[i] = deflector(p)
 	}
-	status, body, err := s.do(ctx, esapi.IndicesGetAliasRequest{Name: []string{pathName(strings.Join(names, ","))}})
+	aliases, err := s.aliases(ctx, names)
 	if err != nil {
 		return nil, err
 	}
-	if status != http.StatusOK && status != http.StatusNotFound {
-		return nil, s.fail("read deflector aliases", status, body)
-	}
 	out := map[string]bool{}
-	for index, aliases := range parseAliases(body) {
-		for _, a := range aliases {
+	for index, as := range aliases {
+		for _, a := range as {
 			if slices.Contains(names, a) {
 				out[index] = true
 			}
 		}
 	}
 	return out, nil
+}
+
+// aliases returns the aliases of the given names or patterns by index.
+// Elasticsearch answers 404 when some alias is missing, with the aliases
+// it found in the same body.
+func (s *Store) aliases(ctx context.Context, names []string) (map[string][]string, error) {
+	status, body, err := s.do(ctx, esapi.IndicesGetAliasRequest{Name: []string{pathName(strings.Join(names, ","))}})
+	if err != nil {
+		return nil, err
+	}
+	if status != http.StatusOK && status != http.StatusNotFound {
+		return nil, s.fail("read aliases", status, body)
+	}
+	return parseAliases(body), nil
 }
 
 // parseAliases reads {"<index>":{"aliases":{"<alias>":{…}}}}, skipping the
@@ -460,27 +480,88 @@ func (s *Store) rotate(ctx context.Context, prefix string) (string, error) {
 }
 
 // Delete removes an index of a series that is not its write index.
-// Names that are not <prefix>_<n> are not found: the store never deletes
-// indices it does not manage, nor patterns.
 func (s *Store) Delete(ctx context.Context, name string) error {
+	index, err := s.notWriting(ctx, "delete", name)
+	if err != nil {
+		return err
+	}
+	return s.send(ctx, "delete index "+index, esapi.IndicesDeleteRequest{Index: []string{pathName(index)}})
+}
+
+// reopenedSuffix names Graylog's mark of a reopened index: an alias
+// <index>_reopened on it, which retention looks for.
+const reopenedSuffix = "_reopened"
+
+// managed returns the physical name and the prefix of an index of a
+// series. Names that are not <prefix>_<n> are not found: the store never
+// changes indices it does not manage, nor patterns.
+func (s *Store) managed(op, name string) (string, string, error) {
 	index := s.phys(name)
 	prefix, _, ok := splitIndex(index)
 	if !ok {
-		return fmt.Errorf("delete index %q: %w", name, messages.ErrNotFound)
+		return "", "", fmt.Errorf("%s index %q: %w", op, name, messages.ErrNotFound)
+	}
+	return index, prefix, nil
+}
+
+// notWriting returns the physical name of a managed index that is not its
+// series' write index.
+func (s *Store) notWriting(ctx context.Context, op, name string) (string, error) {
+	index, prefix, err := s.managed(op, name)
+	if err != nil {
+		return "", err
 	}
 	w, err := s.writeIndex(ctx, prefix)
 	if err != nil {
-		return fmt.Errorf("delete index %s: %w", index, err)
+		return "", fmt.Errorf("%s index %s: %w", op, index, err)
 	}
 	if w == index {
-		return fmt.Errorf("delete index %s: %w of %s", index, messages.ErrWriteIndex, prefix)
+		return "", fmt.Errorf("%s index %s: %w of %s", op, index, messages.ErrWriteIndex, prefix)
 	}
-	status, body, err := s.do(ctx, esapi.IndicesDeleteRequest{Index: []string{pathName(index)}})
+	return index, nil
+}
+
+// send sends a request whose answer only says whether it worked: 200, or
+// one of the statuses in also.
+func (s *Store) send(ctx context.Context, op string, req esapi.Request, also ...int) error {
+	status, body, err := s.do(ctx, req)
 	if err != nil {
-		return fmt.Errorf("delete index %s: %w", index, err)
+		return fmt.Errorf("%s: %w", op, err)
 	}
-	if status != http.StatusOK {
-		return s.fail("delete index "+index, status, body)
+	if status != http.StatusOK && !slices.Contains(also, status) {
+		return s.fail(op, status, body)
 	}
 	return nil
+}
+
+// CloseIndex removes the reopened mark and closes the index, as Graylog
+// does; Elasticsearch keeps its data and leaves it out of searches.
+func (s *Store) CloseIndex(ctx context.Context, name string) error {
+	index, err := s.notWriting(ctx, "close", name)
+	if err != nil {
+		return err
+	}
+	// 404: the index was not reopened, or does not exist, which the close
+	// request reports.
+	if err := s.send(ctx, "close index "+index+": remove reopened mark",
+		esapi.IndicesDeleteAliasRequest{Index: []string{pathName(index)}, Name: []string{pathName(index + reopenedSuffix)}},
+		http.StatusNotFound); err != nil {
+		return err
+	}
+	return s.send(ctx, "close index "+index, esapi.IndicesCloseRequest{Index: []string{pathName(index)}})
+}
+
+// ReopenIndex opens the index and marks it reopened. Graylog marks first;
+// opening first means that a failure leaves an open index without the mark,
+// never a closed index with it.
+func (s *Store) ReopenIndex(ctx context.Context, name string) error {
+	index, _, err := s.managed("reopen", name)
+	if err != nil {
+		return err
+	}
+	if err := s.send(ctx, "reopen index "+index, esapi.IndicesOpenRequest{Index: []string{pathName(index)}}); err != nil {
+		return err
+	}
+	return s.send(ctx, "reopen index "+index+": mark reopened",
+		esapi.IndicesPutAliasRequest{Index: []string{pathName(index)}, Name: pathName(index + reopenedSuffix)})
 }

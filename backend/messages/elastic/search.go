@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/elastic/go-elasticsearch/v8/esapi"
@@ -67,6 +68,8 @@ func (s *Store) scope(ctx context.Context, logical []string) ([]string, []messag
 	if err != nil {
 		return nil, nil, fmt.Errorf("search: %w", err)
 	}
+	// A search pattern leaves closed indices out; so does the answer.
+	indices = slices.DeleteFunc(indices, func(ix messages.Index) bool { return ix.Closed })
 	return prefixes, indices, nil
 }
 

@@ -242,7 +242,7 @@ func indicesFake(f *fakeES) {
 		{"index":"graylog_2","docs.count":"0","store.size":"208","creation.date":"1606820000000"},
 		{"index":"graylog_0","docs.count":"3","store.size":"9000","creation.date":"1606810000000"},
 		{"index":"graylog_1","docs.count":"1","store.size":"4000","creation.date":"1606815000000"}]`)
-	f.on("GET /_alias/graylog_deflector", 200, aliasOn2)
+	f.on("GET /_alias/graylog_deflector,graylog_*_reopened", 200, aliasOn2)
 	f.on("POST /graylog_*/_search", 200, `{"hits":{"total":{"value":4,"relation":"eq"},"hits":[]},"aggregations":{"indices":{"buckets":[
 		{"key":"graylog_0","doc_count":3,"begin":{"value":1606816800000,"value_as_string":"2020-12-01 10:00:00.000"},"end":{"value":1606820400123,"value_as_string":"2020-12-01 11:00:00.123"}},
 		{"key":"graylog_1","doc_count":1,"begin":{"value":1606824000000},"end":{"value":1606824000000}}]}}}`)
@@ -271,8 +271,8 @@ func TestIndices(t *testing.T) {
 		}
 	}
 	reqs := f.wantRequests(t,
-		"GET /_cat/indices/graylog_*?format=json&bytes=b&h=index,docs.count,store.size,creation.date",
-		"GET /_alias/graylog_deflector",
+		"GET /_cat/indices/graylog_*?format=json&bytes=b&h=index,status,docs.count,store.size,creation.date",
+		"GET /_alias/graylog_deflector,graylog_*_reopened",
 		"POST /graylog_*/_search?ignore_unavailable=true&allow_no_indices=true")
 	if len(reqs) == 3 && !strings.Contains(reqs[2].Body, `"terms":{"field":"_index","size":3}`) {
 		t.Errorf("ranges body %s, want a terms aggregation on _index", reqs[2].Body)
@@ -283,7 +283,7 @@ func TestIndices(t *testing.T) {
 	if got, err := s.Indices(t.Context(), "empty"); err != nil || len(got) != 0 {
 		t.Errorf("Indices(empty) = %v, %v", got, err)
 	}
-	f.wantRequests(t, "GET /_cat/indices/empty_*?format=json&bytes=b&h=index,docs.count,store.size,creation.date")
+	f.wantRequests(t, "GET /_cat/indices/empty_*?format=json&bytes=b&h=index,status,docs.count,store.size,creation.date")
 	if _, err := s.Indices(t.Context(), "a,b"); err == nil {
 		t.Error("Indices of a list succeeded")
 	}
@@ -305,8 +305,8 @@ func TestSearch(t *testing.T) {
 		t.Errorf("Search = total %d, %d hits, indices %+v", res.Total, len(res.Hits), res.Indices)
 	}
 	reqs := f.wantRequests(t,
-		"GET /_cat/indices/graylog_*?format=json&bytes=b&h=index,docs.count,store.size,creation.date",
-		"GET /_alias/graylog_deflector",
+		"GET /_cat/indices/graylog_*?format=json&bytes=b&h=index,status,docs.count,store.size,creation.date",
+		"GET /_alias/graylog_deflector,graylog_*_reopened",
 		"POST /graylog_*/_search?ignore_unavailable=true&allow_no_indices=true",
 		"POST /graylog_*/_search?ignore_unavailable=true&allow_no_indices=true")
 	if len(reqs) == 4 && !strings.Contains(reqs[3].Body, `"query":"source:web-01"`) {
@@ -343,7 +343,7 @@ func TestSearch(t *testing.T) {
 		t.Errorf("Search of all = %+v, %v", res, err)
 	}
 	f.wantRequests(t, "GET /_alias/*_deflector",
-		"GET /_cat/indices/a_*,b_*?format=json&bytes=b&h=index,docs.count,store.size,creation.date",
+		"GET /_cat/indices/a_*,b_*?format=json&bytes=b&h=index,status,docs.count,store.size,creation.date",
 		"POST /a_*,b_*/_search?ignore_unavailable=true&allow_no_indices=true")
 
 	f.on("GET /_alias/*_deflector", 200, `{}`)

@@ -200,6 +200,7 @@ func (s *Store) Get(ctx context.Context, index, id string) (messages.Hit, error)
 		return messages.Hit{}, fmt.Errorf("get %s/%s: %w", index, id, messages.ErrNotFound)
 	}
 	if status != http.StatusOK {
+		// A closed index answers 400 index_closed_exception: not found.
 		return messages.Hit{}, s.fail("get "+index+"/"+id, status, body)
 	}
 	hit, err := parseDoc(body)

@@ -245,7 +245,8 @@ func (s *Store) commitFlush(jobs []*flushJob, durable map[*segRef]bitset, checkp
 func (s *Store) manifest(checkpoint uint64, durable map[*segRef]bitset) *manifest {
 	m := &manifest{Checkpoint: checkpoint, NextSeq: s.nextSeq}
 	for _, ix := range s.selected(nil) {
-		mi := manifestIndex{Prefix: ix.prefix, Number: ix.number, Created: ix.created.UnixMilli(), Segments: []manifestSegment{}}
+		mi := manifestIndex{Prefix: ix.prefix, Number: ix.number, Created: ix.created.UnixMilli(), Segments: []manifestSegment{},
+			Closed: ix.closed, Reopened: ix.reopened}
 		for _, r := range ix.segs {
 			del := r.durable
 			if d, ok := durable[r]; ok {

@@ -110,3 +110,42 @@ func (s *Store) newIndexFrom(ix *index) {
 	}
 	s.series[ix.prefix] = list
 }
+
+// CloseIndex hides an index that is not a write index from searches and
+// records that in the manifest at once; its files stay.
+func (s *Store) CloseIndex(ctx context.Context, name string) error {
+	return s.setClosed(ctx, "close", name, true)
+}
+
+// ReopenIndex makes a closed index searchable again and marks it
+// reopened.
+func (s *Store) ReopenIndex(ctx context.Context, name string) error {
+	return s.setClosed(ctx, "reopen", name, false)
+}
+
+// setClosed closes or reopens an index and commits the change; on a
+// failed commit the index keeps its state.
+func (s *Store) setClosed(ctx context.Context, op, name string, closed bool) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return unavailable(op, errClosed)
+	}
+	ix := s.indices[name]
+	if ix == nil {
+		return fmt.Errorf("embedded: index %s: %w", name, messages.ErrNotFound)
+	}
+	if list := s.series[ix.prefix]; closed && list[len(list)-1] == ix {
+		return fmt.Errorf("embedded: cannot close %s: %w", name, messages.ErrWriteIndex)
+	}
+	wasClosed, wasReopened := ix.closed, ix.reopened
+	ix.closed, ix.reopened = closed, !closed
+	if err := s.commitLocked(); err != nil {
+		ix.closed, ix.reopened = wasClosed, wasReopened
+		return err
+	}
+	return nil
+}

@@ -39,6 +39,8 @@ type manifestIndex struct {
 	Number   int               `json:"number"`
 	Created  int64             `json:"created"` // Unix milliseconds
 	Segments []manifestSegment `json:"segments"`
+	Closed   bool              `json:"closed,omitempty"`
+	Reopened bool              `json:"reopened,omitempty"`
 }
 
 type manifestSegment struct {

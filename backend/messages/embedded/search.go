@@ -43,6 +43,9 @@ func (s *Store) take(prefixes []string) (*snapshot, error) {
 	var bufs []bufferView
 	var bufIndex []string
 	for _, ix := range s.selected(prefixes) {
+		if ix.closed {
+			continue
+		}
 		sn.indices = append(sn.indices, s.describe(ix))
 		for _, r := range ix.segs {
 			r.seg.refs.Add(1)
@@ -95,11 +98,14 @@ func (s *Store) selected(prefixes []string) []*index {
 
 // describe returns the messages.Index of ix; the caller holds mu.
 func (s *Store) describe(ix *index) messages.Index {
-	c := ix.count()
 	out := messages.Index{Name: ix.name, Prefix: ix.prefix, Number: ix.number,
-		Count: c.live, Size: c.bytes, Created: ix.created}
-	if c.end >= c.begin {
-		out.Begin, out.End = unixMilli(c.begin), unixMilli(c.end)
+		Created: ix.created, Closed: ix.closed, Reopened: ix.reopened}
+	if !ix.closed {
+		c := ix.count()
+		out.Count, out.Size = c.live, c.bytes
+		if c.end >= c.begin {
+			out.Begin, out.End = unixMilli(c.begin), unixMilli(c.end)
+		}
 	}
 	list := s.series[ix.prefix]
 	out.Write = list[len(list)-1] == ix
@@ -380,7 +386,7 @@ func (s *Store) Get(ctx context.Context, index, id string) (messages.Hit, error)
 		return messages.Hit{}, unavailable("get", errClosed)
 	}
 	ix := s.indices[index]
-	if ix == nil {
+	if ix == nil || ix.closed {
 		s.mu.RUnlock()
 		return messages.Hit{}, fmt.Errorf("embedded: index %s: %w", index, messages.ErrNotFound)
 	}

@@ -73,6 +73,9 @@ type index struct {
 	segs    []*segRef
 	frozen  []*buffer // being or waiting to be flushed, oldest first
 	active  *buffer
+	// closed hides the index from searches and Get; reopened marks one a
+	// person opened again. Both are recorded in the manifest.
+	closed, reopened bool
 }
 
 // segRef is a segment as an index holds it, with the documents replaced
@@ -108,6 +111,7 @@ func Open(dir string, opts Options) (*Store, error) {
 	}
 	for _, mi := range m.Indices {
 		ix := s.newIndex(mi.Prefix, mi.Number, time.UnixMilli(mi.Created).UTC())
+		ix.closed, ix.reopened = mi.Closed, mi.Reopened
 		for _, ms := range mi.Segments {
 			seg, err := openSegment(filepath.Join(ix.dir, ms.File), ms.File)
 			if err != nil {

@@ -50,6 +50,7 @@ func Run(t *testing.T, f Factory) {
 		{"Get", testGet},
 		{"Rotate", testRotate},
 		{"Delete", testDelete},
+		{"CloseIndex", testCloseIndex},
 		{"Concurrent", testConcurrent},
 		{"Canceled", testCanceled},
 		{"Durable", testDurable},

@@ -398,3 +398,24 @@ func compareGolden(t *testing.T, name, got string) {
 		t.Errorf("%s differs (-update rewrites it):\n--- want\n%s\n--- got\n%s", path, want, got)
 	}
 }
+
+// TestStoreClosedIndex refuses to migrate a series with a closed index,
+// whose messages no search reads: the copy would be empty.
+func TestStoreClosedIndex(t *testing.T) {
+	t.Parallel()
+	e, _ := newStoreEnv(t)
+	ms, err := embedded.Open(filepath.Join(e.dir, "messages"), embedded.Options{MergeFactor: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ms.CloseIndex(context.Background(), "graylog_1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := ms.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := e.run(t, false, nil)
+	if err == nil || !strings.Contains(err.Error(), "index graylog_1 is closed") {
+		t.Errorf("migration of a closed index: %v, want it refused\n%s", err, out)
+	}
+}

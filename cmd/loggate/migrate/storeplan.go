@@ -187,6 +187,10 @@ func (m *storeMigration) planSeries(ctx context.Context, prefix string) (*series
 	}
 	sp := &seriesPlan{prefix: prefix}
 	for _, ix := range src {
+		if ix.Closed {
+			// Its messages cannot be read: copying would leave it empty.
+			return nil, fmt.Errorf("index %s is closed: reopen it (POST /system/indexer/indices/%s/reopen) or delete it first", ix.Name, ix.Name)
+		}
 		st := m.state.index(ix.Name)
 		if st.Source != ix.Count {
 			*st = indexState{Source: ix.Count}

@@ -22,12 +22,7 @@ func TestIndexerPages(t *testing.T) {
 	_, addr := h.CreateInput(httpInput)
 	first, last := float64(time.Now().Unix()-120), float64(time.Now().Unix()-60)
 	for i, ts := range []float64{first, last, first + 30} {
-		resp, err := http.Post("http://"+addr.String()+"/gelf", "application/json",
-			strings.NewReader(gelfJSON("ix", "message "+string(rune('a'+i)), ts, "")))
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
+		postGELF(t, addr, "ix", "message "+string(rune('a'+i)), ts)
 	}
 	h.WaitProcessed(3)
 

@@ -46,6 +46,16 @@ func gelfJSON(host, msg string, ts float64, extra string) string {
 	return fmt.Sprintf(`{"version":"1.1","host":%q,"short_message":%q,"timestamp":%.3f,"level":3%s}`, host, msg, ts, extra)
 }
 
+// postGELF sends one GELF message to a GELF HTTP input at addr.
+func postGELF(t *testing.T, addr net.Addr, host, msg string, ts float64) {
+	t.Helper()
+	resp, err := http.Post("http://"+addr.String()+"/gelf", "application/json", strings.NewReader(gelfJSON(host, msg, ts, "")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+}
+
 // TestMessagesEndToEnd sends messages over every GELF transport and finds
 // them by search with their fields, streams and order.
 func TestMessagesEndToEnd(t *testing.T) {

@@ -231,6 +231,8 @@ func (n *Node) rotated(ctx context.Context, actions []rotation.Action, err error
 			n.recordMessage(ctx, "loggate.indexer.rotation", fmt.Sprintf("Cycled index set %s: the new write index is <%s> (%s).", a.IndexSet, a.Index, a.Reason))
 		case "deleted":
 			n.recordMessage(ctx, "loggate.indexer.retention", fmt.Sprintf("Retention deleted index <%s> of index set %s (%s).", a.Index, a.IndexSet, a.Reason))
+		case "closed":
+			n.recordMessage(ctx, "loggate.indexer.retention", fmt.Sprintf("Retention closed index <%s> of index set %s (%s).", a.Index, a.IndexSet, a.Reason))
 		}
 	}
 	ns := n.Notices.Notifications
