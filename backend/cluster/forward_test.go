@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"encoding/json"
+	"github.com/loggate/loggate/backend/api"
 	"io"
 	"log/slog"
 	"net/http"
@@ -55,7 +56,7 @@ func TestForward(t *testing.T) {
 	closed := httptest.NewServer(http.NotFoundHandler())
 	closed.Close()
 
-	local := slices.Concat(loggers.New(slog.DiscardHandler).Routes(), metrics.New(time.Now).Routes())
+	local := localRoutes()
 	h := NewHandler("self", local).SetPeers(peers{
 		"self": "http://unused/", "other": remote.URL + "/", "slow": slow.URL, "gone": closed.URL,
 	}, nil, 100*time.Millisecond)
@@ -126,7 +127,7 @@ func TestEveryNode(t *testing.T) {
 		w.WriteHeader(http.StatusInternalServerError)
 	}))
 	defer broken.Close()
-	local := slices.Concat(loggers.New(slog.DiscardHandler).Routes(), metrics.New(time.Now).Routes())
+	local := localRoutes()
 	h := NewHandler("self", local).SetPeers(peers{"self": "", "other": remote.URL, "broken": broken.URL}, nil, time.Second)
 	r := httptest.NewRequest("GET", "/cluster/system/loggers/subsystems", nil)
 	r = r.WithContext(auth.WithPrincipal(r.Context(), routertest.Principal(t, "*")))
@@ -180,4 +181,14 @@ func FuzzFill(f *testing.F) {
 			t.Fatalf("fill(%q): segment decodes to %q (%v)", v, got, err)
 		}
 	})
+}
+
+// localRoutes are the node-local routes the cluster variants reach: the
+// loggers' and metrics', and a journal that answers its state.
+func localRoutes() []api.Route {
+	journal := api.Route{Method: "GET", Path: "/system/journal", Handler: func(w http.ResponseWriter, _ *http.Request) error {
+		api.WriteJSON(w, http.StatusOK, map[string]bool{"enabled": true})
+		return nil
+	}}
+	return slices.Concat(loggers.New(slog.DiscardHandler).Routes(), metrics.New(time.Now).Routes(), []api.Route{journal})
 }
