@@ -1,11 +1,8 @@
 package compat_test
 
 import (
-	"bytes"
-	"flag"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -13,9 +10,8 @@ import (
 	"testing"
 
 	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
+	"github.com/loggate/loggate/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden exchanges in fixtures/compat")
 
 // exchange is one old request and the response an old client expects.
 type exchange struct {
@@ -147,20 +143,5 @@ func render(ex exchange, r *nodetest.Response, secrets map[string]string) string
 
 func compare(t *testing.T, path, got string) {
 	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("golden file missing (run go test ./compat -update): %v", err)
-	}
-	if !bytes.Equal(want, []byte(got)) {
-		t.Errorf("%s differs (go test ./compat -update rewrites it):\n--- want\n%s\n--- got\n%s", path, want, got)
-	}
+	golden.Check(t, path, []byte(got))
 }

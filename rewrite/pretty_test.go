@@ -3,16 +3,14 @@ package rewrite_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/loggate/loggate/internal/golden"
 	"github.com/loggate/loggate/rewrite"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestPretty(t *testing.T) {
 	tests := []struct {
@@ -129,19 +127,7 @@ func TestPrettyGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := rewrite.Pretty(nil, src)
-			golden := strings.TrimSuffix(in, ".json") + ".golden"
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("Pretty(%s) differs from %s:\n%s", in, golden, got)
-			}
+			golden.Check(t, strings.TrimSuffix(in, ".json")+".golden", got)
 			assertSameJSON(t, src, got)
 		})
 	}

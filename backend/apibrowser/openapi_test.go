@@ -3,10 +3,8 @@ package apibrowser_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,10 +12,9 @@ import (
 
 	"github.com/loggate/loggate/backend/api"
 	"github.com/loggate/loggate/backend/apibrowser"
+	"github.com/loggate/loggate/internal/golden"
 	"github.com/loggate/loggate/router/routertest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // fixture is a small route table with one route of each kind the documents
 // must describe.
@@ -66,19 +63,7 @@ func TestOpenAPIGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	pretty.WriteByte('\n')
-	golden := filepath.Join("testdata", "openapi.golden.json")
-	if *update {
-		if err := os.WriteFile(golden, pretty.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(pretty.Bytes(), want) {
-		t.Errorf("openapi.json differs from %s (go test -update rewrites it):\n%s", golden, pretty.Bytes())
-	}
+	golden.Check(t, filepath.Join("testdata", "openapi.golden.json"), pretty.Bytes())
 	// The document is the same each time it is built.
 	if again := get(t, h, "/api-browser/openapi.json"); !bytes.Equal(again.Body.Bytes(), w.Body.Bytes()) {
 		t.Error("a second request gave another document")

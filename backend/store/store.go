@@ -1,8 +1,8 @@
 // Package store declares the document store that holds loggate's
 // configuration (users, roles, tokens, sessions, streams, …). Documents are
 // JSON objects addressed by collection and id. Implementations: bolt (the
-// embedded default); a MongoDB one for several nodes is to follow. Every implementation
-// passes the contract suite in storetest.
+// embedded default) and mongo (MongoDB, shared by the nodes of a cluster).
+// Every implementation passes the contract suite in storetest.
 package store
 
 import (

@@ -3,18 +3,15 @@ package elastic
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/loggate/loggate/backend/messages"
 	"github.com/loggate/loggate/backend/search/query"
+	goldenfile "github.com/loggate/loggate/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 var (
 	es68 = server{Number: "6.8.23", Major: 6, Minor: 8}
@@ -34,19 +31,7 @@ func golden(t *testing.T, name string, got []byte) {
 		b.WriteByte('\n')
 		got = b.Bytes()
 	}
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update creates it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test -update rewrites it); got:\n%s", path, got)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), got)
 }
 
 func TestTemplateGolden(t *testing.T) {

@@ -83,12 +83,6 @@ func WithTimeout(d time.Duration) Option {
 	return func(c *config) { c.timeout = d }
 }
 
-// WithOperationTimeout sets the bound of one round trip for callers without
-// a deadline (DefaultOperationTimeout).
-func WithOperationTimeout(d time.Duration) Option {
-	return func(c *config) { c.opTime = d }
-}
-
 // Open connects to the MongoDB server or replica set at uri and prepares the
 // given unique indexes: indexes declared for the first time are built from
 // the stored documents, indexes of loggate no longer declared are dropped.

@@ -7,7 +7,6 @@ import (
 	"crypto/cipher"
 	"crypto/sha256"
 	"encoding/hex"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,9 +21,8 @@ import (
 	"github.com/loggate/loggate/cmd/loggate/config"
 	"github.com/loggate/loggate/cmd/loggate/migrate"
 	"github.com/loggate/loggate/cmd/loggate/node"
+	"github.com/loggate/loggate/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 const (
 	// oldSecret is the password_secret of the Graylog 3.x the settings
@@ -145,23 +143,7 @@ func (f *fixture) normalise(s string) string {
 
 func compareGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("golden file missing (go test ./cmd/loggate/migrate -update): %v", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs (-update rewrites it):\n--- want\n%s\n--- got\n%s", path, want, got)
-	}
+	golden.Check(t, filepath.Join("testdata", name+".golden"), []byte(got))
 }
 
 // backendDocs returns the stored backends and legacy record, raw.

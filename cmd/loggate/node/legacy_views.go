@@ -15,8 +15,7 @@ import (
 type legacyViews struct{ svc *legacyviews.Service }
 
 // legacyViews builds the legacy dashboards and saved searches on the
-// node's views. Widget values need the message search, which the node does
-// not have yet: they answer 503.
+// node's views; widget values are computed by the node's message search.
 func (n *Node) legacyViews() compat.LegacyViews {
 	return legacyViews{legacyviews.New(n.Views, n.Store, legacyviews.SearchValues{Search: n.Messages.Search})}
 }
