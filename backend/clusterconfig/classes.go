@@ -53,19 +53,17 @@ var classes = map[string]classInfo{
 func searchesDefaults() map[string]any {
 	return map[string]any{
 		"query_time_range_limit": "PT0S",
-		"relative_timerange_options": map[string]string{
-			"PT5M": "Search in the last 5 minutes", "PT15M": "Search in the last 15 minutes",
-			"PT30M": "Search in the last 30 minutes", "PT1H": "Search in the last 1 hour",
-			"PT2H": "Search in the last 2 hours", "PT8H": "Search in the last 8 hours",
-			"P1D": "Search in the last 1 day", "P2D": "Search in the last 2 days",
-			"P5D": "Search in the last 5 days", "P7D": "Search in the last 7 days",
-			"P14D": "Search in the last 14 days", "P30D": "Search in the last 30 days",
-			"PT0S": "Search in all messages",
-		},
-		"surrounding_timerange_options": map[string]string{
-			"PT1S": "1 second", "PT5S": "5 seconds", "PT10S": "10 seconds",
-			"PT30S": "30 seconds", "PT1M": "1 minute", "PT5M": "5 minutes",
-		},
+		// Raw JSON: the interface lists the options in the order Graylog's
+		// builder puts them, which a Go map would sort.
+		"relative_timerange_options": json.RawMessage(`{"PT5M":"Search in the last 5 minutes",` +
+			`"PT15M":"Search in the last 15 minutes","PT30M":"Search in the last 30 minutes",` +
+			`"PT1H":"Search in the last 1 hour","PT2H":"Search in the last 2 hours",` +
+			`"PT8H":"Search in the last 8 hours","P1D":"Search in the last 1 day",` +
+			`"P2D":"Search in the last 2 days","P5D":"Search in the last 5 days",` +
+			`"P7D":"Search in the last 7 days","P14D":"Search in the last 14 days",` +
+			`"P30D":"Search in the last 30 days","PT0S":"Search in all messages"}`),
+		"surrounding_timerange_options": json.RawMessage(`{"PT1S":"1 second","PT5S":"5 seconds",` +
+			`"PT10S":"10 seconds","PT30S":"30 seconds","PT1M":"1 minute","PT5M":"5 minutes"}`),
 		"surrounding_filter_fields": []string{"source", "gl2_source_input", "file", "source_file"},
 		"analysis_disabled_fields":  []string{"full_message", "message"},
 	}

@@ -29,18 +29,20 @@ type Service struct {
 	st store.Store
 }
 
-// NewService returns the cluster configuration on st. Like Graylog, which
-// writes the search settings with their defaults when it first starts, it
-// stores SearchesClusterConfig's defaults when nothing is stored yet: the
-// web interface reads them on every search page.
+// NewService returns the cluster configuration on st. Like Graylog, whose
+// first start writes the search settings and, by its migrations, the events
+// and sidecar settings with their defaults, it stores those classes'
+// defaults when nothing is stored yet: the web interface reads them.
 func NewService(ctx context.Context, st store.Store) (*Service, error) {
 	s := &Service{st: st}
-	doc, err := json.Marshal(searchesDefaults())
-	if err != nil {
-		return nil, err
-	}
-	if err := st.Insert(ctx, collection, SearchesClass, doc); err != nil && !errors.Is(err, store.ErrConflict) {
-		return nil, fmt.Errorf("cluster configuration: %w", err)
+	for _, class := range []string{SearchesClass, EventsClass, SidecarClass} {
+		doc, err := api.Marshal(classes[class].defaults)
+		if err != nil {
+			return nil, err
+		}
+		if err := st.Insert(ctx, collection, class, doc); err != nil && !errors.Is(err, store.ErrConflict) {
+			return nil, fmt.Errorf("cluster configuration: %w", err)
+		}
 	}
 	return s, nil
 }

@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"time"
 )
@@ -71,17 +72,15 @@ func New(o Options) (*Handler, error) {
 	}, nil
 }
 
-// page is the interface's index.html: the built one, or one generated from
-// module.json as Graylog's IndexHtmlGenerator does.
+// page is the interface's page, made from module.json as Graylog's
+// IndexHtmlGenerator makes it (a webpack build writes module.json beside its
+// own index.html, whose scripts are not under /assets/); a folder with only
+// an index.html gets that one, based at "/" so that its relative script
+// paths resolve from every interface path.
 func page(files fs.FS) ([]byte, error) {
-	if b, err := fs.ReadFile(files, "index.html"); err == nil {
-		return b, nil
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
-	}
 	b, err := fs.ReadFile(files, "module.json")
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, ErrNoInterface
+		return builtPage(files)
 	}
 	if err != nil {
 		return nil, err
@@ -106,6 +105,24 @@ func page(files fs.FS) ([]byte, error) {
 	var buf bytes.Buffer
 	err = indexTemplate.Execute(&buf, struct{ JS, CSS []string }{assetPaths(js), assetPaths(css)})
 	return buf.Bytes(), err
+}
+
+// builtPage is a folder's own index.html, with a <base href="/"> unless it
+// has a base already.
+func builtPage(files fs.FS) ([]byte, error) {
+	b, err := fs.ReadFile(files, "index.html")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, ErrNoInterface
+	}
+	if err != nil || bytes.Contains(bytes.ToLower(b), []byte("<base ")) {
+		return b, err
+	}
+	i := bytes.Index(bytes.ToLower(b), []byte("<head>"))
+	if i < 0 {
+		return b, nil
+	}
+	i += len("<head>")
+	return slices.Concat(b[:i], []byte(`<base href="/">`), b[i:]), nil
 }
 
 // manifest is the part of Graylog's module.json the page is made from.
@@ -166,6 +183,16 @@ func configJS(o Options) ([]byte, error) {
 	return fmt.Appendf(nil, "window.appConfig = %s;\n", b), nil
 }
 
+// isFile reports whether name is a file of the interface (not index.html,
+// which every page path is answered with anyway).
+func (h *Handler) isFile(name string) bool {
+	if name == "" || name == "index.html" {
+		return false
+	}
+	st, err := fs.Stat(h.files, name)
+	return err == nil && !st.IsDir()
+}
+
 // ServeHTTP answers /config.js, the assets, and the page for every other
 // path (the interface routes on the client side).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -186,11 +213,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write(b)
 	case strings.HasPrefix(p, "/assets/"):
 		// Files only: no listing of the operator's directories.
-		if st, err := fs.Stat(h.files, strings.TrimPrefix(p, "/assets/")); err != nil || st.IsDir() {
+		if !h.isFile(strings.TrimPrefix(p, "/assets/")) {
 			http.NotFound(w, r)
 			return
 		}
 		h.assets.ServeHTTP(w, r)
+	case h.isFile(strings.TrimPrefix(p, "/")):
+		// A webpack build's own page loads its bundles from the root.
+		http.ServeFileFS(w, r, h.files, strings.TrimPrefix(p, "/"))
 	default:
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-cache")

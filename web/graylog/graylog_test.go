@@ -47,12 +47,16 @@ func get(h http.Handler, method, path string) (int, string, http.Header) {
 }
 
 func TestServesBuiltInterface(t *testing.T) {
-	const index = `<html><script src="/config.js"></script><script src="/assets/app.1a2b.js"></script></html>`
+	const index = `<html><head><title>Graylog</title></head><body><script src="/config.js"></script>` +
+		`<script src="/vendor.1a2b.js"></script><script src="app.1a2b.js"></script></body></html>`
+	// Served based at "/", so that app.1a2b.js loads from every page path.
+	const served = `<html><head><base href="/"><title>Graylog</title></head><body><script src="/config.js"></script>` +
+		`<script src="/vendor.1a2b.js"></script><script src="app.1a2b.js"></script></body></html>`
 	h := serve(t, dir(t, map[string]string{
 		"index.html":     index,
 		"app.1a2b.js":    "console.log('graylog')",
+		"vendor.1a2b.js": "console.log('vendor')",
 		"fonts/x.woff2":  "font",
-		"module.json":    `{"files":{"js":["ignored.js"]}}`,
 		"../outside.txt": "secret",
 	}))
 	for _, c := range []struct {
@@ -60,15 +64,19 @@ func TestServesBuiltInterface(t *testing.T) {
 		status       int
 		body         string
 	}{
-		{"GET", "/", 200, index},
-		{"GET", "/search?q=source%3Aweb-1&rangetype=relative&relative=300", 200, index},
-		{"GET", "/system/users/tokens/local:admin", 200, index},
+		{"GET", "/", 200, served},
+		{"GET", "/search?q=source%3Aweb-1&rangetype=relative&relative=300", 200, served},
+		{"GET", "/system/users/tokens/local:admin", 200, served},
+		{"GET", "/index.html", 200, served},
 		{"HEAD", "/streams", 200, ""},
+		{"GET", "/app.1a2b.js", 200, "console.log('graylog')"},
+		{"GET", "/vendor.1a2b.js", 200, "console.log('vendor')"},
 		{"GET", "/assets/app.1a2b.js", 200, "console.log('graylog')"},
 		{"GET", "/assets/fonts/x.woff2", 200, "font"},
 		{"GET", "/assets/fonts/", 404, ""},
+		{"GET", "/fonts", 200, served}, // a folder is no file: a page path
 		{"GET", "/assets/nope.js", 404, ""},
-		{"GET", "/assets/../../outside.txt", 200, index}, // cleaned to /outside.txt: a page path
+		{"GET", "/assets/../../outside.txt", 200, served}, // cleaned to /outside.txt: a page path
 		{"POST", "/", 405, ""},
 	} {
 		code, body, _ := get(h, c.method, c.path)
@@ -87,10 +95,12 @@ func TestConfigJS(t *testing.T) {
 	}
 }
 
-// Graylog's server package holds module.json, not index.html: the page is
-// made from it, config.js first, vendor bundles before the application's.
+// Graylog's server package holds module.json, and a webpack build writes it
+// beside its own index.html: the page is made from it as Graylog makes it,
+// config.js first, vendor bundles before the application's.
 func TestPageFromModuleManifest(t *testing.T) {
 	h := serve(t, dir(t, map[string]string{
+		"index.html":         `<html><script src="/vendor.1c.js"></script></html>`,
 		"module.json":        `{"files":{"js":["app.9f.js"],"css":["app.9f.css"],"chunks":{}}}`,
 		"vendor-module.json": `{"files":{"js":["vendor.1c.js"],"css":[]}}`,
 	}))

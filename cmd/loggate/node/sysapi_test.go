@@ -31,10 +31,19 @@ func TestClusterConfig(t *testing.T) {
 			t.Errorf("SearchesClusterConfig %s = %s, want %s", field, got, want)
 		}
 	}
-	for _, class := range []string{clusterconfig.EventsClass, clusterconfig.SidecarClass, clusterconfig.GeoIPClass} {
-		if r := h.Do("GET", path+class, nil, root); r.Status != http.StatusNoContent || len(r.Body) != 0 {
-			t.Errorf("GET %s: %d %s, want 204 without a body", class, r.Status, r.Body)
-		}
+	// The interface lists the time ranges in Graylog's order.
+	if raw := s.Get("relative_timerange_options").Raw; !strings.HasPrefix(raw, `{"PT5M":`) || !strings.HasSuffix(raw, `"PT0S":"Search in all messages"}`) {
+		t.Errorf("relative_timerange_options out of Graylog's order: %s", raw)
+	}
+	// Written at the first start, as Graylog's migrations write them.
+	if r := h.Do("GET", path+clusterconfig.EventsClass, nil, root).Want(t, http.StatusOK); r.Get("events_search_timeout").Int() != 60000 {
+		t.Errorf("EventsConfiguration: %s", r.Body)
+	}
+	if r := h.Do("GET", path+clusterconfig.SidecarClass, nil, root).Want(t, http.StatusOK); r.Get("sidecar_update_interval").String() != "PT30S" {
+		t.Errorf("SidecarConfiguration: %s", r.Body)
+	}
+	if r := h.Do("GET", path+clusterconfig.GeoIPClass, nil, root); r.Status != http.StatusNoContent || len(r.Body) != 0 {
+		t.Errorf("GET %s: %d %s, want 204 without a body", clusterconfig.GeoIPClass, r.Status, r.Body)
 	}
 	h.Do("GET", path+"org.example.Nope", nil, root).WantError(t, http.StatusNotFound, `Couldn't find configuration class "org.example.Nope".`)
 	h.Do("PUT", path+"org.example.Nope", map[string]any{"a": 1}, root).Want(t, http.StatusNotFound)
@@ -48,7 +57,7 @@ func TestClusterConfig(t *testing.T) {
 	h.Do("PUT", path+clusterconfig.SearchesClass, map[string]any{"query_time_range_limit": "P30D"}, root).Want(t, http.StatusAccepted)
 
 	classes := h.Do("GET", "/system/cluster_config", nil, root).Want(t, http.StatusOK).Get("classes").Raw
-	if !strings.Contains(classes, clusterconfig.GeoIPClass) || !strings.Contains(classes, clusterconfig.SearchesClass) || strings.Contains(classes, clusterconfig.EventsClass) {
+	if !strings.Contains(classes, clusterconfig.GeoIPClass) || !strings.Contains(classes, clusterconfig.SearchesClass) || !strings.Contains(classes, clusterconfig.EventsClass) {
 		t.Errorf("classes = %s", classes)
 	}
 	// Classes other resources keep in the collection are listed and read
