@@ -39,7 +39,8 @@ func NewGateway(ctx context.Context, cfg config.Config, o Options) (n *Node, err
 	if err != nil {
 		return nil, err
 	}
-	n = &Node{Config: cfg, Metrics: metrics.New(o.Now), Levels: loggers.New(o.LogSink), pinned: rel.listeners, bound: o.Listeners}
+	reg := metrics.New(o.Now)
+	n = &Node{Config: cfg, Metrics: reg, Levels: loggers.New(countedSink(o.LogSink, reg)), pinned: rel.listeners, bound: o.Listeners}
 	n.log = n.Levels.Logger("loggate")
 	// The named result is nil when an error is returned; close what was
 	// opened through a copy.

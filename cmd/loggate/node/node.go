@@ -166,6 +166,12 @@ func defaults(cfg *config.Config, o *Options) {
 	}
 }
 
+// countedSink counts what the node logs in log4j's appender meters, which
+// Graylog's logging page shows.
+func countedSink(sink slog.Handler, reg *metrics.Registry) slog.Handler {
+	return loggers.CountRecords(sink, func(name string) loggers.Marker { return reg.Meter(name) })
+}
+
 // New assembles a node. Nothing listens until Serve.
 func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error) {
 	defaults(&cfg, &o)
@@ -173,7 +179,8 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 	if err != nil {
 		return nil, err
 	}
-	n = &Node{Config: cfg, Metrics: metrics.New(o.Now), Levels: loggers.New(o.LogSink), pinned: rel.listeners, bound: o.Listeners}
+	reg := metrics.New(o.Now)
+	n = &Node{Config: cfg, Metrics: reg, Levels: loggers.New(countedSink(o.LogSink, reg)), pinned: rel.listeners, bound: o.Listeners}
 	n.log = n.Levels.Logger("loggate")
 	// A failed start releases what it opened; the named result is nil by
 	// then, so the node is kept aside.

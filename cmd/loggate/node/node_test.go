@@ -82,6 +82,10 @@ func TestLoggerLevelChangesLogging(t *testing.T) {
 	if strings.Contains(h.Logs(), "logger_name=loggate.x") {
 		t.Errorf("info logged with the root level at error:\n%s", h.Logs())
 	}
+	// What was written is counted where Graylog's logging page reads it.
+	if m := h.Do("GET", "/system/metrics/org.apache.logging.log4j.core.Appender.info", nil, nodetest.AsRoot()).Want(t, http.StatusOK); m.Get("count").Int() < 2 {
+		t.Errorf("Appender.info: %s", m.Body)
+	}
 	h.Do("PUT", "/system/loggers/loggate.http/level/trace", nil, nodetest.AsRoot()).Want(t, http.StatusNoContent)
 	h.Do("PUT", "/system/loggers/loggate/level/kaput", nil, nodetest.AsRoot()).WantError(t, http.StatusBadRequest, `Unknown log level "kaput"`)
 }
