@@ -49,7 +49,7 @@ type AuthenticationConfig interface {
 // Permissions of 3.3's AuthenticationResource (RestPermissions@3.3),
 // removed in 4.0.
 const (
-	permAuthenticationRead = "authentication:read"
+	permClusterConfigRead  = "clusterconfigentry:read"
 	permAuthenticationEdit = "authentication:edit"
 )
 
@@ -98,7 +98,7 @@ func answerAuthenticationConfig(ctx context.Context, c AuthenticationConfig, x *
 		return err
 	}
 	if x.Route.Method+" "+x.Route.Template.String() == authConfigGet {
-		if err := requireAny(ctx, permAuthenticationRead); err != nil {
+		if err := requireAny(ctx, permClusterConfigRead); err != nil {
 			return err
 		}
 		cfg, err := c.RealmConfig(ctx)
@@ -106,6 +106,9 @@ func answerAuthenticationConfig(ctx context.Context, c AuthenticationConfig, x *
 			return err
 		}
 		return realmAnswer(cfg, nil)
+	}
+	if err := requireAny(ctx, permClusterConfigRead); err != nil {
+		return err
 	}
 	if err := requireAny(ctx, permAuthenticationEdit); err != nil {
 		return err

@@ -22,7 +22,9 @@ const realmsReordered = `{"realm_order":["mongodb-password","mongodb-session","a
 var authConfigSteps = []ldapStep{
 	{name: "get_default", method: "GET", path: "/system/authentication/config", as: "root", status: 200},
 	{name: "get_anonymous", method: "GET", path: "/system/authentication/config", status: 401},
-	{name: "get_forbidden", method: "GET", path: "/system/authentication/config", as: "reader", status: 403},
+	// Readers have clusterconfigentry:read, which is all 3.3 asked for.
+	{name: "get_as_reader", method: "GET", path: "/system/authentication/config", as: "reader", status: 200},
+	{name: "put_as_reader", method: "PUT", path: "/system/authentication/config", body: realmsReordered, as: "reader", status: 403},
 	{name: "get_with_read_permission", method: "GET", path: "/system/authentication/config", as: "authreader", status: 200},
 	{name: "put_forbidden", method: "PUT", path: "/system/authentication/config", body: realmsReordered, as: "authreader", status: 403},
 	{name: "put_without_csrf_header", method: "PUT", path: "/system/authentication/config", body: realmsReordered, as: "root",
@@ -67,7 +69,7 @@ func TestAuthenticationConfigGoldenExchanges(t *testing.T) {
 	e.h.CreateUser("reader", "readerpw")
 	e.h.Do("POST", "/users", map[string]any{
 		"username": "authreader", "password": "authreaderpw", "email": "a@example.org", "full_name": "Auth Reader",
-		"permissions": []string{"authentication:read"},
+		"permissions": []string{"clusterconfigentry:read"},
 	}, nodetest.AsRoot()).Want(t, http.StatusCreated)
 	runSteps(t, e, "authconfig_", authConfigSteps, map[string]nodetest.ReqOption{
 		"root": nodetest.AsRoot(), "reader": nodetest.Basic("reader", "readerpw"), "authreader": nodetest.Basic("authreader", "authreaderpw"),
@@ -111,21 +113,22 @@ func TestAuthenticationConfigAPIAnswers(t *testing.T) {
 		saved              bool
 		warnings           []string // after the removal warning
 	}{
-		{"get", "GET", "", []string{"authentication:read"}, true, 200, false, nil},
+		{"get", "GET", "", []string{"clusterconfigentry:read"}, true, 200, false, nil},
 		{"get without permission", "GET", "", []string{"authentication:edit"}, true, 403, false, nil},
 		{"get anonymous", "GET", "", nil, true, 401, false, nil},
-		{"put default order", "PUT", "{" + defaultOrder + `,"disabled_realms":[]}`, []string{"authentication:edit"}, true, 200, true, nil},
-		{"put read only", "PUT", "{" + defaultOrder + `,"disabled_realms":[]}`, []string{"authentication:read"}, true, 403, false, nil},
-		{"put reordered", "PUT", realmsReordered, []string{"authentication:edit"}, true, 200, true, []string{"order"}},
-		{"put enable while inactive", "PUT", "{" + defaultOrder + `,"disabled_realms":[]}`, []string{"authentication:edit"}, false, 200, true, []string{"ldap"}},
-		{"put partial order", "PUT", `{"realm_order":["root-user"],"disabled_realms":[],"extra":1}`, []string{"authentication:edit"}, true, 200, true, []string{"order"}},
-		{"put unknown realm", "PUT", `{"realm_order":["kerberos"],"disabled_realms":[]}`, []string{"authentication:edit"}, true, 400, false, nil},
-		{"put unknown disabled realm", "PUT", `{"realm_order":[],"disabled_realms":["kerberos"]}`, []string{"authentication:edit"}, true, 400, false, nil},
-		{"put duplicate", "PUT", `{"realm_order":["root-user","root-user"],"disabled_realms":[]}`, []string{"authentication:edit"}, true, 400, false, nil},
-		{"put disable root", "PUT", `{"realm_order":[],"disabled_realms":["root-user"]}`, []string{"authentication:edit"}, true, 400, false, nil},
-		{"put null lists", "PUT", `{"realm_order":null,"disabled_realms":null}`, []string{"authentication:edit"}, true, 400, false, nil},
-		{"put wrong type", "PUT", `{"realm_order":"root-user","disabled_realms":[]}`, []string{"authentication:edit"}, true, 400, false, nil},
-		{"put empty body", "PUT", ``, []string{"authentication:edit"}, true, 400, false, nil},
+		{"put default order", "PUT", "{" + defaultOrder + `,"disabled_realms":[]}`, []string{"authentication:edit", "clusterconfigentry:read"}, true, 200, true, nil},
+		{"put read only", "PUT", "{" + defaultOrder + `,"disabled_realms":[]}`, []string{"clusterconfigentry:read"}, true, 403, false, nil},
+		{"put without reading", "PUT", "{" + defaultOrder + `,"disabled_realms":[]}`, []string{"authentication:edit"}, true, 403, false, nil},
+		{"put reordered", "PUT", realmsReordered, []string{"authentication:edit", "clusterconfigentry:read"}, true, 200, true, []string{"order"}},
+		{"put enable while inactive", "PUT", "{" + defaultOrder + `,"disabled_realms":[]}`, []string{"authentication:edit", "clusterconfigentry:read"}, false, 200, true, []string{"ldap"}},
+		{"put partial order", "PUT", `{"realm_order":["root-user"],"disabled_realms":[],"extra":1}`, []string{"authentication:edit", "clusterconfigentry:read"}, true, 200, true, []string{"order"}},
+		{"put unknown realm", "PUT", `{"realm_order":["kerberos"],"disabled_realms":[]}`, []string{"authentication:edit", "clusterconfigentry:read"}, true, 400, false, nil},
+		{"put unknown disabled realm", "PUT", `{"realm_order":[],"disabled_realms":["kerberos"]}`, []string{"authentication:edit", "clusterconfigentry:read"}, true, 400, false, nil},
+		{"put duplicate", "PUT", `{"realm_order":["root-user","root-user"],"disabled_realms":[]}`, []string{"authentication:edit", "clusterconfigentry:read"}, true, 400, false, nil},
+		{"put disable root", "PUT", `{"realm_order":[],"disabled_realms":["root-user"]}`, []string{"authentication:edit", "clusterconfigentry:read"}, true, 400, false, nil},
+		{"put null lists", "PUT", `{"realm_order":null,"disabled_realms":null}`, []string{"authentication:edit", "clusterconfigentry:read"}, true, 400, false, nil},
+		{"put wrong type", "PUT", `{"realm_order":"root-user","disabled_realms":[]}`, []string{"authentication:edit", "clusterconfigentry:read"}, true, 400, false, nil},
+		{"put empty body", "PUT", ``, []string{"authentication:edit", "clusterconfigentry:read"}, true, 400, false, nil},
 	}
 	want := map[string]string{
 		"order": `299 - "The realm order is kept but not applied: loggate checks a password against the local account first and against the directory only for users without one"`,

@@ -23,7 +23,7 @@ func (h *Handler) SystemRoutes() []api.Route {
 		{Method: "GET", Path: "/cluster/jobs", Summary: "List currently running jobs of every node",
 			Handler: h.everyNode("GET /system/jobs")},
 		{Method: "GET", Path: "/cluster/inputstates", Summary: "Get all input states of every node",
-			Permission: "inputs:read:{inputId}", Handler: h.everyNodeField("GET /system/inputstates", "states")},
+			Permission: "inputs:read", Handler: h.everyNodeField("GET /system/inputstates", "states")},
 	}
 }
 

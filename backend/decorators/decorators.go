@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/loggate/loggate/auth"
 	"net/http"
 	"slices"
 	"strings"
@@ -103,6 +104,15 @@ func (s *Service) Update(ctx context.Context, id string, d Decorator) (Decorator
 	return d, notFound(err, id)
 }
 
+// Get returns a decorator.
+func (s *Service) Get(ctx context.Context, id string) (Decorator, error) {
+	doc, err := s.st.Get(ctx, collection, id)
+	if err != nil {
+		return Decorator{}, notFound(err, id)
+	}
+	return decode(doc)
+}
+
 // Delete removes a decorator.
 func (s *Service) Delete(ctx context.Context, id string) error {
 	return notFound(s.st.Delete(ctx, collection, id), id)
@@ -133,7 +143,7 @@ func (h *Handler) Routes() []api.Route {
 		{Method: "POST", Path: "/search/decorators", Summary: "Creates a message decoration configuration",
 			Permission: "decorators:create", Body: body, Handler: h.create},
 		{Method: "PUT", Path: "/search/decorators/{decoratorId}", Summary: "Update a decorator",
-			Permission: "decorators:edit", Body: body, Handler: h.update},
+			Permission: "decorators:create", Body: body, Handler: h.update},
 		{Method: "DELETE", Path: "/search/decorators/{decoratorId}", Summary: "Delete a decorator",
 			Permission: "decorators:edit", Handler: h.delete},
 	}
@@ -158,6 +168,9 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
 	if err := api.Decode(r, &d, false); err != nil {
 		return err
 	}
+	if err := editsStream(r, d); err != nil {
+		return err
+	}
 	d, err := h.s.Create(r.Context(), d)
 	if err != nil {
 		return err
@@ -171,6 +184,12 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
 	if err := api.Decode(r, &d, false); err != nil {
 		return err
 	}
+	if err := h.editsStored(r); err != nil {
+		return err
+	}
+	if err := editsStream(r, d); err != nil {
+		return err
+	}
 	d, err := h.s.Update(r.Context(), api.Var(r, "decoratorId"), d)
 	if err != nil {
 		return err
@@ -180,9 +199,30 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *Handler) delete(w http.ResponseWriter, r *http.Request) error {
+	if err := h.editsStored(r); err != nil {
+		return err
+	}
 	if err := h.s.Delete(r.Context(), api.Var(r, "decoratorId")); err != nil {
 		return err
 	}
 	api.NoContent(w)
 	return nil
+}
+
+// editsStream checks, for a decorator of a stream, that the caller may edit
+// that stream, as Graylog's DecoratorResource does.
+func editsStream(r *http.Request, d Decorator) error {
+	if d.Stream == nil || *d.Stream == "" {
+		return nil
+	}
+	return auth.Require(r.Context(), "streams:edit:"+*d.Stream)
+}
+
+// editsStored is editsStream for the stored decorator a request names.
+func (h *Handler) editsStored(r *http.Request) error {
+	d, err := h.s.Get(r.Context(), api.Var(r, "decoratorId"))
+	if err != nil {
+		return err
+	}
+	return editsStream(r, d)
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/loggate/loggate/auth"
 	"github.com/loggate/loggate/backend/api"
 )
 
@@ -30,20 +31,25 @@ func NewHandler(s *Service) *Handler { return &Handler{s: s} }
 // Routes returns the notification routes.
 func (h *Handler) Routes() []api.Route {
 	return []api.Route{
+		// Every page polls the list: each caller sees the types they may
+		// read (notifications:read:<type>), as in Graylog.
 		{Method: "GET", Path: "/system/notifications", Summary: "Get all active notifications",
-			Permission: "notifications:read", Handler: h.list},
+			Permission: "notifications:read:{notificationType}", Handler: h.list},
 		{Method: "DELETE", Path: "/system/notifications/{notificationType}", Summary: "Delete a notification",
-			Permission: "notifications:delete", Handler: h.dismiss},
+			Permission: "notifications:delete:{notificationType}", Handler: h.dismiss},
 	}
 }
 
 func (h *Handler) list(w http.ResponseWriter, r *http.Request) error {
-	ns, err := h.s.List(r.Context())
+	all, err := h.s.List(r.Context())
 	if err != nil {
 		return err
 	}
-	if ns == nil {
-		ns = []Notification{}
+	ns := []Notification{}
+	for _, n := range all {
+		if auth.Require(r.Context(), "notifications:read:"+n.Type) == nil {
+			ns = append(ns, n)
+		}
 	}
 	api.WriteJSON(w, http.StatusOK, struct {
 		Total         int            `json:"total"`
@@ -55,7 +61,11 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request) error {
 func (h *Handler) dismiss(w http.ResponseWriter, r *http.Request) error {
 	typ := strings.ToLower(api.Var(r, "notificationType"))
 	if !slices.Contains(types, typ) {
-		return api.Errorf(api.NotFound, "No such notification type <%s>", api.Var(r, "notificationType"))
+		// Graylog's Type.valueOf fails: a 400.
+		return api.Errorf(api.Invalid, "No such notification type <%s>", api.Var(r, "notificationType"))
+	}
+	if err := auth.Require(r.Context(), "notifications:delete:"+typ); err != nil {
+		return err
 	}
 	if err := h.s.Dismiss(r.Context(), typ, ""); err != nil {
 		return err

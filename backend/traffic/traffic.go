@@ -184,13 +184,11 @@ func (r *Recorder) Routes() []api.Route {
 
 func (r *Recorder) serve(w http.ResponseWriter, req *http.Request) error {
 	q := req.URL.Query()
-	days := 30
-	if v := q.Get("days"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return api.Errorf(api.Invalid, "Invalid days %q; it must be a whole number of at least 1", v)
-		}
-		days = n
+	// Buckets are kept 31 days: asking further back finds nothing more,
+	// and a bound keeps the time arithmetic from overflowing.
+	days, err := api.IntParam(q, "days", 30, 1, 3650)
+	if err != nil {
+		return err
 	}
 	daily := false
 	if v := q.Get("daily"); v != "" {

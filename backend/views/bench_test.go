@@ -51,7 +51,7 @@ func BenchmarkCreateBody(b *testing.B) {
 	b.Cleanup(func() { _ = db.Close() })
 	// Only the decoding and validation: the handler answers 403 before it
 	// writes, for want of dashboards:create.
-	h := routertest.Handler(views.NewHandler(views.NewService(db, time.Now)).Routes())
+	h := routertest.Handler(views.NewHandler(views.NewService(db, time.Now), nil).Routes())
 	p := user(b, "alice")
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
@@ -106,7 +106,7 @@ func BenchmarkList(b *testing.B) {
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			svc, _ := benchViews(b, 1000)
-			h := routertest.Handler(views.NewHandler(svc).Routes())
+			h := routertest.Handler(views.NewHandler(svc, nil).Routes())
 			p := user(b, "alice", tc.perms...)
 			b.ReportAllocs()
 			for b.Loop() {
@@ -124,7 +124,7 @@ func BenchmarkList(b *testing.B) {
 
 func BenchmarkGet(b *testing.B) {
 	svc, ids := benchViews(b, 100)
-	h := routertest.Handler(views.NewHandler(svc).Routes())
+	h := routertest.Handler(views.NewHandler(svc, nil).Routes())
 	p := user(b, "alice")
 	path := "/views/" + ids[0]
 	b.ReportAllocs()

@@ -72,7 +72,7 @@ func (e *env) open(wrap func(store.Store) store.Store) {
 		e.st = wrap(st)
 	}
 	e.svc = views.NewService(e.st, e.clock.now)
-	e.H = routertest.Handler(views.NewHandler(e.svc).Routes())
+	e.H = routertest.Handler(views.NewHandler(e.svc, nil).Routes())
 }
 
 // reopen closes the store and opens it again, as a restart does.

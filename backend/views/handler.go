@@ -12,12 +12,34 @@ import (
 
 // Handler serves /views, /dashboards and /search/saved.
 type Handler struct {
-	views *Service
+	views    *Service
+	searches *Searches
 }
 
-// NewHandler returns the views resources.
-func NewHandler(views *Service) *Handler {
-	return &Handler{views: views}
+// NewHandler returns the views resources; searches, when not nil, are the
+// stored searches a view may only name when its author may read them.
+func NewHandler(views *Service, searches *Searches) *Handler {
+	return &Handler{views: views, searches: searches}
+}
+
+// checkSearch refuses a view naming a stored search its author may not
+// read: owning the view would otherwise make the search theirs to read and
+// run (Graylog 4.3's integrity check). A search not stored (an old client's
+// view) is left to the view.
+func (h *Handler) checkSearch(ctx context.Context, id string) error {
+	if h.searches == nil || id == "" {
+		return nil
+	}
+	if _, err := h.searches.Get(ctx, id); errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if _, err := h.searches.load(ctx, id); err != nil {
+		if api.ErrorCode(err) == api.Forbidden {
+			return api.Errorf(api.Invalid, "Search %s not available", id)
+		}
+		return err
+	}
+	return nil
 }
 
 // bodyExample is a minimal ViewDTO for the API browser.
@@ -94,6 +116,9 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
 	if v.Type == Dashboard && !p.Permits("dashboards:create") {
 		return api.Errorf(api.Forbidden, "User is not allowed to create new dashboards.")
 	}
+	if err := h.checkSearch(r.Context(), v.SearchID); err != nil {
+		return err
+	}
 	created, err := h.views.Create(r.Context(), v, p.Username)
 	if errors.Is(err, store.ErrConflict) {
 		return api.Errorf(api.Conflict, "View %s already exists", v.ID)
@@ -115,6 +140,9 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if _, err := h.load(ctx, id, v.Type, canEdit); err != nil {
+		return err
+	}
+	if err := h.checkSearch(ctx, v.SearchID); err != nil {
 		return err
 	}
 	updated, err := h.views.Update(ctx, id, v)

@@ -23,7 +23,7 @@ func TestAuthenticationConfig33(t *testing.T) {
 	h.CreateUser("reader", "readerpw")
 	h.Do("POST", "/users", map[string]any{
 		"username": "auditor", "password": "auditorpw", "email": "a@example.org", "full_name": "Auditor",
-		"permissions": []string{"authentication:read"},
+		"permissions": []string{"clusterconfigentry:read"},
 	}, nodetest.AsRoot()).Want(t, http.StatusCreated)
 	activateLDAP(t, h, dir)
 	alice := nodetest.Basic(slapdtest.Alice.UID, slapdtest.Alice.Password)
@@ -40,7 +40,9 @@ func TestAuthenticationConfig33(t *testing.T) {
 	}
 
 	t.Run("permissions", func(t *testing.T) {
-		h.Do("GET", path, nil, as33(nodetest.Basic("reader", "readerpw"))...).Want(t, http.StatusForbidden)
+		h.Do("GET", path, nil, as33(nodetest.Basic("reader", "readerpw"))...).Want(t, http.StatusOK)
+		h.Do("PUT", path, map[string]any{"realm_order": []string{}, "disabled_realms": []string{"legacy-ldap"}},
+			as33(nodetest.Basic("reader", "readerpw"))...).Want(t, http.StatusForbidden)
 		h.Do("GET", path, nil, as33(nodetest.Basic("auditor", "auditorpw"))...).Want(t, http.StatusOK)
 		h.Do("PUT", path, map[string]any{"realm_order": []string{}, "disabled_realms": []string{"legacy-ldap"}},
 			as33(nodetest.Basic("auditor", "auditorpw"))...).Want(t, http.StatusForbidden)

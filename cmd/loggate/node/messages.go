@@ -116,7 +116,7 @@ func (n *Node) messagePipeline(ctx context.Context, cfg config.Config, o Options
 		// The views' searches and fields before the views, whose
 		// /views/{id} would take /views/fields for a view id.
 		viewSearches.Routes(),
-		views.NewHandler(n.Views).Routes(),
+		views.NewHandler(n.Views, viewStore).Routes(),
 		searches.Routes(),
 		deflector.NewHandler(n.IndexSets, m.Store, n.Levels.Logger("loggate.indexer.deflector")).Routes(),
 		indexer.NewHandler(n.IndexSets, m.Store, m.Failures, indexer.Node{ID: n.Info.ID, Hostname: n.Info.Hostname}, o.Now).Routes(),

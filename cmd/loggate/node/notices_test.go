@@ -74,6 +74,12 @@ func TestNotificationInputFailedToStart(t *testing.T) {
 	if msgs := systemMessages(t, h); !strings.Contains(msgs, "Input [blocked/"+id+"] failed to start") {
 		t.Errorf("no system message of the failure:\n%s", msgs)
 	}
+	// Every page polls the list: a reader gets it, with the types they may
+	// read (none for Reader), as in Graylog.
+	h.CreateUser("poller", "pollerpass1", "Reader")
+	if r := h.Do("GET", "/system/notifications", nil, nodetest.Basic("poller", "pollerpass1")).Want(t, http.StatusOK); r.Get("total").Int() != 0 {
+		t.Errorf("a reader sees notifications they may not read: %s", r.Body)
+	}
 
 	taken.Close()
 	h.Do("PUT", "/system/inputstates/"+id, nil, nodetest.AsRoot()).Want(t, http.StatusOK)
@@ -89,7 +95,7 @@ func TestNotificationInputFailedToStart(t *testing.T) {
 
 	// Dismissed by a person; an unknown type is a 404.
 	h.Do("DELETE", "/system/notifications/INPUT_FAILED_TO_START", nil, nodetest.AsRoot()).Want(t, http.StatusNoContent)
-	h.Do("DELETE", "/system/notifications/no_such_type", nil, nodetest.AsRoot()).WantError(t, http.StatusNotFound, "No such notification type")
+	h.Do("DELETE", "/system/notifications/no_such_type", nil, nodetest.AsRoot()).WantError(t, http.StatusBadRequest, "No such notification type")
 	h.CreateUser("viewer", "viewerpass1", "Reader")
 	h.Do("DELETE", "/system/notifications/generic", nil, nodetest.Basic("viewer", "viewerpass1")).Want(t, http.StatusForbidden)
 	h.Do("GET", "/system/messages?page=0", nil, nodetest.AsRoot()).WantError(t, http.StatusBadRequest, "Invalid page")

@@ -236,6 +236,12 @@ func TestDecorators(t *testing.T) {
 	}
 	createUnprivileged(t, h)
 	h.Do("GET", "/search/decorators", nil, nodetest.Basic("nobody", "nobodypass1")).Want(t, http.StatusForbidden)
+	// A decorator of a stream also needs the right to edit that stream.
+	h.CreateUser("decorator", "decoratorpass1", "Reader")
+	h.Do("PUT", "/users/decorator/permissions", map[string]any{"permissions": []string{"decorators:create", "decorators:read"}}, root).Want(t, http.StatusNoContent)
+	deco := nodetest.Basic("decorator", "decoratorpass1")
+	h.Do("POST", "/search/decorators", map[string]any{"type": "x", "stream": "5f0000000000000000000001", "config": map[string]any{}}, deco).Want(t, http.StatusForbidden)
+	h.Do("POST", "/search/decorators", map[string]any{"type": "x", "config": map[string]any{}}, deco).Want(t, http.StatusOK)
 }
 
 func TestJVMLocalesPluginsJobs(t *testing.T) {
@@ -428,6 +434,10 @@ func TestSharesOfUser(t *testing.T) {
 		t.Errorf("bob's shares: %s", b.Body)
 	}
 	h.Do("GET", "/authz/shares/user/"+aliceID, nil, nodetest.Basic("bob", "bobpass1")).Want(t, http.StatusForbidden)
+	// Reading users is not enough: as in Graylog, another user's shares are
+	// for whoever may edit that user.
+	h.CreateUser("carol", "carolpass1", "Reader", "User Inspector")
+	h.Do("GET", "/authz/shares/user/"+aliceID, nil, nodetest.Basic("carol", "carolpass1")).Want(t, http.StatusForbidden)
 	h.Do("GET", "/authz/shares/user/5f0000000000000000000009", nil, root).Want(t, http.StatusNotFound)
 }
 

@@ -160,6 +160,10 @@ func TestViewsSearchLifecycle(t *testing.T) {
 	h.Do("GET", "/views/search/status/"+jobID, nil, bob).WantError(t, http.StatusNotFound, "No such search job")
 	h.Do("POST", "/views/search", viewSearch(sid, "bob's"), bob).WantError(t, http.StatusForbidden, "already exists and user is not permitted to overwrite it")
 	h.Do("GET", "/views/search/5f1a2b3c4d5e6f7a8b9c0dff", nil, bob).WantError(t, http.StatusNotFound, "Search with id 5f1a2b3c4d5e6f7a8b9c0dff does not exist")
+	// Nor can bob make admin's search his by naming it in a view of his.
+	h.Do("POST", "/views", map[string]any{"type": "SEARCH", "title": "borrowed", "search_id": sid, "state": map[string]any{}},
+		bob).WantError(t, http.StatusBadRequest, "Search "+sid+" not available")
+	h.Do("GET", "/views/search/"+sid, nil, bob).Want(t, http.StatusForbidden)
 	// A stream bob may not read is refused when the search is created.
 	denied := h.Do("POST", "/views/search", viewSearch("5f1a2b3c4d5e6f7a8b9c0d30", "", web1), bob).Want(t, http.StatusForbidden)
 	if denied.Get("type").String() != "MissingStreamPermission" || denied.Get("streams").Raw != `["`+web1+`"]` {
