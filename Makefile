@@ -3,7 +3,7 @@ GO        ?= go
 PKGS      := ./...
 BIN       := bin/loggate
 BUILD     := $(shell git rev-parse --short=7 HEAD 2>/dev/null || echo dev)
-LDFLAGS   := -X github.com/loggate/loggate/backend/system.Build=$(BUILD)
+LDFLAGS   := -X github.com/loggate/loggate/backend/system/overview.Build=$(BUILD)
 STATICCHECK ?= $(shell command -v staticcheck 2>/dev/null || echo $(HOME)/go/bin/staticcheck)
 
 .PHONY: build run test race bench load bench-large memtest fuzz lint staticcheck clean
@@ -39,8 +39,8 @@ load:
 
 ## bench-large: the embedded message store holding 1,000,000 messages, and the search page over it
 bench-large:
-	LOGGATE_BENCH_LARGE=1 $(GO) test -run '^$$' -bench Large -benchtime 40x -timeout 30m ./backend/messages/embedded
-	LOGGATE_BENCH_LARGE=1 $(GO) test -run '^$$' -bench SearchPage -benchtime 40x -timeout 30m ./backend/views
+	LOGGATE_BENCH_LARGE=1 $(GO) test -run '^$$' -bench Large -benchtime 40x -timeout 30m ./backend/logs/messages/embedded
+	LOGGATE_BENCH_LARGE=1 $(GO) test -run '^$$' -bench SearchPage -benchtime 40x -timeout 30m ./backend/analysis/views
 
 ## memtest: decompression bombs against a loggate process, peak RSS under 500 MB
 memtest:

@@ -11,8 +11,7 @@ import (
 	"time"
 
 	"github.com/loggate/loggate/auth/permission"
-	"github.com/loggate/loggate/backend/api"
-	"github.com/loggate/loggate/backend/store"
+	"github.com/loggate/loggate/router/api"
 )
 
 // Identity is what authentication needs to know of a user.
@@ -30,7 +29,7 @@ type Identity struct {
 }
 
 // Directory finds users. Lookups of unknown users return an error matching
-// store.ErrNotFound.
+// ErrNotFound.
 type Directory interface {
 	IdentityByName(ctx context.Context, username string) (*Identity, error)
 	IdentityByID(ctx context.Context, id string) (*Identity, error)
@@ -45,7 +44,7 @@ type TokenRecord struct {
 
 // Tokens finds access tokens by value and records their use.
 type Tokens interface {
-	// FindToken returns the token with that value, or store.ErrNotFound.
+	// FindToken returns the token with that value, or ErrNotFound.
 	FindToken(ctx context.Context, value string) (TokenRecord, error)
 	// Touch records a use; implementations coalesce the writes.
 	Touch(id string, at time.Time)
@@ -69,7 +68,7 @@ func (s SessionRecord) Expired(now time.Time) bool { return now.After(s.LastAcce
 // Sessions finds sessions and records their use. Sessions are named by
 // their key (Keys.SessionKey of the id), never by the id itself.
 type Sessions interface {
-	// FindSession returns the session, or store.ErrNotFound.
+	// FindSession returns the session, or ErrNotFound.
 	FindSession(ctx context.Context, key string) (SessionRecord, error)
 	// Touch extends a session; implementations coalesce the writes.
 	Touch(key string, at time.Time)
@@ -94,6 +93,15 @@ type Cache interface {
 type External interface {
 	Login(ctx context.Context, username, password string) (*Identity, error)
 }
+
+// ErrNotFound is what Directory, Tokens and Sessions return (wrapped) for
+// a user, token or session that does not exist: authentication answers
+// 401 for it, where any other error is the store failing (500).
+var ErrNotFound = errors.New("not found")
+
+// NotFound marks err as a lookup that found nothing, keeping err's own
+// meaning for callers that classify it otherwise.
+func NotFound(err error) error { return fmt.Errorf("%w: %w", ErrNotFound, err) }
 
 // The outcomes of an External login other than success.
 var (
@@ -186,7 +194,7 @@ func (a *Authenticator) VerifyPassword(ctx context.Context, username, password s
 	// after this point keeps what is read from being cached.
 	epoch := a.o.Cache.Epoch(ctx)
 	id, err := a.o.Directory.IdentityByName(ctx, username)
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
+	if err != nil && !errors.Is(err, ErrNotFound) {
 		return nil, fmt.Errorf("look up user: %w", err)
 	}
 	if err == nil && id.PasswordHash != "" {
@@ -255,7 +263,7 @@ func (a *Authenticator) token(ctx context.Context, value string) (*Principal, er
 	if e == nil {
 		epoch := a.o.Cache.Epoch(ctx)
 		rec, err := a.o.Tokens.FindToken(ctx, value)
-		if errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, ErrNotFound) {
 			return nil, errInvalidCredentials
 		}
 		if err != nil {
@@ -292,7 +300,7 @@ func (a *Authenticator) session(ctx context.Context, sid string, extend bool) (*
 	if e == nil {
 		epoch := a.o.Cache.Epoch(ctx)
 		rec, err := a.o.Sessions.FindSession(ctx, skey)
-		if errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, ErrNotFound) {
 			// Only a session this cache knew needs forgetting: a made-up
 			// id must not cost every node an invalidation.
 			if cached {
@@ -307,7 +315,7 @@ func (a *Authenticator) session(ctx context.Context, sid string, extend bool) (*
 			rec.LastAccess = t
 		}
 		if rec.Expired(now) {
-			if err := a.o.Sessions.Expire(ctx, skey); err != nil && !errors.Is(err, store.ErrNotFound) {
+			if err := a.o.Sessions.Expire(ctx, skey); err != nil && !errors.Is(err, ErrNotFound) {
 				return nil, fmt.Errorf("expire session: %w", err)
 			}
 			a.o.Cache.InvalidateSession(ctx, skey)
@@ -335,7 +343,7 @@ func (a *Authenticator) identityByID(ctx context.Context, userID string) (*Ident
 // usable turns the lookup of a user a credential names into the user's
 // identity, or a 401 when the user is unknown or may not log in.
 func usable(id *Identity, err error) (*Identity, error) {
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, ErrNotFound) {
 		return nil, errInvalidCredentials
 	}
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/loggate/loggate/auth/cache"
 	"github.com/loggate/loggate/auth/cache/redistest"
-	"github.com/loggate/loggate/backend/store"
 )
 
 // A fill that began before an invalidation is not stored: it may carry what
@@ -110,7 +109,7 @@ func TestUnknownSessionDoesNotInvalidate(t *testing.T) {
 type noSessions struct{}
 
 func (noSessions) FindSession(context.Context, string) (SessionRecord, error) {
-	return SessionRecord{}, store.ErrNotFound
+	return SessionRecord{}, ErrNotFound
 }
 func (noSessions) Touch(string, time.Time)              {}
 func (noSessions) LastTouch(string) (time.Time, bool)   { return time.Time{}, false }

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/loggate/loggate/auth"
-	"github.com/loggate/loggate/backend/api"
+	"github.com/loggate/loggate/router/api"
 )
 
 func basic(s string) string { return "Basic " + base64.StdEncoding.EncodeToString([]byte(s)) }

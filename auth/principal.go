@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/loggate/loggate/auth/permission"
-	"github.com/loggate/loggate/backend/api"
+	"github.com/loggate/loggate/router/api"
 )
 
 // RootUserID is the fixed id of the root user from the configuration, as in

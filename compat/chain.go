@@ -7,8 +7,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/loggate/loggate/backend/api"
 	"github.com/loggate/loggate/rewrite"
+	"github.com/loggate/loggate/router/api"
 )
 
 // Chain applies version changes around a backend handler.

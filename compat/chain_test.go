@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/loggate/loggate/auth"
-	"github.com/loggate/loggate/backend/api"
 	"github.com/loggate/loggate/compat"
+	"github.com/loggate/loggate/router/api"
 )
 
 // directory is a fixed username → id table for the chain's unit tests; the

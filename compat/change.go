@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/loggate/loggate/backend/api"
 	"github.com/loggate/loggate/rewrite"
+	"github.com/loggate/loggate/router/api"
 )
 
 // Change is one version change: what the API release Release changed, and

@@ -3,7 +3,7 @@ package compat
 import (
 	"strings"
 
-	"github.com/loggate/loggate/backend/api"
+	"github.com/loggate/loggate/router/api"
 )
 
 // Deps are what the version changes need of the backend, each through its

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/loggate/loggate/backend/api"
+	"github.com/loggate/loggate/router/api"
 )
 
 // Release is a Graylog API release, major.minor.

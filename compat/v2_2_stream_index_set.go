@@ -5,8 +5,8 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/loggate/loggate/backend/api"
 	"github.com/loggate/loggate/rewrite"
+	"github.com/loggate/loggate/router/api"
 )
 
 // IndexSets answers which index set new streams go to when a client does

@@ -3,7 +3,7 @@ package compat
 import (
 	"net/http"
 
-	"github.com/loggate/loggate/backend/api"
+	"github.com/loggate/loggate/router/api"
 )
 
 // csrfRelease is the release that began requiring X-Requested-By on every

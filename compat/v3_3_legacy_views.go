@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/loggate/loggate/backend/api"
+	"github.com/loggate/loggate/router/api"
 )
 
 // LegacyViews serves Graylog's legacy dashboards (2.x–3.1) and saved

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/loggate/loggate/backend/api"
+	"github.com/loggate/loggate/router/api"
 )
 
 // The authentication realms of Graylog 3.3, by the names its

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loggate/loggate/backend/api"
 	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
 	"github.com/loggate/loggate/compat"
+	"github.com/loggate/loggate/router/api"
 )
 
 // realmsReordered is a 3.3 authentication page's PUT after moving the

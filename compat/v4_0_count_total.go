@@ -6,7 +6,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/loggate/loggate/backend/api"
+	"github.com/loggate/loggate/router/api"
 )
 
 // CountTotal is 4.0's removal of GET /count/total, the number of stored

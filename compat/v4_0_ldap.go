@@ -7,7 +7,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/loggate/loggate/auth"
-	"github.com/loggate/loggate/backend/api"
+	"github.com/loggate/loggate/router/api"
 )
 
 // LegacyLDAP serves Graylog 3.x's LDAP API in its own JSON; the node

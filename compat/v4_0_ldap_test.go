@@ -16,9 +16,9 @@ import (
 
 	"github.com/loggate/loggate/auth"
 	"github.com/loggate/loggate/auth/ldap/slapdtest"
-	"github.com/loggate/loggate/backend/api"
 	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
 	"github.com/loggate/loggate/compat"
+	"github.com/loggate/loggate/router/api"
 	"github.com/loggate/loggate/router/routertest"
 )
 

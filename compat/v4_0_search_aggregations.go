@@ -16,7 +16,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/loggate/loggate/auth"
-	"github.com/loggate/loggate/backend/api"
+	"github.com/loggate/loggate/router/api"
 )
 
 // aggregationEndpoints are the 3.x aggregations of the universal search,
@@ -178,12 +178,28 @@ func required(q url.Values, name string) (string, error) {
 	return v, nil
 }
 
+// aggregationParams says which parameters each 3.x aggregation endpoint
+// reads: an interval, the field (under its name), a value field, the terms
+// size, and stacked fields.
+var aggregationParams = map[string]struct {
+	interval       bool
+	field, value   string
+	terms, stacked bool
+}{
+	"histogram":       {interval: true},
+	"fieldhistogram":  {interval: true, field: "field"},
+	"terms-histogram": {interval: true, field: "field", terms: true, stacked: true},
+	"stats":           {field: "field"},
+	"terms":           {field: "field", terms: true, stacked: true},
+	"termsstats":      {field: "key_field", value: "value_field", terms: true},
+}
+
 // searchType builds the pivot that computes the aggregation, reading and
 // checking the endpoint's parameters.
 func (a *oldAggregation) searchType(q url.Values) (map[string]any, error) {
+	p := aggregationParams[a.Endpoint]
 	var err error
-	switch a.Endpoint {
-	case "histogram", "fieldhistogram", "terms-histogram":
+	if p.interval {
 		name, err := required(q, "interval")
 		if err != nil {
 			return nil, err
@@ -193,21 +209,17 @@ func (a *oldAggregation) searchType(q url.Values) (map[string]any, error) {
 		}
 		a.Interval = strings.ToLower(name)
 	}
-	switch a.Endpoint {
-	case "fieldhistogram", "stats", "terms", "terms-histogram":
-		if a.Field, err = required(q, "field"); err != nil {
-			return nil, err
-		}
-	case "termsstats":
-		if a.Field, err = required(q, "key_field"); err != nil {
-			return nil, err
-		}
-		if a.Value, err = required(q, "value_field"); err != nil {
+	if p.field != "" {
+		if a.Field, err = required(q, p.field); err != nil {
 			return nil, err
 		}
 	}
-	switch a.Endpoint {
-	case "terms", "termsstats", "terms-histogram":
+	if p.value != "" {
+		if a.Value, err = required(q, p.value); err != nil {
+			return nil, err
+		}
+	}
+	if p.terms {
 		a.Size = defaultTermsSize
 		if s := strings.TrimSpace(q.Get("size")); s != "" {
 			n, err := strconv.Atoi(s)
@@ -218,8 +230,10 @@ func (a *oldAggregation) searchType(q url.Values) (map[string]any, error) {
 				a.Size = n
 			}
 		}
+	}
+	if p.stacked {
 		for _, f := range strings.Split(q.Get("stacked_fields"), ",") {
-			if f = strings.TrimSpace(f); f != "" && a.Endpoint != "termsstats" {
+			if f = strings.TrimSpace(f); f != "" {
 				a.Stacked = append(a.Stacked, f)
 			}
 		}

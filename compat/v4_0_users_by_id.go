@@ -5,7 +5,7 @@ import (
 	"net/http"
 
 	"github.com/loggate/loggate/auth"
-	"github.com/loggate/loggate/backend/api"
+	"github.com/loggate/loggate/router/api"
 )
 
 // Users resolves usernames for the changes that moved user endpoints from

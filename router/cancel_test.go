@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loggate/loggate/backend/api"
-	"github.com/loggate/loggate/backend/metrics"
+	"github.com/loggate/loggate/backend/system/metrics"
 	"github.com/loggate/loggate/router"
+	"github.com/loggate/loggate/router/api"
 )
 
 // A request whose client hung up is not a server error: it is logged at

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/loggate/loggate/auth"
-	"github.com/loggate/loggate/backend/api"
 	"github.com/loggate/loggate/compat"
+	"github.com/loggate/loggate/router/api"
 )
 
 type authErrKey struct{}

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/loggate/loggate/backend/api"
 	"github.com/loggate/loggate/compat"
+	"github.com/loggate/loggate/router/api"
 )
 
 var errUnsupportedMediaType = api.Errorf(api.Unsupported, "HTTP 415 Unsupported Media Type")

@@ -7,8 +7,8 @@ import (
 
 	"github.com/klauspost/compress/gzhttp"
 
-	"github.com/loggate/loggate/backend/api"
 	"github.com/loggate/loggate/rewrite"
+	"github.com/loggate/loggate/router/api"
 )
 
 // prepare is the outermost layer: it recovers panics, stamps every response

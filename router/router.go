@@ -19,6 +19,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -27,9 +28,9 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/loggate/loggate/auth"
-	"github.com/loggate/loggate/backend/api"
-	"github.com/loggate/loggate/backend/metrics"
+	"github.com/loggate/loggate/backend/system/metrics"
 	"github.com/loggate/loggate/compat"
+	"github.com/loggate/loggate/router/api"
 )
 
 // Prefix is where the API is mounted.
@@ -127,23 +128,37 @@ func New(o Options) *Router {
 	} else {
 		rt.register(m)
 	}
-	if o.Chain != nil {
-		h = o.Chain.Wrap(h, rt.fail)
-	}
-	h = rt.release(h)
-	if o.Auth != nil {
-		h = rt.authenticate(h)
-	}
-	if o.EnableCORS {
-		h = cors(h)
-	}
-	h = rt.logAccess(h)
-	h = rt.prepare(h)
-	if o.EnableGzip {
-		h = gzipped(h)
+	for _, s := range slices.Backward(rt.middleware()) {
+		if s.on {
+			h = s.wrap(h)
+		}
 	}
 	rt.handler = h
 	return rt
+}
+
+// stage is one middleware of the chain, named for the reader.
+type stage struct {
+	name string
+	on   bool
+	wrap func(http.Handler) http.Handler
+}
+
+// middleware lists the chain in the order a request meets it (the README's
+// diagram): the release is resolved after authentication, because a token
+// may pin it; the X-Requested-By check runs in each route's endpoint,
+// after the compat chain converted the request up.
+func (rt *Router) middleware() []stage {
+	o := rt.o
+	return []stage{
+		{"gzip", o.EnableGzip, gzipped},
+		{"recover, node id, request id, body limit, pretty printing", true, rt.prepare},
+		{"access log", true, rt.logAccess},
+		{"CORS", o.EnableCORS, cors},
+		{"authentication", o.Auth != nil, rt.authenticate},
+		{"release resolution", true, rt.release},
+		{"compat chain", o.Chain != nil, func(h http.Handler) http.Handler { return o.Chain.Wrap(h, rt.fail) }},
+	}
 }
 
 // register adds the route table to m, with Jersey's 404 and 405 for the

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	goldap "github.com/go-ldap/ldap/v3"
-	"github.com/loggate/loggate/backend/api"
+	"github.com/loggate/loggate/router/api"
 )
 
 // Backend types, the values of Config.Type.

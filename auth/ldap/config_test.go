@@ -10,7 +10,7 @@ import (
 	ber "github.com/go-asn1-ber/asn1-ber"
 	goldap "github.com/go-ldap/ldap/v3"
 	"github.com/loggate/loggate/auth/ldap"
-	"github.com/loggate/loggate/backend/api"
+	"github.com/loggate/loggate/router/api"
 )
 
 func validLDAP() ldap.Config {

@@ -15,7 +15,7 @@ import (
 	goldap "github.com/go-ldap/ldap/v3"
 	"github.com/loggate/loggate/auth/ldap"
 	"github.com/loggate/loggate/auth/ldap/slapdtest"
-	"github.com/loggate/loggate/backend/api"
+	"github.com/loggate/loggate/router/api"
 )
 
 // entryUUID reads uid's entryUUID as the administrator sees it.

@@ -10,7 +10,7 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/loggate/loggate/backend/api"
+	"github.com/loggate/loggate/router/api"
 )
 
 // Errors returned by every implementation. Callers test them with errors.Is.

@@ -17,8 +17,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/loggate/loggate/backend/api"
 	"github.com/loggate/loggate/compat"
+	"github.com/loggate/loggate/router/api"
 )
 
 // Forgetter drops what is cached about a user (by id or username) once a

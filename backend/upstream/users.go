@@ -19,8 +19,8 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/loggate/loggate/auth/cache"
-	"github.com/loggate/loggate/backend/api"
 	"github.com/loggate/loggate/compat"
+	"github.com/loggate/loggate/router/api"
 )
 
 // UsersOptions configure Users.

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/loggate/loggate/auth/cache"
-	"github.com/loggate/loggate/backend/api"
 	"github.com/loggate/loggate/backend/upstream"
 	"github.com/loggate/loggate/compat"
+	"github.com/loggate/loggate/router/api"
 )
 
 // directory is a fake upstream user API: bob (id 5f0b) visible to "good"

@@ -15,7 +15,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/loggate/loggate/auth/cache/redistest"
-	"github.com/loggate/loggate/backend/nodes"
+	"github.com/loggate/loggate/backend/system/nodes"
 	"github.com/loggate/loggate/internal/servicetest"
 )
 

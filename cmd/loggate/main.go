@@ -17,8 +17,8 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/loggate/loggate/backend/loggers"
-	"github.com/loggate/loggate/backend/system"
+	"github.com/loggate/loggate/backend/system/loggers"
+	"github.com/loggate/loggate/backend/system/overview"
 	"github.com/loggate/loggate/cmd/loggate/config"
 	"github.com/loggate/loggate/cmd/loggate/migrate"
 	"github.com/loggate/loggate/cmd/loggate/node"
@@ -62,7 +62,7 @@ func run(ctx context.Context, args, environ []string, stdout, stderr io.Writer) 
 	case "migrate":
 		return migrate.Main(ctx, args, environ, stdout, stderr)
 	case "version":
-		fmt.Fprintf(stdout, "loggate %s (Graylog %s API)\n", system.Build, system.APIVersion)
+		fmt.Fprintf(stdout, "loggate %s (Graylog %s API)\n", overview.Build, overview.APIVersion)
 		return nil
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage())
@@ -115,10 +115,10 @@ func serve(ctx context.Context, args, environ []string, stdout, stderr io.Writer
 	err = n.Serve(ctx, func(addr net.Addr) {
 		// One write, so that a reader of the first line has the second.
 		banner := fmt.Sprintf("loggate %s serving the Graylog %s API at http://%s/api/ (data in %s)\n",
-			system.Build, system.APIVersion, addr, cfg.DataDir)
+			overview.Build, overview.APIVersion, addr, cfg.DataDir)
 		if cfg.UpstreamURI != "" {
 			banner = fmt.Sprintf("loggate %s serving the Graylog %s API at http://%s/api/ as a compatibility gateway to %s\n",
-				system.Build, system.APIVersion, addr, cfg.UpstreamURI)
+				overview.Build, overview.APIVersion, addr, cfg.UpstreamURI)
 		}
 		if pw := n.GeneratedRootPassword; pw != "" {
 			banner += fmt.Sprintf("First start: the password of %q is %s\n"+

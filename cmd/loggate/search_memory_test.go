@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loggate/loggate/backend/messages"
-	"github.com/loggate/loggate/backend/messages/embedded"
+	"github.com/loggate/loggate/backend/logs/messages"
+	"github.com/loggate/loggate/backend/logs/messages/embedded"
 )
 
 // TestSearchMemoryIsBounded runs concurrent searches whose answers are

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loggate/loggate/backend/api"
+	"github.com/loggate/loggate/router/api"
 )
 
 // Decode decodes a response body as T, failing the test when it is not.

@@ -10,8 +10,8 @@ import (
 
 	"github.com/loggate/loggate/auth"
 	"github.com/loggate/loggate/auth/permission"
-	"github.com/loggate/loggate/backend/api"
 	"github.com/loggate/loggate/router"
+	"github.com/loggate/loggate/router/api"
 )
 
 // Handler serves routes through the real router: authentication, static

@@ -14,13 +14,13 @@ import (
 	"go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 
-	"github.com/loggate/loggate/backend/api"
-	"github.com/loggate/loggate/backend/authservices"
-	"github.com/loggate/loggate/backend/legacyldap"
-	"github.com/loggate/loggate/backend/loggers"
-	"github.com/loggate/loggate/backend/users"
+	"github.com/loggate/loggate/backend/access/authservices"
+	"github.com/loggate/loggate/backend/access/users"
+	"github.com/loggate/loggate/backend/system/loggers"
 	"github.com/loggate/loggate/cmd/loggate/config"
 	"github.com/loggate/loggate/cmd/loggate/node"
+	legacyldap "github.com/loggate/loggate/legacy/ldap"
+	"github.com/loggate/loggate/router/api"
 )
 
 func runLDAP(ctx context.Context, args, environ []string, o Options) error {

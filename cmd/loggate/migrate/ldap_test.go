@@ -16,8 +16,8 @@ import (
 	"testing"
 
 	"github.com/loggate/loggate/auth/ldap/slapdtest"
-	"github.com/loggate/loggate/backend/authservices"
-	"github.com/loggate/loggate/backend/users"
+	"github.com/loggate/loggate/backend/access/authservices"
+	"github.com/loggate/loggate/backend/access/users"
 	"github.com/loggate/loggate/cmd/loggate/config"
 	"github.com/loggate/loggate/cmd/loggate/migrate"
 	"github.com/loggate/loggate/cmd/loggate/node"

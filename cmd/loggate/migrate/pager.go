@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loggate/loggate/backend/messages"
+	"github.com/loggate/loggate/backend/logs/messages"
 )
 
 // Cursor is a position in the (timestamp, _id) order of a series: after

@@ -7,7 +7,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/loggate/loggate/backend/legacyldap"
+	legacyldap "github.com/loggate/loggate/legacy/ldap"
 )
 
 // DefaultDatabase is Graylog's MongoDB database when the URI names none.

@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loggate/loggate/backend/indexsets"
-	"github.com/loggate/loggate/backend/messages/elastic"
-	"github.com/loggate/loggate/backend/messages/embedded"
+	"github.com/loggate/loggate/backend/logs/indexsets"
+	"github.com/loggate/loggate/backend/logs/messages/elastic"
+	"github.com/loggate/loggate/backend/logs/messages/embedded"
 	storemongo "github.com/loggate/loggate/backend/store/mongo"
 	"github.com/loggate/loggate/cmd/loggate/node"
 )

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loggate/loggate/backend/messages"
-	"github.com/loggate/loggate/backend/messages/embedded"
+	"github.com/loggate/loggate/backend/logs/messages"
+	"github.com/loggate/loggate/backend/logs/messages/embedded"
 	"github.com/loggate/loggate/backend/store"
 	"github.com/loggate/loggate/backend/store/bolt"
 	"github.com/loggate/loggate/cmd/loggate/node"

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/loggate/loggate/backend/messages"
+	"github.com/loggate/loggate/backend/logs/messages"
 	"github.com/loggate/loggate/backend/store"
 )
 

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/loggate/loggate/backend/store/bolt"
-	"github.com/loggate/loggate/backend/systemmessages"
+	"github.com/loggate/loggate/backend/system/systemmessages"
 	"github.com/loggate/loggate/cmd/loggate/node"
 	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
 )

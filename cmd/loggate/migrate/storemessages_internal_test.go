@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loggate/loggate/backend/messages"
-	"github.com/loggate/loggate/backend/messages/elastic"
-	"github.com/loggate/loggate/backend/messages/embedded"
+	"github.com/loggate/loggate/backend/logs/messages"
+	"github.com/loggate/loggate/backend/logs/messages/elastic"
+	"github.com/loggate/loggate/backend/logs/messages/embedded"
 )
 
 // TestStoreToElasticsearch copies the fixture's messages to a real

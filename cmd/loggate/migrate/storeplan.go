@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/loggate/loggate/backend/messages"
+	"github.com/loggate/loggate/backend/logs/messages"
 )
 
 // collectionPlan is what a run does with one collection.

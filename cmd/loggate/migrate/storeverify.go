@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"hash"
 
-	"github.com/loggate/loggate/backend/messages"
+	"github.com/loggate/loggate/backend/logs/messages"
 )
 
 // docDigest sums up a collection: its document count and a SHA-256 over

@@ -8,10 +8,10 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/loggate/loggate/backend/api"
-	"github.com/loggate/loggate/backend/authservices"
+	"github.com/loggate/loggate/backend/access/authservices"
 	"github.com/loggate/loggate/backend/store"
 	"github.com/loggate/loggate/compat"
+	"github.com/loggate/loggate/router/api"
 )
 
 // authConfigID is where Graylog 3.3 kept its AuthenticationConfig in the

@@ -7,10 +7,10 @@ import (
 
 	"github.com/loggate/loggate/auth"
 	"github.com/loggate/loggate/auth/ldap"
-	"github.com/loggate/loggate/backend/authservices"
-	"github.com/loggate/loggate/backend/roles"
+	"github.com/loggate/loggate/backend/access/authservices"
+	"github.com/loggate/loggate/backend/access/roles"
+	"github.com/loggate/loggate/backend/access/users"
 	"github.com/loggate/loggate/backend/store"
-	"github.com/loggate/loggate/backend/users"
 )
 
 // SystemPasswordPurpose names the sealing key of the backends' system user

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loggate/loggate/backend/nodes"
+	"github.com/loggate/loggate/backend/system/nodes"
 	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
 )
 

@@ -13,8 +13,8 @@ import (
 
 	"golang.org/x/crypto/hkdf"
 
-	"github.com/loggate/loggate/backend/loggers"
-	"github.com/loggate/loggate/backend/metrics"
+	"github.com/loggate/loggate/backend/system/loggers"
+	"github.com/loggate/loggate/backend/system/metrics"
 	"github.com/loggate/loggate/backend/upstream"
 	"github.com/loggate/loggate/cmd/loggate/config"
 	"github.com/loggate/loggate/compat"

@@ -16,7 +16,7 @@ import (
 
 	gogelf "github.com/Graylog2/go-gelf/gelf"
 
-	"github.com/loggate/loggate/backend/streams"
+	"github.com/loggate/loggate/backend/logs/streams"
 	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
 )
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loggate/loggate/backend/sessions"
+	"github.com/loggate/loggate/backend/access/sessions"
 	"github.com/loggate/loggate/cmd/loggate/config"
 	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
 )

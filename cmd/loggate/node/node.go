@@ -9,9 +9,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/loggate/loggate/backend/legacyldap"
-	"github.com/loggate/loggate/backend/notifications"
-	"github.com/loggate/loggate/backend/systemmessages"
+	"github.com/loggate/loggate/backend/system/notifications"
+	"github.com/loggate/loggate/backend/system/systemmessages"
+	legacyldap "github.com/loggate/loggate/legacy/ldap"
 	"github.com/loggate/loggate/web/graylog"
 	"io"
 	"io/fs"
@@ -33,25 +33,25 @@ import (
 
 	"github.com/loggate/loggate/auth"
 	"github.com/loggate/loggate/auth/cache"
-	"github.com/loggate/loggate/backend/api"
-	"github.com/loggate/loggate/backend/apibrowser"
-	"github.com/loggate/loggate/backend/authservices"
-	"github.com/loggate/loggate/backend/cluster"
-	"github.com/loggate/loggate/backend/events"
-	"github.com/loggate/loggate/backend/loggers"
-	"github.com/loggate/loggate/backend/metrics"
-	"github.com/loggate/loggate/backend/nodes"
-	"github.com/loggate/loggate/backend/roles"
-	"github.com/loggate/loggate/backend/sessions"
+	"github.com/loggate/loggate/backend/access/authservices"
+	"github.com/loggate/loggate/backend/access/roles"
+	"github.com/loggate/loggate/backend/access/sessions"
+	"github.com/loggate/loggate/backend/access/tokens"
+	"github.com/loggate/loggate/backend/access/users"
+	"github.com/loggate/loggate/backend/alerts/events"
 	"github.com/loggate/loggate/backend/store"
 	"github.com/loggate/loggate/backend/store/bolt"
 	"github.com/loggate/loggate/backend/store/mongo"
-	"github.com/loggate/loggate/backend/system"
-	"github.com/loggate/loggate/backend/tokens"
-	"github.com/loggate/loggate/backend/users"
+	"github.com/loggate/loggate/backend/system/apibrowser"
+	"github.com/loggate/loggate/backend/system/cluster"
+	"github.com/loggate/loggate/backend/system/loggers"
+	"github.com/loggate/loggate/backend/system/metrics"
+	"github.com/loggate/loggate/backend/system/nodes"
+	"github.com/loggate/loggate/backend/system/overview"
 	"github.com/loggate/loggate/cmd/loggate/config"
 	"github.com/loggate/loggate/compat"
 	"github.com/loggate/loggate/router"
+	"github.com/loggate/loggate/router/api"
 )
 
 // Node is one running loggate node.
@@ -70,7 +70,7 @@ type Node struct {
 	AuthServices *authservices.Service
 	Metrics      *metrics.Registry
 	Levels       *loggers.Levels
-	Info         *system.Node
+	Info         *overview.Node
 	// Nodes is the cluster's node registry: heartbeats, live nodes and
 	// the leader lease.
 	Nodes *nodes.Registry
@@ -194,6 +194,27 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 	if err := n.webInterface(); err != nil {
 		return nil, err
 	}
+	keys, err := n.openStore(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := n.openAuth(ctx, keys, o); err != nil {
+		return nil, err
+	}
+	routes, err := n.routes(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := n.openRouter(routes, rel); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// openStore makes data_dir, derives the keys from password_secret and
+// opens the document store (unless the options bring one).
+func (n *Node) openStore(ctx context.Context, o Options) (*auth.Keys, error) {
+	cfg := n.Config
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data_dir: %w", err)
 	}
@@ -216,12 +237,17 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 		n.closer = append(n.closer, st.Close)
 	}
 	n.Store = st
+	return auth.DeriveKeys(secret), nil
+}
 
+// openAuth builds who may do what: the credential cache, roles, users,
+// tokens, sessions, authentication backends and the authenticator.
+func (n *Node) openAuth(ctx context.Context, keys *auth.Keys, o Options) error {
+	cfg, st := n.Config, n.Store
 	c, err := n.cache(cfg)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	keys := auth.DeriveKeys(secret)
 	authLog := n.Levels.Logger("loggate.auth")
 	creds := auth.NewCredentialCache(c, keys, auth.CacheOptions{
 		Hits:     n.Metrics.Counter("loggate.auth.cache.hits"),
@@ -229,13 +255,12 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 		Failures: n.Metrics.Counter("loggate.auth.cache.failures"),
 		Logger:   authLog,
 	})
-
 	if n.Roles, err = roles.NewService(ctx, st); err != nil {
-		return nil, err
+		return err
 	}
 	rootHash, err := n.rootPasswordHash(ctx, cfg)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	n.Users = users.NewService(users.Options{
 		Store: st, Roles: n.Roles, Invalidator: creds,
@@ -254,12 +279,15 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 		Cache: creds, Directory: n.Users, Tokens: n.Tokens, Sessions: n.Sessions, Now: o.Now,
 		External: directoryLogin{backends: n.AuthServices, users: n.Users},
 	})
-	proxies, err := auth.ParseTrustedProxies(cfg.TrustedProxies)
-	if err != nil {
-		return nil, fmt.Errorf("trusted_proxies: %w", err)
-	}
+	return nil
+}
 
-	if n.Info, err = system.NewNode(ctx, cfg.DataDir, st, cfg.RootTimezone, cfg.HTTPPublishURI, o.Now()); err != nil {
+// routes opens the node's resources, the message pipeline among them, and
+// returns the route table.
+func (n *Node) routes(ctx context.Context, o Options) ([]api.Route, error) {
+	cfg, st := n.Config, n.Store
+	var err error
+	if n.Info, err = overview.NewNode(ctx, cfg.DataDir, st, cfg.RootTimezone, cfg.HTTPPublishURI, o.Now()); err != nil {
 		return nil, err
 	}
 	n.Nodes = nodes.New(st, o.Now, n.Info.Info, nodes.Options{})
@@ -282,7 +310,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 	browser := apibrowser.New(func() []api.Route { return n.Router.Routes() }).WithCompat(compat.Documented(compat.All(compat.Deps{})))
 	var routes []api.Route
 	for _, rs := range [][]api.Route{
-		system.NewHandler(n.Info, o.Now).SetRegistry(n.Nodes).Routes(),
+		overview.NewHandler(n.Info, o.Now).SetRegistry(n.Nodes).Routes(),
 		cluster.NewHandler(n.Info.ID, local).SetPeers(n.Nodes, nil, 0).Routes(),
 		sessions.NewHandler(n.Sessions, n.Auth, o.Now).Routes(),
 		users.NewHandler(n.Users, n.Roles).Routes(),
@@ -305,11 +333,21 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 		routes = append(routes, rs...)
 	}
 	routes = append(routes, n.clusterSystemRoutes(routes)...)
+	return routes, nil
+}
+
+// openRouter puts the compat chain and the middleware in front of routes.
+func (n *Node) openRouter(routes []api.Route, rel releases) error {
+	cfg := n.Config
+	proxies, err := auth.ParseTrustedProxies(cfg.TrustedProxies)
+	if err != nil {
+		return fmt.Errorf("trusted_proxies: %w", err)
+	}
 	var accessLog io.Writer
 	if cfg.AccessLog != "" {
 		f, err := os.OpenFile(cfg.AccessLog, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {
-			return nil, fmt.Errorf("access_log: %w", err)
+			return fmt.Errorf("access_log: %w", err)
 		}
 		n.closer = append(n.closer, f.Close)
 		accessLog = f
@@ -325,7 +363,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 		BaseURI: strings.TrimSuffix(cfg.HTTPPublishURI, "/") + router.Prefix, NodeID: n.Info.ID,
 		Metrics: n.Metrics, Logger: n.Levels.Logger("loggate.http"),
 	})
-	return n, nil
+	return nil
 }
 
 func (n *Node) cache(cfg config.Config) (auth.Cache, error) {

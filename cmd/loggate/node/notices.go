@@ -7,11 +7,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/loggate/loggate/backend/inputs"
-	"github.com/loggate/loggate/backend/notifications"
-	"github.com/loggate/loggate/backend/rotation"
-	"github.com/loggate/loggate/backend/system"
-	"github.com/loggate/loggate/backend/systemmessages"
+	"github.com/loggate/loggate/backend/logs/inputs"
+	"github.com/loggate/loggate/backend/logs/rotation"
+	"github.com/loggate/loggate/backend/system/notifications"
+	"github.com/loggate/loggate/backend/system/overview"
+	"github.com/loggate/loggate/backend/system/systemmessages"
 )
 
 // noticeInterval is how often a node checks the conditions it raises
@@ -63,7 +63,7 @@ func (n *Node) watchNotices(ctx context.Context, wg *sync.WaitGroup) {
 	}
 	wg.Go(func() {
 		if err := ns.Messages.Record(ctx, "loggate.node", "Node %s started (loggate %s, Graylog %s API).",
-			n.Info.ID, system.Build, system.APIVersion); err != nil {
+			n.Info.ID, overview.Build, overview.APIVersion); err != nil {
 			n.log.Warn("recording a system message failed", "error", err)
 		}
 		t := time.NewTicker(noticeInterval)

@@ -6,15 +6,15 @@ import (
 	"slices"
 	"time"
 
-	"github.com/loggate/loggate/backend/api"
-	"github.com/loggate/loggate/backend/clusterstats"
-	"github.com/loggate/loggate/backend/grok"
-	"github.com/loggate/loggate/backend/indexsets"
-	"github.com/loggate/loggate/backend/inputs"
-	"github.com/loggate/loggate/backend/outputs"
+	"github.com/loggate/loggate/backend/analysis/views"
+	"github.com/loggate/loggate/backend/logs/grok"
+	"github.com/loggate/loggate/backend/logs/indexsets"
+	"github.com/loggate/loggate/backend/logs/inputs"
+	"github.com/loggate/loggate/backend/logs/outputs"
+	"github.com/loggate/loggate/backend/logs/streams"
 	"github.com/loggate/loggate/backend/store"
-	"github.com/loggate/loggate/backend/streams"
-	"github.com/loggate/loggate/backend/views"
+	"github.com/loggate/loggate/backend/system/clusterstats"
+	"github.com/loggate/loggate/router/api"
 )
 
 // configIndexes are the unique indexes of the configuration resources.

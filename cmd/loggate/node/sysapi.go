@@ -9,17 +9,17 @@ import (
 	"sync"
 	"time"
 
-	"github.com/loggate/loggate/backend/api"
-	"github.com/loggate/loggate/backend/cluster"
-	"github.com/loggate/loggate/backend/clusterconfig"
-	"github.com/loggate/loggate/backend/decorators"
-	"github.com/loggate/loggate/backend/jvm"
-	"github.com/loggate/loggate/backend/shares"
+	"github.com/loggate/loggate/backend/access/shares"
+	"github.com/loggate/loggate/backend/analysis/decorators"
+	"github.com/loggate/loggate/backend/analysis/views"
+	"github.com/loggate/loggate/backend/logs/streams"
 	"github.com/loggate/loggate/backend/store"
-	"github.com/loggate/loggate/backend/streams"
-	"github.com/loggate/loggate/backend/system"
-	"github.com/loggate/loggate/backend/traffic"
-	"github.com/loggate/loggate/backend/views"
+	"github.com/loggate/loggate/backend/system/cluster"
+	"github.com/loggate/loggate/backend/system/clusterconfig"
+	"github.com/loggate/loggate/backend/system/jvm"
+	"github.com/loggate/loggate/backend/system/overview"
+	"github.com/loggate/loggate/backend/system/traffic"
+	"github.com/loggate/loggate/router/api"
 )
 
 // SystemResources are the system resources the 4.0 web interface reads on
@@ -54,14 +54,14 @@ func (n *Node) systemResources(ctx context.Context, st store.Store, now func() t
 		Decoded: n.Metrics.Counter("org.graylog2.traffic.decoded").Count,
 	})
 	// The getting-started guide is dismissed per major.minor release.
-	parts := strings.SplitN(system.APIVersion, ".", 3)
+	parts := strings.SplitN(overview.APIVersion, ".", 3)
 	release := strings.Join(parts[:min(2, len(parts))], ".")
 	sharesHandler := shares.NewHandler(n.shareUser, n.ownedStreams, n.ownedViews)
 	return slices.Concat(
 		clusterconfig.NewHandler(r.ClusterConfig, release).Routes(),
 		decorators.NewHandler(r.Decorators).Routes(),
 		jvm.NewHandler(n.Info.ID).Routes(),
-		system.JobsRoutes(),
+		overview.JobsRoutes(),
 		r.Traffic.Routes(),
 		sharesHandler.Routes(),
 	), nil

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loggate/loggate/backend/clusterconfig"
+	"github.com/loggate/loggate/backend/system/clusterconfig"
 	"github.com/loggate/loggate/cmd/loggate/config"
 	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
 )

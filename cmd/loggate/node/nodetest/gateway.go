@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loggate/loggate/backend/loggers"
+	"github.com/loggate/loggate/backend/system/loggers"
 	"github.com/loggate/loggate/cmd/loggate/config"
 	"github.com/loggate/loggate/cmd/loggate/node"
 	"github.com/loggate/loggate/internal/testclock"

@@ -26,9 +26,9 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/loggate/loggate/backend/loggers"
 	"github.com/loggate/loggate/backend/store"
 	"github.com/loggate/loggate/backend/store/bolt"
+	"github.com/loggate/loggate/backend/system/loggers"
 	"github.com/loggate/loggate/cmd/loggate/config"
 	"github.com/loggate/loggate/cmd/loggate/node"
 )

@@ -1,0 +1,228 @@
+// Package decorators keeps Graylog's search result decorators in the
+// document store and serves /search/decorators. loggate stores and lists
+// decorators for the clients that manage them; it does not apply them to
+// search results, and offers no decorator types of its own.
+package decorators
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"github.com/loggate/loggate/auth"
+	"net/http"
+	"slices"
+	"strings"
+
+	"go.mongodb.org/mongo-driver/bson/primitive"
+
+	"github.com/loggate/loggate/backend/store"
+	"github.com/loggate/loggate/router/api"
+)
+
+const collection = "decorators"
+
+// Decorator is Graylog's Decorator: a type, its configuration, the stream
+// whose results it decorates (nil: searches over all messages) and its
+// position among the stream's decorators.
+type Decorator struct {
+	ID     string         `json:"id"`
+	Type   string         `json:"type"`
+	Config map[string]any `json:"config"`
+	Stream *string        `json:"stream"`
+	Order  int            `json:"order"`
+}
+
+// Service stores decorators.
+type Service struct{ st store.Store }
+
+// NewService returns the decorators kept in st.
+func NewService(st store.Store) *Service { return &Service{st: st} }
+
+// All returns every decorator, ordered by stream and position.
+func (s *Service) All(ctx context.Context) ([]Decorator, error) {
+	out, err := store.All(ctx, s.st, collection, decode)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(out, func(a, b Decorator) int {
+		if c := strings.Compare(deref(a.Stream), deref(b.Stream)); c != 0 {
+			return c
+		}
+		return a.Order - b.Order
+	})
+	if out == nil {
+		out = []Decorator{}
+	}
+	return out, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func decode(doc []byte) (Decorator, error) {
+	var d Decorator
+	if err := json.Unmarshal(doc, &d); err != nil {
+		return Decorator{}, fmt.Errorf("stored decorator is unreadable: %w", err)
+	}
+	return d, nil
+}
+
+func check(d *Decorator) error {
+	if strings.TrimSpace(d.Type) == "" {
+		return api.Invalidf("type", "must not be empty")
+	}
+	if d.Config == nil {
+		d.Config = map[string]any{}
+	}
+	return nil
+}
+
+// Create stores a new decorator under a new id.
+func (s *Service) Create(ctx context.Context, d Decorator) (Decorator, error) {
+	if err := check(&d); err != nil {
+		return Decorator{}, err
+	}
+	d.ID = primitive.NewObjectID().Hex()
+	doc, err := json.Marshal(d)
+	if err != nil {
+		return Decorator{}, err
+	}
+	return d, s.st.Insert(ctx, collection, d.ID, doc)
+}
+
+// Update replaces a decorator.
+func (s *Service) Update(ctx context.Context, id string, d Decorator) (Decorator, error) {
+	if err := check(&d); err != nil {
+		return Decorator{}, err
+	}
+	d.ID = id
+	err := s.st.Update(ctx, collection, id, func([]byte) ([]byte, error) { return json.Marshal(d) })
+	return d, notFound(err, id)
+}
+
+// Get returns a decorator.
+func (s *Service) Get(ctx context.Context, id string) (Decorator, error) {
+	doc, err := s.st.Get(ctx, collection, id)
+	if err != nil {
+		return Decorator{}, notFound(err, id)
+	}
+	return decode(doc)
+}
+
+// Delete removes a decorator.
+func (s *Service) Delete(ctx context.Context, id string) error {
+	return notFound(s.st.Delete(ctx, collection, id), id)
+}
+
+func notFound(err error, id string) error {
+	if err != nil && api.ErrorCode(err) == api.NotFound {
+		return api.Wrap(api.NotFound, fmt.Sprintf("Decorator with id %s not found.", id), err)
+	}
+	return err
+}
+
+// Handler serves /search/decorators.
+type Handler struct{ s *Service }
+
+// NewHandler returns the resource of s.
+func NewHandler(s *Service) *Handler { return &Handler{s: s} }
+
+const body = `{"type":"org.graylog2.decorators.FormatStringDecorator","config":{"format":"${source}: ${message}","target_field":"summary"},"stream":null,"order":0}`
+
+// Routes returns the routes.
+func (h *Handler) Routes() []api.Route {
+	return []api.Route{
+		{Method: "GET", Path: "/search/decorators", Summary: "Returns all configured message decorations",
+			Permission: "decorators:read", Handler: h.list},
+		{Method: "GET", Path: "/search/decorators/available", Summary: "Returns all available message decorations (none: loggate stores decorators without applying them)",
+			Permission: "decorators:read", Handler: h.available},
+		{Method: "POST", Path: "/search/decorators", Summary: "Creates a message decoration configuration",
+			Permission: "decorators:create", Body: body, Handler: h.create},
+		{Method: "PUT", Path: "/search/decorators/{decoratorId}", Summary: "Update a decorator",
+			Permission: "decorators:create", Body: body, Handler: h.update},
+		{Method: "DELETE", Path: "/search/decorators/{decoratorId}", Summary: "Delete a decorator",
+			Permission: "decorators:edit", Handler: h.delete},
+	}
+}
+
+func (h *Handler) list(w http.ResponseWriter, r *http.Request) error {
+	all, err := h.s.All(r.Context())
+	if err != nil {
+		return err
+	}
+	api.WriteJSON(w, http.StatusOK, all)
+	return nil
+}
+
+func (h *Handler) available(w http.ResponseWriter, _ *http.Request) error {
+	api.WriteJSON(w, http.StatusOK, map[string]any{})
+	return nil
+}
+
+func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
+	var d Decorator
+	if err := api.Decode(r, &d, false); err != nil {
+		return err
+	}
+	if err := editsStream(r, d); err != nil {
+		return err
+	}
+	d, err := h.s.Create(r.Context(), d)
+	if err != nil {
+		return err
+	}
+	api.WriteJSON(w, http.StatusOK, d)
+	return nil
+}
+
+func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
+	var d Decorator
+	if err := api.Decode(r, &d, false); err != nil {
+		return err
+	}
+	if err := h.editsStored(r); err != nil {
+		return err
+	}
+	if err := editsStream(r, d); err != nil {
+		return err
+	}
+	d, err := h.s.Update(r.Context(), api.Var(r, "decoratorId"), d)
+	if err != nil {
+		return err
+	}
+	api.WriteJSON(w, http.StatusOK, d)
+	return nil
+}
+
+func (h *Handler) delete(w http.ResponseWriter, r *http.Request) error {
+	if err := h.editsStored(r); err != nil {
+		return err
+	}
+	if err := h.s.Delete(r.Context(), api.Var(r, "decoratorId")); err != nil {
+		return err
+	}
+	api.NoContent(w)
+	return nil
+}
+
+// editsStream checks, for a decorator of a stream, that the caller may edit
+// that stream, as Graylog's DecoratorResource does.
+func editsStream(r *http.Request, d Decorator) error {
+	if d.Stream == nil || *d.Stream == "" {
+		return nil
+	}
+	return auth.Require(r.Context(), "streams:edit:"+*d.Stream)
+}
+
+// editsStored is editsStream for the stored decorator a request names.
+func (h *Handler) editsStored(r *http.Request) error {
+	d, err := h.s.Get(r.Context(), api.Var(r, "decoratorId"))
+	if err != nil {
+		return err
+	}
+	return editsStream(r, d)
+}

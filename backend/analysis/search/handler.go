@@ -1,0 +1,113 @@
+package search
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/loggate/loggate/backend/analysis/search/query"
+	"github.com/loggate/loggate/backend/logs/messages"
+	"github.com/loggate/loggate/router/api"
+)
+
+// Handler serves the search endpoints.
+type Handler struct {
+	svc *Service
+}
+
+// NewHandler returns the handler of svc.
+func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
+
+var universalQuery = []string{"query", "limit", "offset", "filter", "fields", "sort", "decorate"}
+
+// Routes returns the search routes.
+func (h *Handler) Routes() []api.Route {
+	var routes []api.Route
+	ranges := map[string][]string{"relative": {"range"}, "absolute": {"from", "to"}, "keyword": {"keyword"}}
+	for _, kind := range []string{"relative", "absolute", "keyword"} {
+		q := append(append([]string{}, universalQuery...), ranges[kind]...)
+		// No route Permission: searches:<kind> is needed only without a
+		// stream filter, and a filter needs streams:read on each of its
+		// streams instead (parseUniversal checks both), so that a user who
+		// may read one stream can search it, as in Graylog.
+		routes = append(routes,
+			api.Route{Method: "GET", Path: "/search/universal/" + kind, Summary: "Message search with " + kind + " timerange",
+				Query: q, Handler: h.parseErrors(h.universalHandler(kind))},
+			api.Route{Method: "GET", Path: "/search/universal/" + kind + "/export", Summary: "Export message search with " + kind + " timerange as CSV",
+				Query: append(q, "batch_size"), Handler: h.parseErrors(h.exportHandler(kind, true))},
+		)
+	}
+	routes = append(routes,
+		api.Route{Method: "GET", Path: "/messages/{index}/{messageId}", Summary: "Get a single message",
+			Permission: "messages:read:{messageId}", Handler: h.message},
+		api.Route{Method: "POST", Path: "/views/search/sync", Summary: "Execute a new synchronous search",
+			Query: []string{"timeout"}, Body: syncExample, Handler: h.parseErrors(h.sync)},
+		api.Route{Method: "POST", Path: "/views/search/messages", Summary: "Export a message table as CSV",
+			Body: exportExample, Handler: h.parseErrors(h.exportMessages)},
+	)
+	return routes
+}
+
+// parseErrors answers query syntax errors with Graylog's QueryParseError
+// body (400) rather than the generic ApiError.
+func (h *Handler) parseErrors(next api.HandlerFunc) api.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		err := next(w, r)
+		if body, ok := query.BodyOf(err); ok {
+			api.WriteJSON(w, http.StatusBadRequest, body)
+			return nil
+		}
+		var missing *missingStreams
+		if errors.As(err, &missing) {
+			api.WriteJSON(w, http.StatusForbidden, missing)
+			return nil
+		}
+		return err
+	}
+}
+
+// messageResponse is Graylog's ResultMessageSummary for a single message:
+// the message as a bean (id, fields, timestamp, streams, …).
+type messageResponse struct {
+	Message         messageBean    `json:"message"`
+	Index           string         `json:"index"`
+	HighlightRanges map[string]any `json:"highlight_ranges"`
+	DecorationStats any            `json:"decoration_stats"`
+}
+
+type messageBean struct {
+	ID         string         `json:"id"`
+	Fields     map[string]any `json:"fields"`
+	Timestamp  string         `json:"timestamp"`
+	Streams    []string       `json:"streams"`
+	StreamIDs  []string       `json:"stream_ids"`
+	Source     any            `json:"source"`
+	Message    any            `json:"message"`
+	FieldCount int            `json:"field_count"`
+	FieldNames []string       `json:"field_names"`
+}
+
+func (h *Handler) message(w http.ResponseWriter, r *http.Request) error {
+	hit, err := h.svc.Message(r.Context(), api.Var(r, "index"), api.Var(r, "messageId"))
+	if err != nil {
+		return err
+	}
+	m := hit.Message
+	fields := m.Map()
+	names := make([]string, 0, len(fields))
+	for k := range fields {
+		names = append(names, k)
+	}
+	streams := m.Streams
+	if streams == nil {
+		streams = []string{}
+	}
+	api.WriteJSON(w, http.StatusOK, messageResponse{
+		Message: messageBean{
+			ID: m.ID, Fields: fields, Timestamp: m.Timestamp.UTC().Format(messages.TimeLayout),
+			Streams: streams, StreamIDs: streams, Source: fields[messages.FieldSource], Message: fields[messages.FieldMessage],
+			FieldCount: len(fields), FieldNames: names,
+		},
+		Index: hit.Index,
+	})
+	return nil
+}

@@ -1,0 +1,339 @@
+package search
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/loggate/loggate/auth"
+	"github.com/loggate/loggate/backend/logs/messages"
+	"github.com/loggate/loggate/router/api"
+	"go.mongodb.org/mongo-driver/bson/primitive"
+)
+
+const syncExample = `{"queries":[{"id":"q1","query":{"type":"elasticsearch","query_string":"source:web-1"},` +
+	`"timerange":{"type":"relative","range":300},"search_types":[{"id":"m1","type":"messages","limit":150,"offset":0},` +
+	`{"id":"p1","type":"pivot","row_groups":[{"type":"time","field":"timestamp","interval":{"type":"auto","scaling":1.0}}],` +
+	`"column_groups":[],"series":[{"type":"count","id":"count()"},{"type":"avg","id":"avg(took)","field":"took"}],"sort":[],"rollup":true}]}]}`
+
+const exportExample = `{"query_string":{"type":"elasticsearch","query_string":"*"},"timerange":{"type":"relative","range":300},` +
+	`"streams":[],"fields_in_order":["timestamp","source","message"]}`
+
+// viewQueryString is the views API's ElasticsearchQueryString.
+type viewQueryString struct {
+	Type        string `json:"type"`
+	QueryString string `json:"query_string"`
+}
+
+// RangeSpec is a time range as clients write it (the views API's and
+// legacy widgets' TimeRange), by its type: relative (range in seconds),
+// absolute (from, to) or keyword.
+type RangeSpec struct {
+	Type    string          `json:"type"`
+	Range   json.RawMessage `json:"range,omitempty"`
+	From    string          `json:"from,omitempty"`
+	To      string          `json:"to,omitempty"`
+	Keyword string          `json:"keyword,omitempty"`
+}
+
+// Resolve returns the range at now; a nil spec is the last five minutes,
+// Graylog's default.
+func (t *RangeSpec) Resolve(now time.Time) (TimeRange, error) {
+	if t == nil {
+		return relative(now, "300")
+	}
+	switch t.Type {
+	case "relative":
+		return relative(now, strings.Trim(string(t.Range), `"`))
+	case "absolute":
+		return absolute(t.From, t.To)
+	case "keyword":
+		return keyword(now, t.Keyword)
+	}
+	return TimeRange{}, fmt.Errorf("unknown timerange type %q", t.Type)
+}
+
+// viewFilter is the views API's filter tree; loggate reads the stream
+// filters in it (type "stream", under an "or").
+type viewFilter struct {
+	Type    string       `json:"type"`
+	ID      string       `json:"id"`
+	Filters []viewFilter `json:"filters"`
+}
+
+func (f *viewFilter) streams() []string {
+	if f == nil {
+		return nil
+	}
+	if f.Type == "stream" && f.ID != "" {
+		return []string{f.ID}
+	}
+	out := []string{}
+	for i := range f.Filters {
+		out = append(out, f.Filters[i].streams()...)
+	}
+	return out
+}
+
+// viewSort is a sort of the messages search type ({"field","order"}) or
+// of a pivot ({"type":"series"|"pivot","field","direction"}).
+type viewSort struct {
+	Type      string `json:"type,omitempty"`
+	Field     string `json:"field"`
+	Order     string `json:"order,omitempty"`
+	Direction string `json:"direction,omitempty"`
+}
+
+func toSort(s []viewSort) messages.Sort {
+	if len(s) == 0 {
+		return messages.Sort{}
+	}
+	return messages.Sort{Field: sortField(s[0].Field), Asc: strings.EqualFold(s[0].Order, "asc")}
+}
+
+type searchType struct {
+	ID     string     `json:"id"`
+	Type   string     `json:"type"`
+	Limit  int        `json:"limit"`
+	Offset int        `json:"offset"`
+	Sort   []viewSort `json:"sort"`
+	// A search type may narrow its query's range, query and streams.
+	TimeRange *RangeSpec       `json:"timerange"`
+	Query     *viewQueryString `json:"query"`
+	Streams   []string         `json:"streams"`
+	pivotSpec
+}
+
+type viewQuery struct {
+	ID          string           `json:"id"`
+	Query       *viewQueryString `json:"query"`
+	TimeRange   *RangeSpec       `json:"timerange"`
+	Filter      *viewFilter      `json:"filter"`
+	SearchTypes []searchType     `json:"search_types"`
+}
+
+type syncRequest struct {
+	ID      string      `json:"id"`
+	Queries []viewQuery `json:"queries"`
+}
+
+// missingStreams is Graylog's MissingStreamPermission error body (403).
+type missingStreams struct {
+	Type    string   `json:"type"`
+	Message string   `json:"message"`
+	Streams []string `json:"streams"`
+}
+
+func (m *missingStreams) Error() string { return m.Message }
+
+// checkStreams refuses stream ids the caller cannot read, in Graylog's
+// MissingStreamPermission shape.
+func checkStreams(ctx context.Context, ids []string) error {
+	p := auth.FromContext(ctx)
+	var missing []string
+	for _, id := range ids {
+		if p == nil || !p.Permits("streams:read:"+id) {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) > 0 {
+		return &missingStreams{Type: "MissingStreamPermission",
+			Message: "Missing stream permissions: " + strings.Join(missing, ", "), Streams: missing}
+	}
+	return nil
+}
+
+func (h *Handler) sync(w http.ResponseWriter, r *http.Request) error {
+	var req syncRequest
+	if err := api.Decode(r, &req, false); err != nil {
+		return err
+	}
+	if len(req.Queries) == 0 {
+		return api.Errorf(api.Invalid, "Search must contain at least one query")
+	}
+	ctx, release, err := h.svc.gate.admit(r.Context())
+	if err != nil {
+		return err
+	}
+	defer release()
+	now := h.svc.opts.Now().UTC().Truncate(time.Millisecond)
+	results := map[string]any{}
+	for _, q := range req.Queries {
+		res, err := h.runQuery(ctx, q, now)
+		if err != nil {
+			return err
+		}
+		results[q.ID] = res
+	}
+	id := req.ID
+	if id == "" {
+		id = primitive.NewObjectID().Hex()
+	}
+	owner := ""
+	if p := auth.FromContext(r.Context()); p != nil {
+		owner = p.Username
+	}
+	api.WriteJSON(w, http.StatusOK, map[string]any{
+		"id": uuid.NewString(), "search_id": id, "owner": owner,
+		"execution": map[string]any{"done": true, "cancelled": false, "completed_exceptionally": false},
+		"results":   results,
+	})
+	return nil
+}
+
+func (h *Handler) runQuery(ctx context.Context, q viewQuery, now time.Time) (map[string]any, error) {
+	started := time.Now()
+	rng, err := q.TimeRange.Resolve(now)
+	if err != nil {
+		return nil, api.Errorf(api.Invalid, "Invalid timerange: %v", err)
+	}
+	streams := q.Filter.streams()
+	if err := checkStreams(ctx, streams); err != nil {
+		return nil, err
+	}
+	qs := ""
+	if q.Query != nil {
+		qs = q.Query.QueryString
+	}
+	types := map[string]any{}
+	for _, st := range q.SearchTypes {
+		if st.Type != "messages" && st.Type != "pivot" {
+			return nil, api.Errorf(api.Invalid, "Unsupported search type %q: loggate answers the messages and pivot search types", st.Type)
+		}
+		req := Request{Query: qs, Range: rng, Streams: streams, Sort: toSort(st.Sort), Offset: st.Offset, Limit: st.Limit}
+		if st.TimeRange != nil {
+			if req.Range, err = st.TimeRange.Resolve(now); err != nil {
+				return nil, api.Errorf(api.Invalid, "Invalid timerange: %v", err)
+			}
+		}
+		if st.Query != nil && strings.TrimSpace(st.Query.QueryString) != "" {
+			req.Query = "(" + qs + ") AND (" + st.Query.QueryString + ")"
+			if strings.TrimSpace(qs) == "" {
+				req.Query = st.Query.QueryString
+			}
+		}
+		if len(st.Streams) > 0 {
+			if err := checkStreams(ctx, st.Streams); err != nil {
+				return nil, err
+			}
+			req.Streams = st.Streams
+		}
+		if st.Type == "pivot" {
+			res, err := h.runPivot(ctx, st, req)
+			if err != nil {
+				return nil, err
+			}
+			types[st.ID] = res
+			continue
+		}
+		if req.Limit <= 0 {
+			req.Limit = DefaultLimit
+		}
+		resp, err := h.svc.Search(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		msgs := make([]ResultMessage, 0, len(resp.Result.Hits))
+		for _, hit := range resp.Result.Hits {
+			msgs = append(msgs, ResultMessage{Message: hit.Message.Map(), Index: hit.Index, HighlightRanges: map[string]any{}})
+		}
+		types[st.ID] = map[string]any{
+			"id": st.ID, "type": "messages", "messages": msgs, "total_results": resp.Result.Total,
+			"effective_timerange": effective(req.Range),
+		}
+	}
+	return map[string]any{
+		"query": q, "search_types": types, "errors": []any{}, "state": "COMPLETED",
+		"execution_stats": map[string]any{"duration": time.Since(started).Milliseconds(), "timestamp": api.Time{Time: now},
+			"effective_timerange": effective(rng)},
+	}, nil
+}
+
+func effective(r TimeRange) map[string]any {
+	from := r.From
+	if from.IsZero() {
+		from = time.Unix(0, 0)
+	}
+	return map[string]any{"type": "absolute", "from": api.Time{Time: from.UTC()}, "to": api.Time{Time: r.To.UTC()}}
+}
+
+// exportRequest is the views API's MessagesRequest.
+type exportRequest struct {
+	QueryString   *viewQueryString `json:"query_string"`
+	TimeRange     *RangeSpec       `json:"timerange"`
+	Streams       []string         `json:"streams"`
+	FieldsInOrder []string         `json:"fields_in_order"`
+	Sort          []viewSort       `json:"sort"`
+	Limit         *int             `json:"limit"`
+	ChunkSize     *int             `json:"chunk_size"`
+}
+
+// exportMessages serves POST /views/search/messages: the message table as
+// CSV, all pages, within the caller's streams.
+func (h *Handler) exportMessages(w http.ResponseWriter, r *http.Request) error {
+	var req exportRequest
+	if err := api.Decode(r, &req, false); err != nil {
+		return err
+	}
+	if len(req.FieldsInOrder) == 0 {
+		req.FieldsInOrder = []string{messages.FieldTimestamp, messages.FieldSource, messages.FieldMessage}
+	}
+	rng, err := req.TimeRange.Resolve(h.svc.opts.Now().UTC().Truncate(time.Millisecond))
+	if err != nil {
+		return api.Errorf(api.Invalid, "Invalid timerange: %v", err)
+	}
+	if err := checkStreams(r.Context(), req.Streams); err != nil {
+		return err
+	}
+	sr := Request{Range: rng, Sort: toSort(req.Sort)}
+	if req.QueryString != nil {
+		sr.Query = req.QueryString.QueryString
+	}
+	if len(req.Streams) > 0 {
+		sr.Streams = req.Streams
+	}
+	limit := 0
+	if req.Limit != nil {
+		if *req.Limit <= 0 {
+			return api.Errorf(api.Invalid, "limit must be greater than 0")
+		}
+		limit = *req.Limit
+	}
+	// chunk_size is checked and otherwise ignored: the store pages a scan
+	// by itself.
+	if req.ChunkSize != nil && *req.ChunkSize > MaxBatchSize {
+		return api.RangeError("chunk_size", strconv.Itoa(*req.ChunkSize), 1, MaxBatchSize)
+	}
+	return h.exportCSV(w, r, sr, limit, req.FieldsInOrder, "")
+}
+
+// RunQuery runs one query of a views search (Graylog's Query as JSON: an
+// element of the queries the sync endpoint takes, or of a stored search)
+// for the caller in ctx, with relative ranges ending at now. It answers the
+// query's result as the sync endpoint and a search job show it; the search
+// jobs of the views package execute through it.
+func (h *Handler) RunQuery(ctx context.Context, query json.RawMessage, now time.Time) (map[string]any, error) {
+	var q viewQuery
+	if err := api.DecodeBytes(query, &q, false); err != nil {
+		return nil, err
+	}
+	return h.runQuery(ctx, q, now)
+}
+
+// Now returns the time relative ranges of a search end at.
+func (h *Handler) Now() time.Time { return h.svc.Now() }
+
+// WithErrors answers the errors of a search as the search endpoints do: a
+// query syntax error with Graylog's QueryParseError body, a stream the
+// caller may not read with the MissingStreamPermission body.
+func (h *Handler) WithErrors(next api.HandlerFunc) api.HandlerFunc { return h.parseErrors(next) }
+
+// CheckStreams refuses stream ids the caller in ctx cannot read, with the
+// MissingStreamPermission body WithErrors answers; storing a search that
+// names such a stream is refused as executing it is.
+func CheckStreams(ctx context.Context, ids []string) error { return checkStreams(ctx, ids) }

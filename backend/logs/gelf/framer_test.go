@@ -1,0 +1,122 @@
+package gelf_test
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/loggate/loggate/backend/logs/gelf"
+)
+
+// frames reads every frame of r.
+func frames(t *testing.T, f *gelf.Framer) ([]string, error) {
+	t.Helper()
+	var out []string
+	for {
+		b, err := f.Next()
+		if err != nil {
+			return out, err
+		}
+		out = append(out, string(b))
+	}
+}
+
+// chunkedReader returns its data n bytes per Read, to split frames across
+// reads.
+type chunkedReader struct {
+	data string
+	n    int
+}
+
+func (r *chunkedReader) Read(p []byte) (int, error) {
+	if r.data == "" {
+		return 0, io.EOF
+	}
+	n := min(r.n, len(p), len(r.data))
+	copy(p, r.data[:n])
+	r.data = r.data[n:]
+	return n, nil
+}
+
+func TestFramer(t *testing.T) {
+	big := strings.Repeat("x", 100<<10) // beyond the 64 KiB read buffer
+	tests := []struct {
+		name    string
+		stream  string
+		readLen int // bytes per Read; 0 means all at once
+		max     int
+		want    []string
+		dropped uint64
+	}{
+		{name: "one message", stream: "{a}\x00", want: []string{"{a}"}},
+		{name: "many per read", stream: "{a}\x00{b}\x00{c}\x00", want: []string{"{a}", "{b}", "{c}"}},
+		{name: "split across reads", stream: "{abc}\x00{defgh}\x00", readLen: 2, want: []string{"{abc}", "{defgh}"}},
+		{name: "one byte per read", stream: "{a}\x00{b}\x00", readLen: 1, want: []string{"{a}", "{b}"}},
+		{name: "final frame without delimiter", stream: "{a}\x00{b}", want: []string{"{a}", "{b}"}},
+		{name: "whitespace tail ignored", stream: "{a}\x00\n", want: []string{"{a}"}},
+		{name: "empty frames skipped", stream: "\x00\x00{a}\x00\x00", want: []string{"{a}"}},
+		{name: "empty stream", stream: "", want: nil},
+		{name: "oversize dropped then resync", stream: "{a}\x00" + "0123456789" + "\x00{b}\x00", max: 5, want: []string{"{a}", "{b}"}, dropped: 1},
+		{name: "exactly max kept", stream: "01234\x00", max: 5, want: []string{"01234"}},
+		{name: "oversize split across reads", stream: "0123456789\x00{b}\x00", readLen: 3, max: 5, want: []string{"{b}"}, dropped: 1},
+		{name: "oversize tail dropped", stream: "{a}\x000123456789", max: 5, want: []string{"{a}"}, dropped: 1},
+		{name: "frame larger than the read buffer", stream: big + "\x00{b}\x00", want: []string{big, "{b}"}},
+		{name: "huge frame over max resyncs", stream: big + big + "\x00{b}\x00", max: 150 << 10, want: []string{"{b}"}, dropped: 1},
+		{name: "large frame split across reads", stream: big + "\x00", readLen: 7000, want: []string{big}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var r io.Reader = strings.NewReader(tc.stream)
+			if tc.readLen > 0 {
+				r = &chunkedReader{data: tc.stream, n: tc.readLen}
+			}
+			f := gelf.NewFramer(r, tc.max)
+			got, err := frames(t, f)
+			if err != io.EOF {
+				t.Fatalf("err = %v, want io.EOF", err)
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %d frames, want %d", len(got), len(tc.want))
+			}
+			for i := range got {
+				if got[i] != tc.want[i] {
+					t.Errorf("frame %d = %.20q (%d bytes), want %.20q (%d bytes)", i, got[i], len(got[i]), tc.want[i], len(tc.want[i]))
+				}
+			}
+			if f.Dropped() != tc.dropped {
+				t.Errorf("dropped = %d, want %d", f.Dropped(), tc.dropped)
+			}
+		})
+	}
+}
+
+func TestFramerReadError(t *testing.T) {
+	boom := errors.New("connection reset")
+	r := io.MultiReader(strings.NewReader("{a}\x00{partial"), iotest.ErrReader(boom))
+	f := gelf.NewFramer(r, 0)
+	got, err := frames(t, f)
+	if !errors.Is(err, boom) {
+		t.Fatalf("err = %v, want %v", err, boom)
+	}
+	if len(got) != 1 || got[0] != "{a}" {
+		t.Errorf("frames = %q; a partial frame before an error must be dropped", got)
+	}
+	if _, err := f.Next(); !errors.Is(err, boom) {
+		t.Errorf("error is not sticky: %v", err)
+	}
+}
+
+func TestFramerUsesBufferedReader(t *testing.T) {
+	br := bufio.NewReaderSize(strings.NewReader("{a}\x00rest"), 128<<10)
+	f := gelf.NewFramer(br, 0)
+	if b, err := f.Next(); err != nil || string(b) != "{a}" {
+		t.Fatalf("Next = %q, %v", b, err)
+	}
+	// The Framer read through br rather than a second buffer over it.
+	if rest, _ := io.ReadAll(br); string(rest) != "rest" {
+		t.Errorf("remaining in caller's reader = %q, want rest", rest)
+	}
+}

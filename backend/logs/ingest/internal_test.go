@@ -1,0 +1,120 @@
+package ingest
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loggate/loggate/backend/logs/gelf"
+	"github.com/loggate/loggate/backend/logs/inputs"
+	"github.com/loggate/loggate/backend/logs/messages"
+)
+
+func TestJavaHostAddress(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"127.0.0.1", "127.0.0.1"},
+		{"::ffff:10.1.2.3", "10.1.2.3"},
+		{"::1", "0:0:0:0:0:0:0:1"},
+		{"2001:db8::ff00:42:8329", "2001:db8:0:0:0:ff00:42:8329"},
+		{"fe80::1%eth0", "fe80:0:0:0:0:0:0:1%eth0"},
+	}
+	for _, tt := range tests {
+		if got := javaHostAddress(netip.MustParseAddr(tt.in)); got != tt.want {
+			t.Errorf("javaHostAddress(%s) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestFrameReady(t *testing.T) {
+	tests := []struct {
+		buffered string
+		max      int
+		want     bool
+		rest     string // what stays buffered
+	}{
+		{"", 10, false, ""},
+		{"abc", 10, false, "abc"},
+		{"abc\x00", 10, true, "abc\x00"},
+		{"\x00\x00abc\x00de", 10, true, "abc\x00de"},
+		{"\x00\x00", 10, false, ""},
+		{"abcdefghijkl\x00", 10, false, "abcdefghijkl\x00"}, // oversized: the Framer would read on
+	}
+	for _, tt := range tests {
+		br := bufio.NewReaderSize(strings.NewReader(tt.buffered), 64)
+		br.Peek(len(tt.buffered))
+		if got := frameReady(br, tt.max); got != tt.want {
+			t.Errorf("frameReady(%q) = %v, want %v", tt.buffered, got, tt.want)
+		}
+		rest, _ := br.Peek(br.Buffered())
+		if string(rest) != tt.rest {
+			t.Errorf("frameReady(%q) left %q, want %q", tt.buffered, rest, tt.rest)
+		}
+	}
+}
+
+func TestULIDsMonotonic(t *testing.T) {
+	u := newULIDs()
+	now := time.Date(2021, 1, 1, 0, 0, 0, 0, time.UTC)
+	prev := ""
+	// The same millisecond, then a clock step back: ids still increase.
+	for i := range 1000 {
+		at := now
+		if i >= 500 {
+			at = now.Add(-time.Hour)
+		}
+		id := u.next(at)
+		if id <= prev {
+			t.Fatalf("id %d %s is not above %s", i, id, prev)
+		}
+		prev = id
+	}
+}
+
+// discardJournal accepts everything, for benchmarks of the encoding alone.
+type discardJournal struct{}
+
+func (discardJournal) Append(context.Context, ...[]byte) (uint64, uint64, error) { return 0, 0, nil }
+func (discardJournal) WaitNotFull(context.Context, int) error                    { return nil }
+
+type nopStates struct{}
+
+func (nopStates) Set(string, string, string) {}
+func (nopStates) Forget(string)              {}
+
+// BenchmarkDecodeEncode is the per-message CPU cost of an input without the
+// sockets and the journal: GELF decoding, the added fields, the record.
+func BenchmarkDecodeEncode(b *testing.B) {
+	r := NewRunner(discardJournal{}, nopStates{}, Options{NodeID: "node"})
+	in := inputs.Input{ID: "in", Type: inputs.GELFTCPType, StaticFields: map[string]string{"dc": "ber"}}
+	cfg, err := parseConfig(in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	inst := r.newInstance(in, cfg, r.opts.Logger)
+	enc := encoder{inst: inst}
+	rem := newRemote(netip.MustParseAddrPort("10.0.0.1:40000"))
+	payload := fmt.Appendf(nil, `{"version":"1.1","host":"app-server-17.example.org","short_message":"GET /api/orders/1 200 12ms","full_message":"request completed","timestamp":1600000000.123,"level":6,"facility":"http","_request_id":"9f8e7d6c-00000001","_user_id":42,"_path":"/api/orders","_status":200,"_duration_ms":12.5,"_env":"production"}`)
+	var bt batch
+	b.ReportAllocs()
+	b.SetBytes(int64(len(payload)))
+	for i := 0; b.Loop(); i++ {
+		gm, err := gelf.Decode(payload, inst.gelf)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := bt.add(&enc, &gm, rem); err != nil {
+			b.Fatal(err)
+		}
+		if bt.len() == 512 {
+			bt.reset()
+		}
+	}
+	var m messages.Message
+	if err := m.UnmarshalBinary(bt.records()[0]); err != nil && bt.len() > 0 {
+		b.Fatal(err)
+	}
+}

@@ -1,0 +1,249 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/loggate/loggate/backend/logs/gelf"
+	"github.com/loggate/loggate/backend/logs/journal"
+)
+
+// tcpReadBuffer is the connection's read buffer; gelf.Framer uses it as is.
+const tcpReadBuffer = 64 << 10
+
+// maxBatchBytes flushes a batch early so one append stays well below the
+// journal's pending limit (16 MiB).
+const maxBatchBytes = 4 << 20
+
+// tcpServer is a running GELF TCP input.
+type tcpServer struct {
+	inst   *instance
+	ln     net.Listener
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu    sync.Mutex
+	conns map[net.Conn]struct{}
+}
+
+func startTCP(ctx context.Context, inst *instance) (server, error) {
+	ln, err := listenTCP(ctx, inst)
+	if err != nil {
+		return nil, err
+	}
+	inst.metrics.connectionGauges(inst.r.opts.Metrics, inst.prefix)
+	s := &tcpServer{inst: inst, ln: ln, conns: map[net.Conn]struct{}{}}
+	// The input outlives the Apply call that started it.
+	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	s.wg.Go(s.accept)
+	return s, nil
+}
+
+func (s *tcpServer) addr() net.Addr { return s.ln.Addr() }
+
+func (s *tcpServer) stop() {
+	s.cancel()
+	s.ln.Close()
+	s.mu.Lock()
+	for c := range s.conns {
+		c.Close()
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+}
+
+func (s *tcpServer) accept() {
+	for {
+		c, err := s.ln.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) || s.ctx.Err() != nil {
+				return
+			}
+			// Out of file descriptors and the like: back off as net/http does.
+			s.inst.log.Warn("accept failed", "err", err)
+			select {
+			case <-time.After(50 * time.Millisecond):
+			case <-s.ctx.Done():
+				return
+			}
+			continue
+		}
+		s.mu.Lock()
+		if s.ctx.Err() != nil {
+			s.mu.Unlock()
+			c.Close()
+			return
+		}
+		s.conns[c] = struct{}{}
+		s.mu.Unlock()
+		s.wg.Go(func() { s.serve(c) })
+	}
+}
+
+func (s *tcpServer) serve(c net.Conn) {
+	m := s.inst.metrics
+	m.open.Add(1)
+	m.total.Add(1)
+	defer func() {
+		c.Close()
+		s.mu.Lock()
+		delete(s.conns, c)
+		s.mu.Unlock()
+		m.open.Add(-1)
+	}()
+	h := newTCPConn(s.inst, remote{})
+	if ap, err := netip.ParseAddrPort(c.RemoteAddr().String()); err == nil {
+		h.rem = newRemote(ap)
+	}
+	if err := h.run(s.ctx, countingConn{Conn: c, m: m}); err != nil && s.ctx.Err() == nil {
+		s.inst.log.Debug("connection closed", "remote", c.RemoteAddr().String(), "err", err)
+	}
+}
+
+// tcpConn reads one connection.
+type tcpConn struct {
+	inst  *instance
+	enc   encoder
+	rem   remote
+	batch batch
+	lease lease
+	// incoming counts frames since the last flush: marking the meter once
+	// per batch saves a clock read per message.
+	incoming int64
+}
+
+func newTCPConn(inst *instance, rem remote) *tcpConn {
+	return &tcpConn{inst: inst, enc: encoder{inst: inst}, rem: rem, lease: lease{b: inst.r.budget}}
+}
+
+// run reads frames until the connection ends. Frames already in the read
+// buffer are decoded into one batch and appended at once before the next
+// read that could block; a full journal stops the reading until there is
+// room again.
+func (h *tcpConn) run(ctx context.Context, c io.Reader) error {
+	max := h.inst.cfg.maxMessageSize
+	if max <= 0 {
+		max = gelf.DefaultMaxMessageSize
+	}
+	br := bufio.NewReaderSize(c, tcpReadBuffer)
+	fr := gelf.NewFramer(br, max)
+	limit := h.inst.r.opts.BatchSize
+	dropped := uint64(0)
+	for {
+		frame, err := fr.Next()
+		if d := fr.Dropped(); d != dropped {
+			h.inst.metrics.incoming.Mark(int64(d - dropped))
+			h.inst.metrics.failures.Mark(int64(d - dropped))
+			dropped = d
+		}
+		if err != nil {
+			if ferr := h.flush(ctx); ferr != nil {
+				return ferr
+			}
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		if err := h.decode(ctx, frame); err != nil {
+			return err
+		}
+		if h.batch.len() < limit && len(h.batch.buf) < maxBatchBytes && frameReady(br, max) {
+			continue
+		}
+		if err := h.flush(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+// decode adds a frame's message to the batch, or counts its failure. When
+// the decode budget has no room, it waits for enough for the worst case and
+// decodes again: the connection stops reading meanwhile (back-pressure),
+// nothing is dropped. The error is the end of the input.
+func (h *tcpConn) decode(ctx context.Context, frame []byte) error {
+	m := h.inst.metrics
+	h.incoming++
+	opts := h.inst.gelf
+	opts.Budget = &h.lease
+	gm, err := gelf.Decode(frame, opts)
+	if errors.Is(err, errBudget) {
+		// What the batch holds is given back first: waiting while
+		// holding part of the budget could wait for ever.
+		if err := h.flush(ctx); err != nil {
+			return err
+		}
+		if err := h.lease.reserve(ctx, worstCase(frame, opts.MaxDecompressed)); err != nil {
+			return err
+		}
+		gm, err = gelf.Decode(frame, opts)
+	}
+	if err == nil {
+		err = h.batch.add(&h.enc, &gm, h.rem)
+	}
+	if err != nil {
+		m.failures.Mark(1)
+		h.inst.log.Debug("dropped invalid GELF TCP frame", "remote", h.rem.ip, "err", err)
+	}
+	return nil
+}
+
+// worstCase is the most a frame can take of the decode budget: its text,
+// and for a compressed frame the decompression buffer too.
+func worstCase(frame []byte, maxDecompressed int64) int64 {
+	if gelf.Compressed(frame) {
+		return 2 * (maxDecompressed + 1)
+	}
+	return int64(len(frame))
+}
+
+// flush appends the batch, waiting while the journal is full, and gives
+// back the decode budget its messages took: the budget their text took
+// stands for their records until they are journaled.
+func (h *tcpConn) flush(ctx context.Context) error {
+	if h.incoming > 0 {
+		h.inst.metrics.incoming.Mark(h.incoming)
+		h.incoming = 0
+	}
+	if h.batch.len() == 0 {
+		h.lease.release()
+		return nil
+	}
+	recs := h.batch.records()
+	res := h.inst.appendAll(ctx, recs, true)
+	if lost := len(recs) - res.journaled - res.tooLarge; lost > 0 {
+		h.inst.metrics.rejected.Mark(int64(lost))
+	}
+	h.batch.reset()
+	h.lease.release()
+	if res.err != nil && !errors.Is(res.err, journal.ErrTooLarge) {
+		return res.err
+	}
+	return nil
+}
+
+// frameReady reports whether the read buffer holds a complete frame the
+// Framer will return without reading from the connection. Between two
+// frames the Framer keeps no state, so the empty frames at the front of the
+// buffer, which it would skip, can be dropped here.
+func frameReady(br *bufio.Reader, max int) bool {
+	b, _ := br.Peek(br.Buffered())
+	i := 0
+	for i < len(b) && b[i] == 0 {
+		i++
+	}
+	if i > 0 {
+		_, _ = br.Discard(i)
+		b = b[i:]
+	}
+	end := bytes.IndexByte(b, 0)
+	return end > 0 && end <= max
+}

@@ -1,0 +1,288 @@
+package embedded
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/loggate/loggate/backend/logs/messages"
+)
+
+// builder writes one segment from messages added in (timestamp, _id)
+// order. Stored blocks are compressed and written as they fill; the
+// inverted index is kept in memory until finish.
+type builder struct {
+	w      *bufio.Writer
+	off    int64
+	err    error
+	n      int
+	block  []byte
+	rec    []byte
+	inBlk  int
+	blocks []blockRef
+	meta   enc // timestamps and ids, appended as docs arrive
+	ids    enc
+	prevTS int64
+	minTS  int64
+	maxTS  int64
+	fields map[string]*fieldBuild
+	tok    tokenizer
+}
+
+type blockRef struct {
+	off int64
+	len int
+	raw uint64 // decompressed size
+}
+
+type fieldBuild struct {
+	a       analysis
+	present []uint32
+	// terms maps a term to its index in list and docs, its postings. It
+	// is only written when a term is new: assigning to an existing string
+	// key replaces the key, and the terms the tokenizer hands out are
+	// transient. A merge fills list in term order and leaves terms nil.
+	terms   map[string]int32
+	list    []string
+	docs    [][]uint32
+	numDocs []uint32
+	nums    []float64
+}
+
+func newBuilder(w io.Writer) *builder {
+	b := &builder{w: bufio.NewWriterSize(w, 1<<16), fields: map[string]*fieldBuild{}}
+	b.write([]byte(magic))
+	return b
+}
+
+func (b *builder) write(p []byte) {
+	if b.err != nil {
+		return
+	}
+	_, b.err = b.w.Write(p)
+	b.off += int64(len(p))
+}
+
+func (b *builder) field(name string) *fieldBuild {
+	f := b.fields[name]
+	if f == nil {
+		f = &fieldBuild{a: analysisOf(name), terms: map[string]int32{}}
+		b.fields[name] = f
+	}
+	return f
+}
+
+// errOrder is returned when documents are not added in (timestamp, _id)
+// order.
+var errOrder = fmt.Errorf("embedded: segment documents out of order")
+
+// add appends m as the next document.
+func (b *builder) add(m *messages.Message) error {
+	doc := uint32(b.n)
+	ts := m.Timestamp.UnixMilli()
+	if b.n > 0 && ts < b.prevTS {
+		return errOrder
+	}
+	for _, s := range m.Streams {
+		f := b.field(messages.FieldStreams)
+		f.addTerm(s, doc)
+	}
+	if len(m.Streams) > 0 {
+		f := b.field(messages.FieldStreams)
+		f.present = append(f.present, doc)
+	}
+	for _, kv := range m.Fields {
+		f := b.field(kv.Key)
+		f.present = appendDoc(f.present, doc)
+		switch v := kv.Value.(type) {
+		case string:
+			b.tok.terms(f.a, v, func(t string) { f.addTerm(t, doc) })
+		case bool:
+			f.addTerm(messages.FormatValue(v), doc)
+		case int64:
+			f.numDocs = append(f.numDocs, doc)
+			f.nums = append(f.nums, float64(v))
+		case float64:
+			f.numDocs = append(f.numDocs, doc)
+			f.nums = append(f.nums, v)
+		}
+	}
+	var err error
+	if b.rec, err = storedRecord(b.rec[:0], m); err != nil {
+		return err
+	}
+	return b.addStored(ts, m.ID, b.rec)
+}
+
+// addStored appends the next document's timestamp, _id and stored record
+// (see storedRecord), and nothing to the inverted index: add indexes the
+// fields of a message, a merge copies the postings of its sources.
+func (b *builder) addStored(ts int64, id string, rec []byte) error {
+	if b.n == 0 {
+		b.minTS, b.prevTS = ts, ts
+		b.meta.varint(ts)
+	} else {
+		if ts < b.prevTS {
+			return errOrder
+		}
+		b.meta.uvarint(uint64(ts - b.prevTS))
+		b.prevTS = ts
+	}
+	b.maxTS = ts
+	if u, ok := parseUUID(id); ok {
+		b.ids = append(b.ids, 0)
+		b.ids = append(b.ids, u[:]...)
+	} else {
+		b.ids = append(b.ids, 1)
+		b.ids.str(id)
+	}
+	b.block = binary.AppendUvarint(b.block, uint64(len(rec)))
+	b.block = append(b.block, rec...)
+	b.n++
+	b.inBlk++
+	if b.inBlk == blockSize {
+		b.flushBlock()
+	}
+	return b.err
+}
+
+func appendDoc(docs []uint32, doc uint32) []uint32 {
+	if len(docs) > 0 && docs[len(docs)-1] == doc {
+		return docs
+	}
+	return append(docs, doc)
+}
+
+// addTerm adds doc to the postings of t, which may be transient.
+func (f *fieldBuild) addTerm(t string, doc uint32) {
+	if i, ok := f.terms[t]; ok {
+		f.docs[i] = appendDoc(f.docs[i], doc)
+		return
+	}
+	// A copy also keeps the map from holding every message alive.
+	t = strings.Clone(t)
+	f.terms[t] = int32(len(f.list))
+	f.list = append(f.list, t)
+	f.docs = append(f.docs, []uint32{doc})
+}
+
+func (b *builder) flushBlock() {
+	if b.inBlk == 0 {
+		return
+	}
+	z := encoder.EncodeAll(b.block, nil)
+	b.blocks = append(b.blocks, blockRef{off: b.off, len: len(z), raw: uint64(len(b.block))})
+	b.write(z)
+	b.block, b.inBlk = b.block[:0], 0
+}
+
+// finish writes the dictionary, meta section and footer, and returns the
+// file size.
+func (b *builder) finish() (int64, error) {
+	b.flushBlock()
+	names := make([]string, 0, len(b.fields))
+	for name := range b.fields {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+
+	var meta enc
+	meta.uvarint(metaVersion)
+	meta.uvarint(uint64(b.n))
+	meta.uvarint(blockSize)
+	meta.uvarint(uint64(len(b.blocks)))
+	for _, r := range b.blocks {
+		meta.uvarint(uint64(r.off))
+		meta.uvarint(uint64(r.len))
+		meta.uvarint(r.raw)
+	}
+	meta = append(meta, b.meta...)
+	meta = append(meta, b.ids...)
+	meta.uvarint(uint64(len(names)))
+
+	dictOff := b.off
+	dictCRC := uint32(0)
+	var run enc
+	for _, name := range names {
+		f := b.fields[name]
+		meta.str(name)
+		flags := uint64(0)
+		switch f.a {
+		case text:
+			flags |= flagText
+		case lowerKeyword:
+			flags |= flagLower
+		}
+		meta.uvarint(flags)
+		meta.bytes(appendPostings(nil, f.present, b.n))
+		meta.uvarint(uint64(len(f.numDocs)))
+		prev := int64(-1)
+		for i, d := range f.numDocs {
+			meta.uvarint(uint64(int64(d) - prev))
+			prev = int64(d)
+			meta = binary.LittleEndian.AppendUint64(meta, math.Float64bits(f.nums[i]))
+		}
+		order := make([]int32, len(f.list))
+		for i := range order {
+			order[i] = int32(i)
+		}
+		if f.terms != nil {
+			slices.SortFunc(order, func(a, b int32) int { return strings.Compare(f.list[a], f.list[b]) })
+		}
+		meta.uvarint(uint64(len(order)))
+		meta.uvarint(uint64((len(order) + dictRun - 1) / dictRun))
+		var postings []byte
+		for i := 0; i < len(order); i += dictRun {
+			run = run[:0]
+			prev := ""
+			for _, k := range order[i:min(i+dictRun, len(order))] {
+				t := f.list[k]
+				shared := commonPrefix(prev, t)
+				run.uvarint(uint64(shared))
+				run.str(t[shared:])
+				postings = appendPostings(postings[:0], f.docs[k], b.n)
+				run.bytes(postings)
+				prev = t
+			}
+			meta.str(f.list[order[i]])
+			meta.uvarint(uint64(b.off - dictOff))
+			meta.uvarint(uint64(len(run)))
+			dictCRC = crc32.Update(dictCRC, crcTable, run)
+			b.write(run)
+		}
+		b.fields[name] = nil // let the postings go
+	}
+	dictLen := b.off - dictOff
+	z := encoder.EncodeAll(meta, nil)
+	metaOff := b.off
+	b.write(z)
+	var foot [footerSize]byte
+	binary.LittleEndian.PutUint64(foot[0:], uint64(metaOff))
+	binary.LittleEndian.PutUint64(foot[8:], uint64(len(z)))
+	binary.LittleEndian.PutUint64(foot[16:], uint64(dictOff))
+	binary.LittleEndian.PutUint64(foot[24:], uint64(dictLen))
+	binary.LittleEndian.PutUint32(foot[32:], metaChecksum(z, uint64(len(meta))))
+	binary.LittleEndian.PutUint32(foot[36:], dictCRC)
+	binary.LittleEndian.PutUint64(foot[40:], uint64(len(meta)))
+	copy(foot[48:], magic)
+	b.write(foot[:])
+	if b.err == nil {
+		b.err = b.w.Flush()
+	}
+	return b.off, b.err
+}
+
+func commonPrefix(a, b string) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}

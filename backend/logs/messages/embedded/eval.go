@@ -1,0 +1,417 @@
+package embedded
+
+import (
+	"fmt"
+	"math"
+	"path"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loggate/loggate/backend/analysis/search/query"
+	"github.com/loggate/loggate/backend/logs/messages"
+)
+
+// evaluator evaluates a query tree over one segment into the set of
+// matching documents. The first error sticks; the sets returned after it
+// are empty.
+type evaluator struct {
+	s   *segment
+	err error
+	re  map[string]*regexp.Regexp // compiled once per search, shared by segments
+}
+
+func (e *evaluator) fail(err error) {
+	if e.err == nil {
+		e.err = err
+	}
+}
+
+func (e *evaluator) eval(n query.Node) bitset {
+	switch n := n.(type) {
+	case nil, *query.MatchAll:
+		return fullBitset(e.s.n)
+	case *query.Bool:
+		return e.evalBool(n)
+	case *query.Term:
+		return e.each(n.Field, func(set bitset, f string) { e.term(set, f, n) })
+	case *query.Wildcard:
+		return e.each(n.Field, func(set bitset, f string) { e.wildcard(set, f, n.Pattern) })
+	case *query.Regexp:
+		return e.each(n.Field, func(set bitset, f string) { e.regexp(set, f, n.Pattern) })
+	case *query.Range:
+		return e.each(n.Field, func(set bitset, f string) { e.rangeQ(set, f, n) })
+	case *query.Exists:
+		return e.each(n.Field, func(set bitset, f string) { e.exists(set, f) })
+	}
+	e.fail(fmt.Errorf("embedded: unsupported query node %T", n))
+	return newBitset(e.s.n)
+}
+
+// evalBool applies Lucene's BooleanQuery rules, as query.Bool documents.
+func (e *evaluator) evalBool(b *query.Bool) bitset {
+	var out bitset
+	switch {
+	case len(b.Must) > 0:
+		out = e.eval(b.Must[0])
+		for _, c := range b.Must[1:] {
+			out.and(e.eval(c))
+		}
+	case len(b.Should) > 0:
+		out = newBitset(e.s.n)
+		for _, c := range b.Should {
+			out.or(e.eval(c))
+		}
+	case len(b.MustNot) > 0:
+		out = fullBitset(e.s.n)
+	default:
+		return newBitset(e.s.n)
+	}
+	for _, c := range b.MustNot {
+		out.andNot(e.eval(c))
+	}
+	return out
+}
+
+// each ORs fn over the concrete fields a query field names: the field
+// itself, every field when "" or "*" (Graylog's default_field), or the
+// fields matching a pattern such as http_*.
+func (e *evaluator) each(field string, fn func(set bitset, f string)) bitset {
+	set := newBitset(e.s.n)
+	switch {
+	case field == "" || field == "*":
+		for _, f := range e.s.names {
+			fn(set, f)
+		}
+	case strings.ContainsAny(field, "*?"):
+		for _, f := range e.s.names {
+			if ok, _ := path.Match(field, f); ok {
+				fn(set, f)
+			}
+		}
+	default:
+		fn(set, field)
+	}
+	return set
+}
+
+func (e *evaluator) orPostings(set bitset, p []byte) {
+	if p == nil {
+		return
+	}
+	if err := orPostings(set, p, e.s.n); err != nil {
+		e.fail(err)
+	}
+}
+
+func (e *evaluator) term(set bitset, field string, t *query.Term) {
+	switch field {
+	case messages.FieldID:
+		e.s.ids.lookup(t.Value, set.set)
+		return
+	case messages.FieldTimestamp:
+		if ms, ok := parseTime(t.Value); ok {
+			lo, hi := e.s.timeRange(ms, ms)
+			set.setRange(lo, hi)
+		}
+		return
+	}
+	f := e.s.fields[field]
+	if f == nil {
+		return
+	}
+	if v, err := strconv.ParseFloat(t.Value, 64); err == nil {
+		for i, d := range f.numDocs {
+			if f.nums[i] == v {
+				set.set(int(d))
+			}
+		}
+	}
+	if f.nterms == 0 {
+		return
+	}
+	// A fuzzy word is only normalized, as Elasticsearch's query_string
+	// does (getFuzzyQuery): "index.htm~" finds "index.html".
+	words := []string{normalize(f.a, t.Value)}
+	if f.a == text && (t.Fuzzy == "" || t.Phrase) {
+		words = tokens(t.Value)
+	}
+	if t.Phrase && len(words) > 1 {
+		e.phrase(set, f, words)
+		return
+	}
+	for _, w := range words {
+		if d := fuzziness(t, w); d > 0 && !t.Phrase {
+			e.fuzzy(set, f, w, d)
+			continue
+		}
+		p, err := e.s.lookupTerm(f, w)
+		if err != nil {
+			e.fail(err)
+			return
+		}
+		e.orPostings(set, p)
+	}
+}
+
+// fuzziness is the edit distance a fuzzy term asks for: "~" is
+// Elasticsearch's AUTO (0 up to 2 characters, 1 up to 5, else 2).
+func fuzziness(t *query.Term, w string) int {
+	switch t.Fuzzy {
+	case "":
+		return 0
+	case "~":
+		switch n := len([]rune(w)); {
+		case n <= 2:
+			return 0
+		case n <= 5:
+			return 1
+		}
+		return 2
+	}
+	d, err := strconv.ParseFloat(strings.TrimPrefix(t.Fuzzy, "~"), 64)
+	if err != nil {
+		return 0
+	}
+	return min(int(d), 2) // Lucene's maximum edit distance
+}
+
+func (e *evaluator) fuzzy(set bitset, f *fieldMeta, w string, dist int) {
+	e.scan(f, "", func(t term) bool {
+		if levenshtein(t.text, w, dist) {
+			e.orPostings(set, t.postings)
+		}
+		return true
+	})
+}
+
+// phrase matches documents whose field holds the words consecutively.
+// Positions are not indexed, so candidates (documents with every word) are
+// checked against their stored text.
+func (e *evaluator) phrase(set bitset, f *fieldMeta, words []string) {
+	cand := fullBitset(e.s.n)
+	for _, w := range words {
+		p, err := e.s.lookupTerm(f, w)
+		if err != nil || p == nil {
+			e.fail(err)
+			return
+		}
+		one := newBitset(e.s.n)
+		e.orPostings(one, p)
+		cand.and(one)
+	}
+	r := &docReader{s: e.s}
+	for d := cand.next(0); d >= 0; d = cand.next(d + 1) {
+		m, err := r.get(d)
+		if err != nil {
+			e.fail(err)
+			return
+		}
+		if v, ok := m.Get(f.name); ok {
+			if s, ok := v.(string); ok && containsRun(tokens(s), words) {
+				set.set(d)
+			}
+		}
+	}
+}
+
+func containsRun(toks, words []string) bool {
+	for i := 0; i+len(words) <= len(toks); i++ {
+		if slices.Equal(toks[i:i+len(words)], words) {
+			return true
+		}
+	}
+	return false
+}
+
+func (e *evaluator) scan(f *fieldMeta, from string, fn func(term) bool) {
+	if err := e.s.scanTerms(f, from, fn); err != nil {
+		e.fail(err)
+	}
+}
+
+func (e *evaluator) wildcard(set bitset, field, pattern string) {
+	if field == messages.FieldID || field == messages.FieldTimestamp {
+		if field == messages.FieldID {
+			m := compileWildcard(pattern)
+			for d := range e.s.n {
+				if m.match(e.s.ids.id(d)) {
+					set.set(d)
+				}
+			}
+		}
+		return
+	}
+	f := e.s.fields[field]
+	if f == nil || f.nterms == 0 {
+		return
+	}
+	m := compileWildcard(normalize(f.a, pattern))
+	e.scan(f, m.prefix, func(t term) bool {
+		if !strings.HasPrefix(t.text, m.prefix) {
+			return t.text < m.prefix
+		}
+		if m.match(t.text) {
+			e.orPostings(set, t.postings)
+		}
+		return true
+	})
+}
+
+func (e *evaluator) regexp(set bitset, field, pattern string) {
+	re, ok := e.re[pattern]
+	if !ok {
+		var err error
+		if re, err = query.CompileRegexp(pattern); err != nil {
+			e.fail(fmt.Errorf("embedded: invalid regular expression /%s/: %w", pattern, err))
+			return
+		}
+		if e.re == nil {
+			e.re = map[string]*regexp.Regexp{}
+		}
+		e.re[pattern] = re
+	}
+	if field == messages.FieldID {
+		for d := range e.s.n {
+			if re.MatchString(e.s.ids.id(d)) {
+				set.set(d)
+			}
+		}
+		return
+	}
+	f := e.s.fields[field]
+	if f == nil || f.nterms == 0 {
+		return
+	}
+	prefix, _ := re.LiteralPrefix()
+	e.scan(f, prefix, func(t term) bool {
+		if !strings.HasPrefix(t.text, prefix) {
+			return t.text < prefix
+		}
+		if re.MatchString(t.text) {
+			e.orPostings(set, t.postings)
+		}
+		return true
+	})
+}
+
+func (e *evaluator) rangeQ(set bitset, field string, r *query.Range) {
+	switch field {
+	case messages.FieldTimestamp:
+		lo, hi, ok := timeBounds(r)
+		if ok {
+			a, b := e.s.timeRange(lo, hi)
+			set.setRange(a, b)
+		}
+		return
+	case messages.FieldID:
+		return
+	}
+	f := e.s.fields[field]
+	if f == nil {
+		return
+	}
+	if lo, hi, ok := numBounds(r); ok {
+		for i, d := range f.numDocs {
+			if v := f.nums[i]; v > lo || (v == lo && r.IncludeLower) {
+				if v < hi || (v == hi && r.IncludeUpper) {
+					set.set(int(d))
+				}
+			}
+		}
+		if len(f.numDocs) > 0 {
+			return
+		}
+	}
+	lower, upper := normalize(f.a, r.Lower), normalize(f.a, r.Upper)
+	e.scan(f, lower, func(t term) bool {
+		if r.Lower != "" && (t.text < lower || (t.text == lower && !r.IncludeLower)) {
+			return true
+		}
+		if r.Upper != "" && (t.text > upper || (t.text == upper && !r.IncludeUpper)) {
+			return false
+		}
+		e.orPostings(set, t.postings)
+		return true
+	})
+}
+
+// numBounds parses the bounds of a numeric range, open bounds as
+// infinities.
+func numBounds(r *query.Range) (lo, hi float64, ok bool) {
+	lo, hi = math.Inf(-1), math.Inf(1)
+	var err error
+	if r.Lower != "" {
+		if lo, err = strconv.ParseFloat(r.Lower, 64); err != nil {
+			return 0, 0, false
+		}
+	}
+	if r.Upper != "" {
+		if hi, err = strconv.ParseFloat(r.Upper, 64); err != nil {
+			return 0, 0, false
+		}
+	}
+	return lo, hi, true
+}
+
+// timeBounds turns a range on timestamp into inclusive milliseconds.
+func timeBounds(r *query.Range) (lo, hi int64, ok bool) {
+	lo, hi = math.MinInt64, math.MaxInt64
+	if r.Lower != "" {
+		if lo, ok = parseTime(r.Lower); !ok {
+			return 0, 0, false
+		}
+		if !r.IncludeLower {
+			lo++
+		}
+	}
+	if r.Upper != "" {
+		if hi, ok = parseTime(r.Upper); !ok {
+			return 0, 0, false
+		}
+		if !r.IncludeUpper {
+			hi--
+		}
+	}
+	return lo, hi, true
+}
+
+var timeLayouts = []string{
+	messages.TimeLayout, time.RFC3339Nano, "2006-01-02 15:04:05.000", "2006-01-02 15:04:05",
+	"2006-01-02T15:04:05", "2006-01-02",
+}
+
+// parseTime reads a date as Elasticsearch's default date format would:
+// ISO 8601 (UTC unless a zone is given) or epoch milliseconds.
+func parseTime(s string) (int64, bool) {
+	for _, l := range timeLayouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return t.UnixMilli(), true
+		}
+	}
+	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return ms, true
+	}
+	return 0, false
+}
+
+func (e *evaluator) exists(set bitset, field string) {
+	switch field {
+	case messages.FieldID, messages.FieldTimestamp:
+		set.setRange(0, e.s.n)
+		return
+	}
+	if f := e.s.fields[field]; f != nil {
+		set.or(f.present)
+	}
+}
+
+// timeRange returns the documents with lo <= timestamp <= hi as lo..hi-1.
+func (s *segment) timeRange(lo, hi int64) (int, int) {
+	a := sort.Search(s.n, func(i int) bool { return s.ts[i] >= lo })
+	b := sort.Search(s.n, func(i int) bool { return s.ts[i] > hi })
+	return a, max(a, b)
+}

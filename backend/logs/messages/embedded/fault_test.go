@@ -1,0 +1,224 @@
+package embedded_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"github.com/loggate/loggate/backend/logs/messages"
+	"github.com/loggate/loggate/backend/logs/messages/embedded"
+	"github.com/loggate/loggate/backend/logs/messages/messagestest"
+)
+
+var errDiskFull = errors.New("disk full")
+
+// TestFault checks the fault hook: while it fails, Write and Flush return
+// ErrUnavailable and the committed state stays; afterwards all works.
+func TestFault(t *testing.T) {
+	dir := t.TempDir()
+	var failing atomic.Bool
+	opts := embedded.Options{Fault: func() error {
+		if failing.Load() {
+			return errDiskFull
+		}
+		return nil
+	}}
+	s := mustOpen(t, dir, opts)
+	msgs := messagestest.Generate(1, 30, messagestest.BenchStart)
+	ctx := t.Context()
+	if err := s.Write(ctx, "f", msgs[:10]); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flush(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Write(ctx, "f", msgs[10:20]); err != nil {
+		t.Fatal(err)
+	}
+	failing.Store(true)
+	for _, err := range []error{s.Write(ctx, "f", msgs[20:]), s.Flush(ctx, 2)} {
+		if !errors.Is(err, messages.ErrUnavailable) || !errors.Is(err, errDiskFull) {
+			t.Errorf("error %v, want ErrUnavailable wrapping the fault", err)
+		}
+	}
+	if cp := s.Checkpoint(); cp != 1 {
+		t.Errorf("Checkpoint after failed Flush = %d, want 1", cp)
+	}
+	if _, err := s.Rotate(ctx, "f"); !errors.Is(err, messages.ErrUnavailable) {
+		t.Errorf("Rotate while failing: %v, want ErrUnavailable", err)
+	}
+	wantTotal(t, s, 20) // the failed Flush kept its buffers searchable
+	failing.Store(false)
+	if err := s.Write(ctx, "f", msgs[20:]); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flush(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s = mustOpen(t, dir, opts)
+	if cp := s.Checkpoint(); cp != 3 {
+		t.Errorf("Checkpoint after reopen = %d, want 3", cp)
+	}
+	wantTotal(t, s, 30)
+	if list, _ := s.Indices(ctx, "f"); len(list) != 1 {
+		t.Errorf("Indices = %+v, want f_0 only (the failed Rotate left nothing)", list)
+	}
+}
+
+// TestFaultMidFlush fails a Flush at each of its disk writes in turn:
+// every failure keeps the last commit, and the Flush that finally gets
+// through commits everything. A segment left by a crash mid-Flush and an
+// index directory the manifest does not know are removed by Open.
+func TestFaultMidFlush(t *testing.T) {
+	dir := t.TempDir()
+	var calls, failAt atomic.Int64
+	opts := embedded.Options{Fault: func() error {
+		if n := calls.Add(1); failAt.Load() > 0 && n >= failAt.Load() {
+			return errDiskFull
+		}
+		return nil
+	}}
+	s := mustOpen(t, dir, opts)
+	ctx := t.Context()
+	msgs := messagestest.Generate(2, 20, messagestest.BenchStart)
+	if err := s.Write(ctx, "m", msgs[:10]); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flush(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Write(ctx, "m", msgs[10:]); err != nil {
+		t.Fatal(err)
+	}
+	committed := false
+	for at := int64(2); at < 20 && !committed; at++ {
+		calls.Store(0)
+		failAt.Store(at)
+		err := s.Flush(ctx, 2)
+		if err == nil {
+			committed = true // the fault point is past the last write
+			continue
+		}
+		if !errors.Is(err, messages.ErrUnavailable) {
+			t.Fatalf("Flush: %v", err)
+		}
+		if cp := s.Checkpoint(); cp != 1 {
+			t.Fatalf("Checkpoint after failed Flush (fault %d: %v) = %d", at, err, cp)
+		}
+	}
+	failAt.Store(0)
+	if !committed {
+		t.Fatal("Flush never got past the fault")
+	}
+	// A stray segment, as a crash in the middle of a Flush leaves.
+	stray := filepath.Join(dir, "m_0", "0000000000000099.seg")
+	if err := os.WriteFile(stray, []byte("partial"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "gone_3"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s = mustOpen(t, dir, opts)
+	if cp := s.Checkpoint(); cp != 2 {
+		t.Errorf("Checkpoint = %d, want 2", cp)
+	}
+	wantTotal(t, s, 20)
+	for _, p := range []string{stray, filepath.Join(dir, "gone_3")} {
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s left behind: %v", p, err)
+		}
+	}
+}
+
+func wantTotal(t *testing.T, s messages.Store, want int64) {
+	t.Helper()
+	r, err := s.Search(t.Context(), messages.Query{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Total != want {
+		t.Errorf("Total = %d, want %d", r.Total, want)
+	}
+}
+
+// TestMerge flushes many small segments, merges them and checks that the
+// data, including replacements made during and before the merge, stays.
+func TestMerge(t *testing.T) {
+	dir := t.TempDir()
+	s := mustOpen(t, dir, embedded.Options{MergeFactor: 3})
+	ctx := t.Context()
+	msgs := messagestest.Generate(3, 900, messagestest.BenchStart)
+	for i := 0; i < len(msgs); i += 100 {
+		if err := s.Write(ctx, "mg", msgs[i:i+100]); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Flush(ctx, uint64(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	replaced := msgs[5]
+	replaced.Fields = []messages.Field{{Key: "source", Value: "replaced"}}
+	if err := s.Write(ctx, "mg", []messages.Message{replaced}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flush(ctx, 1000); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WaitMerges(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st := s.Stats(); st.Segments > 4 || st.Messages != 900 {
+		t.Errorf("Stats = %+v, want at most 4 segments and 900 messages", st)
+	}
+	check := func(s messages.Store) {
+		t.Helper()
+		wantTotal(t, s, 900)
+		hit, err := s.Get(ctx, "mg_0", replaced.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, _ := hit.Message.String("source"); v != "replaced" {
+			t.Errorf("replaced message has source %q", v)
+		}
+		r, _ := s.Search(ctx, messages.Query{Query: nil, Sort: messages.Sort{Asc: true}, Limit: 900})
+		for i, h := range r.Hits {
+			if i > 0 && h.Message.Timestamp.Before(r.Hits[i-1].Message.Timestamp) {
+				t.Fatalf("hit %d out of order", i)
+			}
+		}
+	}
+	check(s)
+	s.Close()
+	check(mustOpen(t, dir, embedded.Options{MergeFactor: -1}))
+}
+
+// TestCorruptSegment checks that a damaged segment file makes Open fail
+// with an error rather than serve wrong data or panic.
+func TestCorruptSegment(t *testing.T) {
+	dir := t.TempDir()
+	s := mustOpen(t, dir, embedded.Options{})
+	if err := s.Write(t.Context(), "c", messagestest.Generate(4, 50, messagestest.BenchStart)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flush(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	files, _ := filepath.Glob(filepath.Join(dir, "c_0", "*.seg"))
+	if len(files) != 1 {
+		t.Fatalf("segment files %v", files)
+	}
+	b, _ := os.ReadFile(files[0])
+	b[len(b)-100] ^= 0xff
+	if err := os.WriteFile(files[0], b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := embedded.Open(dir, embedded.Options{}); err == nil {
+		s.Close()
+		t.Fatal("Open accepted a corrupt segment")
+	}
+}

@@ -1,0 +1,280 @@
+package embedded
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/loggate/loggate/backend/logs/messages"
+)
+
+// flushJob is the buffers of one index being written as one segment.
+type flushJob struct {
+	ix   *index
+	bufs []*buffer
+	dels []bitset // each buffer's deleted set when the flush began
+	ref  *segRef
+	// where[i][pos] is the document of bufs[i].msgs[pos] in the new
+	// segment, -1 if it was not written (replaced before the flush)
+	where [][]int32
+}
+
+// Flush writes every buffer to a segment file and commits them with
+// checkpoint. Writers are blocked only while buffers are swapped and while
+// the manifest is written, not while segments are built.
+func (s *Store) Flush(ctx context.Context, checkpoint uint64) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.flushMu.Lock()
+	defer s.flushMu.Unlock()
+
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return unavailable("flush", errClosed)
+	}
+	if err := checkFault(s.opts.Fault); err != nil {
+		s.mu.Unlock()
+		return unavailable("flush", err)
+	}
+	var jobs []*flushJob
+	for _, ix := range s.indices {
+		if len(ix.active.msgs) > 0 {
+			ix.frozen = append(ix.frozen, ix.active)
+			ix.active = newBuffer()
+		}
+		if len(ix.frozen) == 0 {
+			continue
+		}
+		j := &flushJob{ix: ix, bufs: slices.Clone(ix.frozen)}
+		for _, b := range j.bufs {
+			j.dels = append(j.dels, b.deleted)
+		}
+		jobs = append(jobs, j)
+	}
+	durable := map[*segRef]bitset{}
+	for _, ix := range s.indices {
+		for _, r := range ix.segs {
+			durable[r] = r.deleted
+		}
+	}
+	seq := s.nextSeq
+	s.nextSeq += uint64(len(jobs))
+	s.mu.Unlock()
+
+	var err error
+	for i, j := range jobs {
+		if err = ctx.Err(); err == nil {
+			err = s.writeJob(j, seq+uint64(i))
+		}
+		if err != nil {
+			break
+		}
+	}
+	if err != nil {
+		for _, j := range jobs {
+			j.discard()
+		}
+		return unavailable("flush", err)
+	}
+	return s.commitFlush(jobs, durable, checkpoint)
+}
+
+// writeJob builds the job's segment file, fsynced, and opens it.
+func (s *Store) writeJob(j *flushJob, seq uint64) error {
+	var live []*messages.Message
+	j.where = make([][]int32, len(j.bufs))
+	for i, b := range j.bufs {
+		j.where[i] = make([]int32, len(b.msgs))
+		for pos := range b.msgs {
+			j.where[i][pos] = -1
+			if !j.dels[i].has(pos) {
+				live = append(live, &b.msgs[pos])
+			}
+		}
+	}
+	if len(live) == 0 {
+		return nil
+	}
+	// Order the live messages by (timestamp, _id), remembering where each
+	// buffer position went.
+	type item struct {
+		m      *messages.Message
+		buf, p int32
+	}
+	items := make([]item, 0, len(live))
+	for i, b := range j.bufs {
+		for pos := range b.msgs {
+			if !j.dels[i].has(pos) {
+				items = append(items, item{&b.msgs[pos], int32(i), int32(pos)})
+			}
+		}
+	}
+	slices.SortFunc(items, func(a, b item) int {
+		if c := a.m.Timestamp.Compare(b.m.Timestamp); c != 0 {
+			return c
+		}
+		return compareStrings(a.m.ID, b.m.ID)
+	})
+	name := segmentFile(seq)
+	seg, err := s.writeSegment(j.ix.dir, name, func(b *builder) error {
+		for doc, it := range items {
+			j.where[it.buf][it.p] = int32(doc)
+			if err := b.add(it.m); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	j.ref = &segRef{seg: seg}
+	return nil
+}
+
+// writeSegment writes a segment file with fill, fsyncs it and its
+// directory, and opens it. On error nothing is left behind.
+func (s *Store) writeSegment(dir, name string, fill func(*builder) error) (*segment, error) {
+	if err := checkFault(s.opts.Fault); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, name)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	b := newBuilder(f)
+	err = fill(b)
+	if err == nil {
+		_, err = b.finish()
+	}
+	if err == nil {
+		err = checkFault(s.opts.Fault)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = syncDir(dir)
+	}
+	if err != nil {
+		os.Remove(path)
+		return nil, err
+	}
+	seg, err := openSegment(path, name)
+	if err != nil {
+		os.Remove(path)
+		return nil, err
+	}
+	return seg, nil
+}
+
+func (j *flushJob) discard() {
+	if j.ref != nil {
+		j.ref.seg.remove.Store(true)
+		j.ref.seg.release()
+		j.ref = nil
+	}
+}
+
+// commitFlush installs the new segments and writes the manifest; if that
+// fails, the buffers stay where they were and the files are removed.
+func (s *Store) commitFlush(jobs []*flushJob, durable map[*segRef]bitset, checkpoint uint64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	type saved struct {
+		ix     *index
+		segs   []*segRef
+		frozen []*buffer
+	}
+	var undo []saved
+	for _, j := range jobs {
+		ix := j.ix
+		if s.indices[ix.name] != ix {
+			j.discard() // deleted while we wrote it
+			continue
+		}
+		undo = append(undo, saved{ix, ix.segs, ix.frozen})
+		ix.frozen = slices.Clone(ix.frozen[len(j.bufs):])
+		if j.ref == nil {
+			continue
+		}
+		// Messages replaced while the segment was written are deleted in
+		// it, in memory only: their replacements are not durable yet.
+		for i, b := range j.bufs {
+			for pos, doc := range j.where[i] {
+				if doc >= 0 && b.deleted.has(pos) && !j.dels[i].has(pos) {
+					if j.ref.deleted == nil {
+						j.ref.deleted = newBitset(j.ref.seg.n)
+					}
+					j.ref.deleted.set(int(doc))
+				}
+			}
+		}
+		ix.segs = append(slices.Clip(ix.segs), j.ref)
+	}
+	m := s.manifest(checkpoint, durable)
+	if err := writeManifest(s.dir, m, s.opts.Fault); err != nil {
+		for _, u := range undo {
+			u.ix.segs, u.ix.frozen = u.segs, u.frozen
+		}
+		for _, j := range jobs {
+			j.discard()
+		}
+		return unavailable("flush", err)
+	}
+	for r, d := range durable {
+		r.durable = d
+	}
+	s.checkpoint = checkpoint
+	s.kickMerge()
+	return nil
+}
+
+// manifest describes the committed state with checkpoint; durable
+// overrides the recorded deletions of some segments. The caller holds mu.
+func (s *Store) manifest(checkpoint uint64, durable map[*segRef]bitset) *manifest {
+	m := &manifest{Checkpoint: checkpoint, NextSeq: s.nextSeq}
+	for _, ix := range s.selected(nil) {
+		mi := manifestIndex{Prefix: ix.prefix, Number: ix.number, Created: ix.created.UnixMilli(), Segments: []manifestSegment{},
+			Closed: ix.closed, Reopened: ix.reopened}
+		for _, r := range ix.segs {
+			del := r.durable
+			if d, ok := durable[r]; ok {
+				del = d
+			}
+			ms := manifestSegment{File: r.seg.name}
+			for d := del.next(0); d >= 0; d = del.next(d + 1) {
+				ms.Deleted = append(ms.Deleted, uint32(d))
+			}
+			mi.Segments = append(mi.Segments, ms)
+		}
+		m.Indices = append(m.Indices, mi)
+	}
+	return m
+}
+
+// commitLocked writes the manifest of the current state with the current
+// checkpoint; the caller holds mu.
+func (s *Store) commitLocked() error {
+	if err := writeManifest(s.dir, s.manifest(s.checkpoint, nil), s.opts.Fault); err != nil {
+		return unavailable("commit", err)
+	}
+	return nil
+}
+
+func (s *Store) kickMerge() {
+	select {
+	case s.mergeKick <- struct{}{}:
+	default:
+	}
+}

@@ -1,0 +1,184 @@
+package embedded
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/loggate/loggate/backend/logs/messages"
+)
+
+// A segment file holds an immutable, time-sorted run of messages:
+//
+//	file   = magic blocks dict meta footer
+//	blocks = zstd frame*          stored messages, blockSize per frame, each
+//	                              doc uvarint(len) + record (messages codec,
+//	                              without _id and timestamp)
+//	dict   = per field, terms sorted and front-coded in runs of dictRun:
+//	         shared:uvarint suffix:str postings:bytes (see postings.go)
+//	meta   = zstd(n, block refs, timestamps as deltas, ids (16 bytes for a
+//	         UUID), per field: presence postings, numeric column, dict
+//	         location and the first term of every run)
+//	footer = metaOff:8 metaLen:8 dictOff:8 dictLen:8 metaCRC:4 dictCRC:4
+//	         metaRaw:8 magic:8
+//
+// The decompressed size of the meta section (in the footer, under the
+// meta checksum) and of every block (in the meta section) is recorded, and
+// a frame must declare exactly that size before it is decompressed, so a
+// damaged file cannot make the reader allocate more than the writer did.
+//
+// Documents are numbered in (timestamp, _id) order, so a time range is a
+// contiguous run of document numbers and the newest hits are at the end.
+const (
+	magic       = "LGSEG\x00\x01\n"
+	footerSize  = 56
+	metaVersion = 1
+	dictRun     = 32
+	blockSize   = 256
+	// Field flags in the meta section.
+	flagText = 1 << iota
+	flagLower
+)
+
+var (
+	encoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBetterCompression), zstd.WithEncoderConcurrency(1))
+	// decoder refuses frames that would need more memory than a block or
+	// a meta section can plausibly take, so a corrupt file cannot make it
+	// allocate without bound.
+	decoder, _ = zstd.NewReader(nil, zstd.WithDecoderMaxMemory(1<<30), zstd.WithDecoderConcurrency(2))
+	crcTable   = crc32.MakeTable(crc32.Castagnoli)
+)
+
+// enc appends the primitive encodings of the format.
+type enc []byte
+
+func (e *enc) uvarint(v uint64) { *e = binary.AppendUvarint(*e, v) }
+func (e *enc) varint(v int64)   { *e = binary.AppendVarint(*e, v) }
+func (e *enc) str(s string)     { e.uvarint(uint64(len(s))); *e = append(*e, s...) }
+func (e *enc) bytes(b []byte)   { e.uvarint(uint64(len(b))); *e = append(*e, b...) }
+
+// dec reads what enc wrote; the first error sticks and later reads return
+// zero values, so decoders check once. Lengths are checked against the
+// bytes left, so a forged count cannot make a decoder allocate.
+type dec struct {
+	b   []byte
+	err bool
+}
+
+func (d *dec) fail() { d.err, d.b = true, nil }
+
+func (d *dec) uvarint() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *dec) varint() int64 {
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+// count reads a length of items of at least min bytes each.
+func (d *dec) count(min int) int {
+	v := d.uvarint()
+	if v > uint64(len(d.b)/min) {
+		d.fail()
+		return 0
+	}
+	return int(v)
+}
+
+func (d *dec) take(n int) []byte {
+	if n < 0 || n > len(d.b) {
+		d.fail()
+		return nil
+	}
+	b := d.b[:n:n]
+	d.b = d.b[n:]
+	return b
+}
+
+func (d *dec) bytes() []byte { return d.take(d.count(1)) }
+func (d *dec) str() string   { return string(d.bytes()) }
+
+func (d *dec) byte() byte {
+	if len(d.b) == 0 {
+		d.fail()
+		return 0
+	}
+	c := d.b[0]
+	d.b = d.b[1:]
+	return c
+}
+
+func (d *dec) float() float64 {
+	b := d.take(8)
+	if b == nil {
+		return 0
+	}
+	return math.Float64frombits(binary.LittleEndian.Uint64(b))
+}
+
+// parseUUID returns the 16 bytes of id when id is a UUID in canonical
+// lower-case form, the only form whose byte order is its string order.
+func parseUUID(id string) ([16]byte, bool) {
+	if len(id) != 36 {
+		return [16]byte{}, false
+	}
+	u, err := uuid.Parse(id)
+	if err != nil || strings.ToLower(id) != id {
+		return [16]byte{}, false
+	}
+	return u, true
+}
+
+// storedRecord encodes what a block stores of m: everything but _id and
+// timestamp, which the meta section holds.
+func storedRecord(b []byte, m *messages.Message) ([]byte, error) {
+	c := messages.Message{Timestamp: time.UnixMilli(0), Streams: m.Streams, Fields: m.Fields}
+	return c.AppendBinary(b)
+}
+
+func unixMilli(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
+
+// maxRaw bounds any decompressed section.
+const maxRaw = 1 << 30
+
+// decompress decodes one zstd frame of exactly raw bytes.
+func decompress(z []byte, raw uint64) ([]byte, error) {
+	var h zstd.Header
+	if raw > maxRaw || h.Decode(z) != nil {
+		return nil, fmt.Errorf("%w: frame header", errCorrupt)
+	}
+	// The encoder omits the size of tiny frames; then a single block
+	// within a small window bounds the output instead.
+	if h.HasFCS && h.FrameContentSize != raw ||
+		!h.HasFCS && (!h.FirstBlock.Last || h.WindowSize > 1<<16 || raw > 1<<16) {
+		return nil, fmt.Errorf("%w: frame size", errCorrupt)
+	}
+	out, err := decoder.DecodeAll(z, make([]byte, 0, raw))
+	if err != nil || uint64(len(out)) != raw {
+		return nil, fmt.Errorf("%w: frame: %v", errCorrupt, err)
+	}
+	return out, nil
+}
+
+// metaChecksum covers the compressed meta section and its raw size.
+func metaChecksum(z []byte, raw uint64) uint32 {
+	return crc32.Update(crc32.Checksum(z, crcTable), crcTable, binary.LittleEndian.AppendUint64(nil, raw))
+}

@@ -1,0 +1,514 @@
+package embedded
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"sort"
+	"sync/atomic"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/loggate/loggate/backend/logs/messages"
+)
+
+// segment is an open segment: the meta section decoded in memory
+// (timestamps, ids, presence and numeric columns, the sparse term index),
+// blocks and dictionary runs read from the file on demand.
+type segment struct {
+	r       io.ReaderAt
+	f       *os.File // nil for a segment built in memory
+	name    string   // file name within the index directory
+	size    int64
+	n       int
+	blocks  []blockRef
+	ts      []int64
+	ids     idColumn
+	fields  map[string]*fieldMeta
+	names   []string // sorted
+	dictOff int64
+	dictLen int64
+
+	refs   atomic.Int64
+	remove atomic.Bool // delete the file when the last reference goes
+}
+
+type fieldMeta struct {
+	name    string
+	a       analysis
+	present bitset
+	numDocs []uint32
+	nums    []float64
+	nterms  int
+	runs    []dictRunRef
+}
+
+type dictRunRef struct {
+	first string
+	off   int64 // from dictOff
+	len   int
+}
+
+// idColumn holds every document's _id: 16 bytes for a UUID, the string
+// otherwise, and the documents in _id order for lookups.
+type idColumn struct {
+	uuids []byte
+	other map[uint32]string
+	order []uint32
+}
+
+func (c *idColumn) id(doc int) string {
+	if s, ok := c.other[uint32(doc)]; ok {
+		return s
+	}
+	var u [16]byte
+	copy(u[:], c.uuids[16*doc:])
+	return uuidString(u)
+}
+
+func uuidString(u [16]byte) string {
+	const hex = "0123456789abcdef"
+	var b [36]byte
+	j := 0
+	for i, c := range u {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			b[j] = '-'
+			j++
+		}
+		b[j], b[j+1] = hex[c>>4], hex[c&15]
+		j += 2
+	}
+	return string(b[:])
+}
+
+// compareID orders doc's _id against id (given also as UUID bytes when it
+// is one) as strings.
+func (c *idColumn) compareID(doc int, id string, u [16]byte, isUUID bool) int {
+	if _, other := c.other[uint32(doc)]; !other && isUUID {
+		return bytes.Compare(c.uuids[16*doc:16*doc+16], u[:])
+	}
+	return compareStrings(c.id(doc), id)
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// lookup returns the documents whose _id is id.
+func (c *idColumn) lookup(id string, fn func(doc int)) {
+	u, isUUID := parseUUID(id)
+	i := sort.Search(len(c.order), func(i int) bool { return c.compareID(int(c.order[i]), id, u, isUUID) >= 0 })
+	for ; i < len(c.order) && c.compareID(int(c.order[i]), id, u, isUUID) == 0; i++ {
+		fn(int(c.order[i]))
+	}
+}
+
+func (c *idColumn) less(a, b int) bool {
+	_, ao := c.other[uint32(a)]
+	_, bo := c.other[uint32(b)]
+	if !ao && !bo {
+		return bytes.Compare(c.uuids[16*a:16*a+16], c.uuids[16*b:16*b+16]) < 0
+	}
+	return c.id(a) < c.id(b)
+}
+
+// openSegment opens a segment file.
+func openSegment(path, name string) (*segment, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	s, err := readSegment(f, st.Size())
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	s.f, s.name = f, name
+	return s, nil
+}
+
+// readSegment decodes the meta section of a segment of the given size. It
+// checks the checksums and every offset, so that later reads of blocks and
+// runs stay within the file.
+func readSegment(r io.ReaderAt, size int64) (*segment, error) {
+	if size < int64(len(magic)+footerSize) {
+		return nil, fmt.Errorf("%w: too short", errCorrupt)
+	}
+	var foot [footerSize]byte
+	if _, err := r.ReadAt(foot[:], size-footerSize); err != nil {
+		return nil, err
+	}
+	if string(foot[48:]) != magic {
+		return nil, fmt.Errorf("%w: bad magic", errCorrupt)
+	}
+	metaOff := binary.LittleEndian.Uint64(foot[0:])
+	metaLen := binary.LittleEndian.Uint64(foot[8:])
+	dictOff := binary.LittleEndian.Uint64(foot[16:])
+	dictLen := binary.LittleEndian.Uint64(foot[24:])
+	body := uint64(size - footerSize)
+	if dictOff < uint64(len(magic)) || dictOff > body || dictLen > body-dictOff ||
+		metaOff != dictOff+dictLen || metaLen != body-metaOff {
+		return nil, fmt.Errorf("%w: bad footer", errCorrupt)
+	}
+	z := make([]byte, metaLen)
+	if _, err := r.ReadAt(z, int64(metaOff)); err != nil {
+		return nil, err
+	}
+	metaRaw := binary.LittleEndian.Uint64(foot[40:])
+	if metaChecksum(z, metaRaw) != binary.LittleEndian.Uint32(foot[32:]) {
+		return nil, fmt.Errorf("%w: meta checksum", errCorrupt)
+	}
+	if err := checkDict(r, int64(dictOff), int64(dictLen), binary.LittleEndian.Uint32(foot[36:])); err != nil {
+		return nil, err
+	}
+	meta, err := decompress(z, metaRaw)
+	if err != nil {
+		return nil, err
+	}
+	s := &segment{r: r, size: size, dictOff: int64(dictOff), dictLen: int64(dictLen)}
+	if err := s.decodeMeta(meta); err != nil {
+		return nil, err
+	}
+	s.refs.Store(1)
+	return s, nil
+}
+
+func checkDict(r io.ReaderAt, off, n int64, want uint32) error {
+	crc := uint32(0)
+	buf := make([]byte, min(n, 1<<20))
+	for n > 0 {
+		k := min(n, int64(len(buf)))
+		if _, err := r.ReadAt(buf[:k], off); err != nil {
+			return err
+		}
+		crc = crc32.Update(crc, crcTable, buf[:k])
+		off, n = off+k, n-k
+	}
+	if crc != want {
+		return fmt.Errorf("%w: dictionary checksum", errCorrupt)
+	}
+	return nil
+}
+
+func (s *segment) decodeMeta(meta []byte) error {
+	d := &dec{b: meta}
+	bad := func(what string) error { return fmt.Errorf("%w: %s", errCorrupt, what) }
+	if d.uvarint() != metaVersion {
+		return bad("meta version")
+	}
+	// Every document takes at least three bytes of meta (a timestamp
+	// delta and an id), which bounds n by the section's size.
+	s.n = d.count(3)
+	if d.uvarint() != blockSize {
+		return bad("block size")
+	}
+	nb := d.count(2)
+	if d.err || nb != (s.n+blockSize-1)/blockSize {
+		return bad("block count")
+	}
+	s.blocks = make([]blockRef, nb)
+	next := int64(len(magic))
+	for i := range s.blocks {
+		off, l, raw := int64(d.uvarint()), int64(d.uvarint()), d.uvarint()
+		if off != next || l <= 0 || l > s.dictOff-off || raw > maxRaw {
+			return bad("block ref")
+		}
+		s.blocks[i] = blockRef{off: off, len: int(l), raw: raw}
+		next = off + l
+	}
+	if next != s.dictOff {
+		return bad("blocks end")
+	}
+	s.ts = make([]int64, s.n)
+	for i := range s.ts {
+		if i == 0 {
+			s.ts[i] = d.varint()
+			continue
+		}
+		delta := d.uvarint()
+		if delta > 1<<62 {
+			return bad("timestamp")
+		}
+		s.ts[i] = s.ts[i-1] + int64(delta)
+	}
+	s.ids.uuids = make([]byte, 16*s.n)
+	for i := range s.n {
+		switch d.byte() {
+		case 0:
+			copy(s.ids.uuids[16*i:], d.take(16))
+		case 1:
+			if s.ids.other == nil {
+				s.ids.other = map[uint32]string{}
+			}
+			s.ids.other[uint32(i)] = d.str()
+		default:
+			return bad("id kind")
+		}
+	}
+	s.ids.order = make([]uint32, s.n)
+	for i := range s.ids.order {
+		s.ids.order[i] = uint32(i)
+	}
+	sort.Slice(s.ids.order, func(a, b int) bool { return s.ids.less(int(s.ids.order[a]), int(s.ids.order[b])) })
+
+	nf := d.count(4)
+	s.fields = make(map[string]*fieldMeta, nf)
+	for range nf {
+		f, err := s.decodeField(d)
+		if err != nil {
+			return err
+		}
+		if _, dup := s.fields[f.name]; dup || (len(s.names) > 0 && f.name <= s.names[len(s.names)-1]) {
+			return bad("field order")
+		}
+		s.fields[f.name] = f
+		s.names = append(s.names, f.name)
+	}
+	if d.err || len(d.b) != 0 {
+		return bad("meta")
+	}
+	return nil
+}
+
+func (s *segment) decodeField(d *dec) (*fieldMeta, error) {
+	bad := func(what string) error { return fmt.Errorf("%w: field %s", errCorrupt, what) }
+	f := &fieldMeta{name: d.str()}
+	switch flags := d.uvarint(); flags {
+	case 0:
+		f.a = keyword
+	case flagText:
+		f.a = text
+	case flagLower:
+		f.a = lowerKeyword
+	default:
+		return nil, bad("flags")
+	}
+	f.present = newBitset(s.n)
+	if err := orPostings(f.present, d.bytes(), s.n); err != nil {
+		return nil, bad("presence")
+	}
+	nn := d.count(9)
+	if nn > s.n {
+		return nil, bad("numeric count")
+	}
+	f.numDocs, f.nums = make([]uint32, nn), make([]float64, nn)
+	prev := int64(-1)
+	for i := range nn {
+		delta := d.uvarint()
+		if delta == 0 || delta > uint64(s.n) || prev+int64(delta) >= int64(s.n) {
+			return nil, bad("numeric docs")
+		}
+		prev += int64(delta)
+		f.numDocs[i], f.nums[i] = uint32(prev), d.float()
+	}
+	nterms := d.uvarint()
+	nr := d.count(3)
+	if nterms > uint64(nr)*dictRun || nr != (int(nterms)+dictRun-1)/dictRun {
+		return nil, bad("run count")
+	}
+	f.nterms = int(nterms)
+	f.runs = make([]dictRunRef, nr)
+	for i := range f.runs {
+		r := dictRunRef{first: d.str(), off: int64(d.uvarint()), len: int(d.uvarint())}
+		if r.off < 0 || r.len <= 0 || r.off > s.dictLen || int64(r.len) > s.dictLen-r.off ||
+			(i > 0 && (r.first <= f.runs[i-1].first || r.off < f.runs[i-1].off+int64(f.runs[i-1].len))) {
+			return nil, bad("run")
+		}
+		f.runs[i] = r
+	}
+	if d.err {
+		return nil, bad("truncated")
+	}
+	return f, nil
+}
+
+// release drops a reference; the last one closes the file.
+func (s *segment) release() {
+	if s.refs.Add(-1) != 0 || s.f == nil {
+		return
+	}
+	name := s.f.Name()
+	s.f.Close()
+	if s.remove.Load() {
+		os.Remove(name)
+	}
+}
+
+// term is one dictionary entry.
+type term struct {
+	text     string
+	postings []byte
+}
+
+// readRun reads and decodes one dictionary run.
+func (s *segment) readRun(r dictRunRef, fn func(term) bool) (bool, error) {
+	buf := make([]byte, r.len)
+	if _, err := s.r.ReadAt(buf, s.dictOff+r.off); err != nil {
+		return false, err
+	}
+	d := &dec{b: buf}
+	prev := ""
+	for first := true; len(d.b) > 0; first = false {
+		shared := int(d.uvarint())
+		if shared > len(prev) {
+			return false, fmt.Errorf("%w: run prefix", errCorrupt)
+		}
+		t := prev[:shared] + string(d.bytes())
+		p := d.bytes()
+		if d.err || (first && t != r.first) || (!first && t <= prev) {
+			return false, fmt.Errorf("%w: run", errCorrupt)
+		}
+		prev = t
+		if !fn(term{t, p}) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// lookupTerm returns the postings of t in field f, nil if absent.
+func (s *segment) lookupTerm(f *fieldMeta, t string) ([]byte, error) {
+	i := sort.Search(len(f.runs), func(i int) bool { return f.runs[i].first > t }) - 1
+	if i < 0 {
+		return nil, nil
+	}
+	var out []byte
+	_, err := s.readRun(f.runs[i], func(e term) bool {
+		if e.text == t {
+			out = e.postings
+		}
+		return e.text < t
+	})
+	return out, err
+}
+
+// scanTerms calls fn for the terms of f from the run holding from (all
+// when ""), in order, until fn returns false.
+func (s *segment) scanTerms(f *fieldMeta, from string, fn func(term) bool) error {
+	i := max(sort.Search(len(f.runs), func(i int) bool { return f.runs[i].first > from })-1, 0)
+	for ; i < len(f.runs); i++ {
+		more, err := s.readRun(f.runs[i], fn)
+		if err != nil || !more {
+			return err
+		}
+	}
+	return nil
+}
+
+// blockDocs reads block b and returns its documents' records.
+func (s *segment) block(b int) ([][]byte, error) {
+	r := s.blocks[b]
+	z := make([]byte, r.len)
+	if _, err := s.r.ReadAt(z, r.off); err != nil {
+		return nil, err
+	}
+	raw, err := decompress(z, r.raw)
+	if err != nil {
+		return nil, err
+	}
+	want := min(blockSize, s.n-b*blockSize)
+	out := make([][]byte, 0, want)
+	d := &dec{b: raw}
+	for len(d.b) > 0 && !d.err {
+		out = append(out, d.bytes())
+	}
+	if d.err || len(out) != want {
+		return nil, fmt.Errorf("%w: block records", errCorrupt)
+	}
+	return out, nil
+}
+
+// largeBlock is the decompressed size above which a block is not kept
+// whole. A block holds 256 messages; of very large ones (tens of megabytes
+// together) a reader would hold them all to return one. Such a block is
+// streamed instead and only the wanted record kept, at the price of a
+// decompression per record read, so the bound is high: blocks of up to
+// 128 MiB are read whole, as the common case is fastest that way.
+var largeBlock uint64 = 128 << 20 // a variable for tests
+
+// blockRecord returns record i of block b without holding the block.
+func (s *segment) blockRecord(b, i int) ([]byte, error) {
+	ref := s.blocks[b]
+	zr, err := zstd.NewReader(io.NewSectionReader(s.r, ref.off, int64(ref.len)),
+		zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true), zstd.WithDecoderMaxMemory(maxRaw))
+	if err != nil {
+		return nil, err
+	}
+	defer zr.Close()
+	br := bufio.NewReader(io.LimitReader(zr, int64(ref.raw)))
+	for k := 0; ; k++ {
+		n, err := binary.ReadUvarint(br)
+		if err != nil || n > ref.raw {
+			return nil, fmt.Errorf("%w: block record %d: %v", errCorrupt, k, err)
+		}
+		if k == i {
+			rec := make([]byte, n)
+			if _, err := io.ReadFull(br, rec); err != nil {
+				return nil, fmt.Errorf("%w: block record %d: %v", errCorrupt, k, err)
+			}
+			return rec, nil
+		}
+		if _, err := br.Discard(int(n)); err != nil {
+			return nil, fmt.Errorf("%w: block record %d: %v", errCorrupt, k, err)
+		}
+	}
+}
+
+// message decodes a stored record of document doc.
+func (s *segment) message(doc int, rec []byte) (messages.Message, error) {
+	var m messages.Message
+	if err := m.UnmarshalBinary(rec); err != nil {
+		return m, fmt.Errorf("%w: %v", errCorrupt, err)
+	}
+	m.ID = s.ids.id(doc)
+	m.Timestamp = unixMilli(s.ts[doc])
+	return m, nil
+}
+
+// docReader fetches stored documents, keeping the last block read.
+type docReader struct {
+	s     *segment
+	b     int
+	recs  [][]byte
+	valid bool
+}
+
+func (r *docReader) get(doc int) (messages.Message, error) {
+	rec, err := r.record(doc)
+	if err != nil {
+		return messages.Message{}, err
+	}
+	return r.s.message(doc, rec)
+}
+
+// record returns the stored record of doc, valid until the reader moves
+// to another block.
+func (r *docReader) record(doc int) ([]byte, error) {
+	b := doc / blockSize
+	if r.s.blocks[b].raw > largeBlock {
+		return r.s.blockRecord(b, doc%blockSize)
+	}
+	if !r.valid || r.b != b {
+		recs, err := r.s.block(b)
+		if err != nil {
+			return nil, err
+		}
+		r.b, r.recs, r.valid = b, recs, true
+	}
+	return r.recs[doc%blockSize], nil
+}

@@ -1,0 +1,117 @@
+package outputs
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/loggate/loggate/auth"
+	"github.com/loggate/loggate/router/api"
+)
+
+// Handler serves /system/outputs.
+type Handler struct {
+	outputs *Service
+}
+
+// NewHandler returns the output resource.
+func NewHandler(outputs *Service) *Handler { return &Handler{outputs: outputs} }
+
+const createBody = `{"title":"Forward to archive","type":"org.graylog2.outputs.GelfOutput","configuration":{"hostname":"archive.example.org","port":12201,"protocol":"TCP"},"streams":["000000000000000000000001"]}`
+
+// Routes returns the output routes. The literal /available comes before
+// /{outputId}, which would otherwise match it.
+func (h *Handler) Routes() []api.Route {
+	return []api.Route{
+		{Method: "GET", Path: "/system/outputs", Summary: "Get a list of all outputs", Permission: "outputs:read", Handler: h.list},
+		{Method: "POST", Path: "/system/outputs", Summary: "Create an output", Permission: "outputs:create", Body: createBody, Handler: h.create},
+		{Method: "GET", Path: "/system/outputs/available", Summary: "Get all available output modules", Permission: "outputs:read", Handler: h.available},
+		{Method: "GET", Path: "/system/outputs/{outputId}", Summary: "Get specific output", Permission: "outputs:read:{outputId}", Handler: h.get},
+		{Method: "PUT", Path: "/system/outputs/{outputId}", Summary: "Update output", Permission: "outputs:edit:{outputId}",
+			Body: `{"title":"Forward to archive","configuration":{"hostname":"archive.example.org","port":12201,"protocol":"UDP"}}`, Handler: h.update},
+		{Method: "DELETE", Path: "/system/outputs/{outputId}", Summary: "Delete output", Permission: "outputs:terminate", Handler: h.delete},
+	}
+}
+
+func (h *Handler) list(w http.ResponseWriter, r *http.Request) error {
+	list, err := h.outputs.List(r.Context())
+	if err != nil {
+		return err
+	}
+	if list == nil {
+		list = []Summary{}
+	}
+	api.WriteJSON(w, http.StatusOK, struct {
+		Total   int       `json:"total"`
+		Outputs []Summary `json:"outputs"`
+	}{len(list), list})
+	return nil
+}
+
+func (h *Handler) available(w http.ResponseWriter, _ *http.Request) error {
+	byClass := make(map[string]Type, len(Types()))
+	for _, t := range Types() {
+		byClass[t.Class] = t
+	}
+	api.WriteJSON(w, http.StatusOK, map[string]any{"types": byClass})
+	return nil
+}
+
+// get checks the permission before the lookup, as Graylog does, so that the
+// answer tells nothing of outputs one may not read.
+func (h *Handler) get(w http.ResponseWriter, r *http.Request) error {
+	id := api.Var(r, "outputId")
+	if err := auth.Require(r.Context(), "outputs:read:"+id); err != nil {
+		return err
+	}
+	out, err := h.outputs.Get(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	api.WriteJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
+	var req CreateRequest
+	if err := api.Decode(r, &req, true); err != nil {
+		return err
+	}
+	out, err := h.outputs.Create(r.Context(), req, auth.FromContext(r.Context()).Username)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Location", api.Location(r, "/system/outputs/"+out.ID))
+	api.WriteJSON(w, http.StatusCreated, out)
+	return nil
+}
+
+// update answers with the OutputSummary. Graylog 4.0 answers with its
+// stored object instead (_id, and created_at in another date format); the
+// summary is what clients read everywhere else.
+func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
+	id := api.Var(r, "outputId")
+	if err := auth.Require(r.Context(), "outputs:edit:"+id); err != nil {
+		return err
+	}
+	var delta map[string]json.RawMessage
+	if err := api.Decode(r, &delta, false); err != nil {
+		return err
+	}
+	if delta == nil {
+		return api.Errorf(api.Invalid, "Request body must be a JSON object")
+	}
+	out, err := h.outputs.Update(r.Context(), id, delta)
+	if err != nil {
+		return err
+	}
+	api.WriteJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (h *Handler) delete(w http.ResponseWriter, r *http.Request) error {
+	if err := h.outputs.Delete(r.Context(), api.Var(r, "outputId")); err != nil {
+		return err
+	}
+	api.NoContent(w)
+	return nil
+}

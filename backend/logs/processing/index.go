@@ -1,0 +1,82 @@
+package processing
+
+import (
+	"strings"
+	"time"
+	"unicode/utf16"
+
+	"github.com/loggate/loggate/backend/logs/messages"
+)
+
+// forIndex returns m as Graylog 4.0 indexes it (Message.toElasticSearchObject
+// and the bulk indexer): dots in field names become underscores, as
+// Elasticsearch 2 and later refuse them, and gl2_accounted_message_size holds
+// the message's size. A dotted field whose replaced name is already a field
+// is dropped, as Graylog drops it with a warning. m itself is not changed:
+// outputs forward the message with its names as received, as Graylog's do.
+func forIndex(m messages.Message) messages.Message {
+	size := accountedSize(&m)
+	fs := make([]messages.Field, 0, len(m.Fields)+1)
+	for _, f := range m.Fields {
+		if f.Key == messages.FieldAccountedSize {
+			continue
+		}
+		if strings.Contains(f.Key, ".") {
+			key := strings.ReplaceAll(f.Key, ".", "_")
+			if _, clash := m.Get(key); clash {
+				continue
+			}
+			f.Key = key
+		}
+		fs = append(fs, f)
+	}
+	m.Fields = append(fs, messages.Field{Key: messages.FieldAccountedSize, Value: size})
+	return m
+}
+
+// accountedSize is Graylog 4.0's Message.getSize, which the outputs' and
+// the license's traffic accounting use: for every field but _id (and the
+// streams, which are not fields) the length of its name plus the size of
+// its value. Lengths are Java's, in UTF-16 code units, not bytes; a
+// number counts as the bytes of its Java type (8 for a long or a double, 4
+// for the int fields level and gl2_remote_port), a boolean 1, the timestamp
+// 8.
+func accountedSize(m *messages.Message) int64 {
+	size := int64(len(messages.FieldTimestamp) + 8)
+	if m.Timestamp.IsZero() {
+		size = 0
+	}
+	for _, f := range m.Fields {
+		if f.Key == messages.FieldAccountedSize {
+			continue
+		}
+		size += javaLength(f.Key) + valueSize(f.Key, f.Value)
+	}
+	return size
+}
+
+func valueSize(key string, v any) int64 {
+	switch v := v.(type) {
+	case string:
+		return javaLength(v)
+	case int64, int:
+		if key == "level" || key == messages.FieldRemotePort {
+			return 4
+		}
+		return 8
+	case float64, time.Time:
+		return 8
+	case bool:
+		return 1
+	}
+	return 0
+}
+
+// javaLength is String.length(): UTF-16 code units.
+func javaLength(s string) int64 {
+	n := int64(0)
+	for _, r := range s {
+		n += int64(utf16.RuneLen(r))
+	}
+	return n
+}

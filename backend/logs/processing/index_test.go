@@ -1,0 +1,63 @@
+package processing
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/loggate/loggate/backend/logs/messages"
+)
+
+func TestForIndex(t *testing.T) {
+	ts := time.Date(2021, 3, 4, 5, 6, 7, 0, time.UTC)
+	tests := []struct {
+		name string
+		in   []messages.Field
+		want []messages.Field
+	}{
+		{
+			name: "sizes as Message.getSize: names and values in UTF-16 units, numbers by Java type",
+			in: []messages.Field{
+				{Key: "message", Value: "héllo 😀"},        // 7 + 8 (the emoji is two units)
+				{Key: "source", Value: "web"},             // 6 + 3
+				{Key: "level", Value: int64(6)},           // 5 + 4
+				{Key: "took", Value: 1.5},                 // 4 + 8
+				{Key: "line", Value: int64(42)},           // 4 + 8
+				{Key: "gl2_remote_port", Value: int64(9)}, // 15 + 4
+				{Key: "ok", Value: true},                  // 2 + 1
+			},
+			want: []messages.Field{
+				{Key: "message", Value: "héllo 😀"}, {Key: "source", Value: "web"}, {Key: "level", Value: int64(6)},
+				{Key: "took", Value: 1.5}, {Key: "line", Value: int64(42)}, {Key: "gl2_remote_port", Value: int64(9)}, {Key: "ok", Value: true},
+				// + timestamp 9 + 8
+				{Key: "gl2_accounted_message_size", Value: int64(15 + 9 + 9 + 12 + 12 + 19 + 3 + 17)},
+			},
+		},
+		{
+			name: "dots become underscores; a clash drops the dotted field; a client's size is replaced",
+			in: []messages.Field{
+				{Key: "a.b", Value: "x"}, // 3 + 1
+				{Key: "c.d", Value: "y"}, // 3 + 1, dropped
+				{Key: "c_d", Value: "z"}, // 3 + 1
+				{Key: "gl2_accounted_message_size", Value: int64(1)},
+			},
+			want: []messages.Field{
+				{Key: "a_b", Value: "x"}, {Key: "c_d", Value: "z"},
+				{Key: "gl2_accounted_message_size", Value: int64(4 + 4 + 4 + 17)},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := messages.Message{ID: "id", Timestamp: ts, Fields: tt.in}
+			before := append([]messages.Field(nil), tt.in...)
+			got := forIndex(m)
+			if !reflect.DeepEqual(got.Fields, tt.want) {
+				t.Errorf("fields %v\nwant   %v", got.Fields, tt.want)
+			}
+			if !reflect.DeepEqual(m.Fields, before) {
+				t.Errorf("the message itself changed: %v", m.Fields)
+			}
+		})
+	}
+}

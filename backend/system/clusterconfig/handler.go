@@ -1,0 +1,193 @@
+package clusterconfig
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/loggate/loggate/auth"
+	"github.com/loggate/loggate/router/api"
+)
+
+// Handler serves the cluster configuration resources.
+type Handler struct {
+	s *Service
+	// release is the major.minor release the getting-started guide is
+	// dismissed in.
+	release string
+}
+
+// NewHandler returns the resources of s; release is the major.minor
+// release of the API served ("4.0").
+func NewHandler(s *Service, release string) *Handler { return &Handler{s: s, release: release} }
+
+const (
+	processorsBody = `{"processor_order":[{"name":"Message Filter Chain","class_name":"org.graylog2.messageprocessors.MessageFilterChainProcessor"}],"disabled_processors":[]}`
+	whitelistBody  = `{"entries":[{"id":"f7033f1f-d50f-4323-96df-294ede41d951","type":"literal","value":"https://hooks.example.org/alert","title":"alert hook"}],"disabled":false}`
+)
+
+// Routes returns the routes.
+func (h *Handler) Routes() []api.Route {
+	return []api.Route{
+		{Method: "GET", Path: "/system/cluster_config", Summary: "List all configuration classes with a stored configuration",
+			Permission: "clusterconfigentry:read", Handler: h.list},
+		{Method: "GET", Path: "/system/cluster_config/{configClass}", Summary: "Get configuration settings from database (204 when none are stored)",
+			Permission: "clusterconfigentry:read", Handler: h.get},
+		{Method: "PUT", Path: "/system/cluster_config/{configClass}", Summary: "Update configuration in database",
+			Permission: "clusterconfigentry:edit", Body: `{"query_time_range_limit":"P30D"}`, Handler: h.put},
+		{Method: "DELETE", Path: "/system/cluster_config/{configClass}", Summary: "Delete configuration settings from database",
+			Permission: "clusterconfigentry:delete", Handler: h.delete},
+		{Method: "GET", Path: "/system/messageprocessors/config", Summary: "Get message processor configuration",
+			Permission: "clusterconfigentry:read", Handler: h.processors},
+		{Method: "PUT", Path: "/system/messageprocessors/config", Summary: "Update message processor configuration",
+			Permission: "clusterconfigentry:edit", Body: processorsBody, Handler: h.setProcessors},
+		{Method: "GET", Path: "/system/urlwhitelist", Summary: "Get url whitelist",
+			Permission: "urlwhitelist:read", Handler: h.whitelist},
+		{Method: "PUT", Path: "/system/urlwhitelist", Summary: "Update url whitelist",
+			Permission: "urlwhitelist:write", Body: whitelistBody, Handler: h.setWhitelist},
+		{Method: "POST", Path: "/system/urlwhitelist/check", Summary: "Check if a url is whitelisted",
+			Body: `{"url":"https://hooks.example.org/alert"}`, Handler: h.check},
+		{Method: "POST", Path: "/system/urlwhitelist/generate_regex", Summary: "Generates a regex that can be used as a value for a whitelist entry",
+			Body: `{"url_template":"https://hooks.example.org/${key}"}`, Handler: h.generateRegex},
+		{Method: "GET", Path: "/system/gettingstarted", Summary: "Check whether to display the Getting started guide for this version", Handler: h.gettingStarted},
+		{Method: "POST", Path: "/system/gettingstarted/dismiss", Summary: "Dismiss auto-showing getting started guide for this version", Handler: h.dismiss},
+	}
+}
+
+func (h *Handler) list(w http.ResponseWriter, r *http.Request) error {
+	names, err := h.s.Classes(r.Context())
+	if err != nil {
+		return err
+	}
+	api.WriteJSON(w, http.StatusOK, map[string]any{"classes": names, "total": len(names)})
+	return nil
+}
+
+func (h *Handler) get(w http.ResponseWriter, r *http.Request) error {
+	doc, err := h.s.Get(r.Context(), api.Var(r, "configClass"))
+	if err != nil {
+		return err
+	}
+	if doc == nil {
+		api.NoContent(w)
+		return nil
+	}
+	api.WriteRawJSON(w, http.StatusOK, doc)
+	return nil
+}
+
+func (h *Handler) put(w http.ResponseWriter, r *http.Request) error {
+	// Graylog asks for both: a class may be written for the first time.
+	if err := auth.Require(r.Context(), "clusterconfigentry:create"); err != nil {
+		return err
+	}
+	var body json.RawMessage
+	if err := api.Decode(r, &body, false); err != nil {
+		return err
+	}
+	doc, err := h.s.Put(r.Context(), api.Var(r, "configClass"), body)
+	if err != nil {
+		return err
+	}
+	api.WriteRawJSON(w, http.StatusAccepted, doc)
+	return nil
+}
+
+func (h *Handler) delete(w http.ResponseWriter, r *http.Request) error {
+	if err := h.s.Delete(r.Context(), api.Var(r, "configClass")); err != nil {
+		return err
+	}
+	api.NoContent(w)
+	return nil
+}
+
+func (h *Handler) processors(w http.ResponseWriter, r *http.Request) error {
+	c, err := h.s.Processors(r.Context())
+	if err != nil {
+		return err
+	}
+	api.WriteJSON(w, http.StatusOK, c)
+	return nil
+}
+
+func (h *Handler) setProcessors(w http.ResponseWriter, r *http.Request) error {
+	var in ProcessorsConfig
+	if err := api.Decode(r, &in, false); err != nil {
+		return err
+	}
+	c, err := h.s.SetProcessors(r.Context(), in)
+	if err != nil {
+		return err
+	}
+	api.WriteJSON(w, http.StatusOK, c)
+	return nil
+}
+
+func (h *Handler) whitelist(w http.ResponseWriter, r *http.Request) error {
+	wl, err := h.s.Whitelist(r.Context())
+	if err != nil {
+		return err
+	}
+	api.WriteJSON(w, http.StatusOK, wl)
+	return nil
+}
+
+func (h *Handler) setWhitelist(w http.ResponseWriter, r *http.Request) error {
+	var in Whitelist
+	if err := api.Decode(r, &in, false); err != nil {
+		return err
+	}
+	if err := h.s.SetWhitelist(r.Context(), in); err != nil {
+		return err
+	}
+	api.NoContent(w)
+	return nil
+}
+
+func (h *Handler) check(w http.ResponseWriter, r *http.Request) error {
+	var in struct {
+		URL string `json:"url"`
+	}
+	if err := api.Decode(r, &in, false); err != nil {
+		return err
+	}
+	if in.URL == "" {
+		return api.Invalidf("url", "must not be empty")
+	}
+	wl, err := h.s.Whitelist(r.Context())
+	if err != nil {
+		return err
+	}
+	api.WriteJSON(w, http.StatusOK, map[string]any{"url": in.URL, "is_whitelisted": wl.Permits(in.URL)})
+	return nil
+}
+
+func (h *Handler) generateRegex(w http.ResponseWriter, r *http.Request) error {
+	var in struct {
+		URLTemplate string `json:"url_template"`
+	}
+	if err := api.Decode(r, &in, false); err != nil {
+		return err
+	}
+	if in.URLTemplate == "" {
+		return api.Invalidf("url_template", "must not be empty")
+	}
+	api.WriteJSON(w, http.StatusOK, map[string]string{"regex": RegexForTemplate(in.URLTemplate)})
+	return nil
+}
+
+func (h *Handler) gettingStarted(w http.ResponseWriter, r *http.Request) error {
+	g, err := h.s.GettingStarted(r.Context(), h.release)
+	if err != nil {
+		return err
+	}
+	api.WriteJSON(w, http.StatusOK, g)
+	return nil
+}
+
+func (h *Handler) dismiss(w http.ResponseWriter, r *http.Request) error {
+	if err := h.s.DismissGettingStarted(r.Context(), h.release); err != nil {
+		return err
+	}
+	api.NoContent(w)
+	return nil
+}

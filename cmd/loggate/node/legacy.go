@@ -1,0 +1,27 @@
+package node
+
+import (
+	"github.com/loggate/loggate/compat"
+	legacyldap "github.com/loggate/loggate/legacy/ldap"
+	legacyviews "github.com/loggate/loggate/legacy/views"
+)
+
+// legacyLDAP serves the 3.x LDAP API to the compat chain.
+func (n *Node) legacyLDAP() compat.LegacyLDAP {
+	return legacyldap.NewAPI(n.legacyLDAPService())
+}
+
+// legacyLDAPService is the node's one legacy LDAP service, made on first
+// use: the compat chain answers with it, the notices watch it.
+func (n *Node) legacyLDAPService() *legacyldap.Service {
+	n.ldapOnce.Do(func() {
+		n.ldap = legacyldap.NewService(n.AuthServices, legacyldap.RoleService(n.Roles), n.Store, n.Levels.Logger("loggate.legacyldap"))
+	})
+	return n.ldap
+}
+
+// legacyViews serves the legacy dashboards and saved searches on the
+// node's views; widget values are computed by the node's message search.
+func (n *Node) legacyViews() compat.LegacyViews {
+	return legacyviews.NewAPI(legacyviews.New(n.Views, n.Store, legacyviews.SearchValues{Search: n.Messages.Search}))
+}
