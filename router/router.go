@@ -16,6 +16,7 @@ package router
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -164,6 +165,12 @@ func (rt *Router) middleware() []stage {
 // register adds the route table to m, with Jersey's 404 and 405 for the
 // requests no route takes.
 func (rt *Router) register(m *mux.Router) {
+	for _, route := range rt.o.Routes {
+		if route.PathChecked && !route.PathPermission() {
+			// A route table error, found at the first start of any test.
+			panic(fmt.Sprintf("route %s %s: PathChecked, but permission %s names no path variable of it", route.Method, route.Path, route.Permission))
+		}
+	}
 	var registered []*mux.Route
 	// The API root without its slash, /api, is registered before the
 	// subrouter, whose prefix would otherwise claim it.
@@ -300,8 +307,11 @@ func (rt *Router) check(r *http.Request, route api.Route) error {
 		}
 		return auth.Unauthenticated()
 	}
-	if route.StaticPermission() {
+	switch {
+	case route.StaticPermission():
 		return auth.Require(ctx, route.Permission)
+	case route.PathChecked && route.PathPermission():
+		return auth.Require(ctx, route.PermissionFor(r))
 	}
 	return nil
 }

@@ -13,6 +13,25 @@ import (
 // body through WriteError.
 type HandlerFunc func(w http.ResponseWriter, r *http.Request) error
 
+// ValueFunc is a handler that returns its answer instead of writing it: a
+// value, written as JSON with 200, or an error, written by WriteError.
+// Prometheus' web/api/v1 serves every endpoint this way.
+type ValueFunc func(r *http.Request) (any, error)
+
+// JSON is the one writer of ValueFunc answers: routes declare
+// Handler: api.JSON(h.get). Handlers that set headers or another status
+// (201 with Location, 204, streamed answers) stay HandlerFuncs.
+func JSON(f ValueFunc) HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		v, err := f(r)
+		if err != nil {
+			return err
+		}
+		WriteJSON(w, http.StatusOK, v)
+		return nil
+	}
+}
+
 // Route declares one endpoint of the native API. The router registers it, the
 // API browser documents it; one table serves both so that no route can exist
 // undocumented.
@@ -25,10 +44,17 @@ type Route struct {
 	// Public routes need no authentication (login, the API root).
 	Public bool
 	// Permission is the permission the route requires. The router checks it
-	// before calling the handler when it has no {placeholder}; a permission
-	// on a path value (users:edit:{username}) is checked by the handler and
-	// is listed here for the documentation.
+	// before calling the handler when it has no {placeholder}, or, with
+	// PathChecked, with the request's path values put in. Any other
+	// (users:edit:{username} on /users/{userId}, an instance permission of
+	// a listing, or one Graylog checks only after finding the entity) is
+	// checked by the handler and listed here for the documentation.
 	Permission string
+	// PathChecked asks the router to check Permission with the request's
+	// path values (indexsets:read:{id} on /system/indices/index_sets/{id})
+	// before the handler runs, which then does not repeat the check. Every
+	// placeholder must be a path variable of the route (see PathPermission).
+	PathChecked bool
 	// Successor names the replacement of a deprecated route; the response then
 	// carries Deprecation and Link headers.
 	Successor string
@@ -57,6 +83,48 @@ type Route struct {
 // handler runs.
 func (r Route) StaticPermission() bool {
 	return r.Permission != "" && !strings.Contains(r.Permission, "{")
+}
+
+// PathPermission reports whether every placeholder of Permission is a path
+// variable of the route, so that the router can check it per request.
+func (r Route) PathPermission() bool {
+	if !strings.Contains(r.Permission, "{") {
+		return false
+	}
+	for _, name := range placeholders(r.Permission) {
+		if !strings.Contains(r.Path, "{"+name+"}") {
+			return false
+		}
+	}
+	return true
+}
+
+// PermissionFor returns Permission with its placeholders replaced by the
+// request's path values.
+func (r Route) PermissionFor(req *http.Request) string {
+	vars := mux.Vars(req)
+	p := r.Permission
+	for _, name := range placeholders(p) {
+		p = strings.ReplaceAll(p, "{"+name+"}", vars[name])
+	}
+	return p
+}
+
+// placeholders returns the {names} of a template.
+func placeholders(s string) []string {
+	var out []string
+	for {
+		i := strings.IndexByte(s, '{')
+		if i < 0 {
+			return out
+		}
+		j := strings.IndexByte(s[i:], '}')
+		if j < 0 {
+			return out
+		}
+		out = append(out, s[i+1:i+j])
+		s = s[i+j+1:]
+	}
 }
 
 // IsDeprecated reports whether the route is deprecated, with or without a

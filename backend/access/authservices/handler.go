@@ -57,7 +57,7 @@ func (h *Handler) Routes() []api.Route {
 		{Method: http.MethodPost, Path: backendsPath, Summary: "Create an authentication service backend",
 			Permission: "authservicebackend:create", Body: backendExample, Handler: h.create},
 		{Method: http.MethodGet, Path: backendPath, Summary: "Get an authentication service backend",
-			Permission: "authservicebackend:read:{backendId}", Handler: h.get},
+			Permission: "authservicebackend:read:{backendId}", Handler: api.JSON(h.get)},
 		{Method: http.MethodPut, Path: backendPath, Summary: "Update an authentication service backend",
 			Permission: "authservicebackend:edit:{backendId}", Body: backendExample, Handler: h.update},
 		{Method: http.MethodDelete, Path: backendPath, Summary: "Delete an authentication service backend",
@@ -67,9 +67,9 @@ func (h *Handler) Routes() []api.Route {
 		{Method: http.MethodGet, Path: backendPath + "/users", Summary: "List the users of an authentication service backend (also needs users:read)",
 			Permission: "authserviceglobalconfig:read", Query: api.PageQuery, Handler: h.users},
 		{Method: http.MethodGet, Path: headerAuthPath, Summary: "Get the trusted header authentication configuration",
-			Permission: "authhttpheaderconfig:read", Handler: h.getHeaderAuth},
+			Permission: "authhttpheaderconfig:read", Handler: api.JSON(h.getHeaderAuth)},
 		{Method: http.MethodPut, Path: headerAuthPath, Summary: "Update the trusted header authentication configuration",
-			Permission: "authhttpheaderconfig:edit", Body: headerAuthExample, Handler: h.setHeaderAuth},
+			Permission: "authhttpheaderconfig:edit", Body: headerAuthExample, Handler: api.JSON(h.setHeaderAuth)},
 	}
 }
 
@@ -85,26 +85,24 @@ func failOr(w http.ResponseWriter, err error) error {
 	return err
 }
 
-func (h *Handler) getHeaderAuth(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) getHeaderAuth(r *http.Request) (any, error) {
 	c, err := h.svc.HeaderAuthConfig(r.Context())
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, c)
-	return nil
+	return c, nil
 }
 
-func (h *Handler) setHeaderAuth(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) setHeaderAuth(r *http.Request) (any, error) {
 	var c HeaderAuthConfig
 	if err := api.Decode(r, &c, true); err != nil {
-		return err
+		return nil, err
 	}
 	saved, err := h.svc.SetHeaderAuth(r.Context(), c)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, saved)
-	return nil
+	return saved, nil
 }
 
 // requireRead is Graylog's instance check on a backend.

@@ -6,21 +6,20 @@ import (
 	"github.com/loggate/loggate/router/api"
 )
 
-func (h *Handler) writeConfiguration(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) writeConfiguration(r *http.Request) (any, error) {
 	id, err := h.svc.ActiveID(r.Context())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	c := globalConfig{}
 	if id != "" {
 		c.ActiveBackend = &id
 	}
-	api.WriteJSON(w, http.StatusOK, map[string]any{"configuration": c})
-	return nil
+	return map[string]any{"configuration": c}, nil
 }
 
 func (h *Handler) getConfiguration(w http.ResponseWriter, r *http.Request) error {
-	return h.writeConfiguration(w, r)
+	return api.JSON(h.writeConfiguration)(w, r)
 }
 
 // setConfiguration activates the backend the body names, or none for null
@@ -37,7 +36,7 @@ func (h *Handler) setConfiguration(w http.ResponseWriter, r *http.Request) error
 	if err := h.svc.SetActive(r.Context(), id); err != nil {
 		return err
 	}
-	return h.writeConfiguration(w, r)
+	return api.JSON(h.writeConfiguration)(w, r)
 }
 
 func (h *Handler) getActiveBackend(w http.ResponseWriter, r *http.Request) error {

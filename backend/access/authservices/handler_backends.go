@@ -54,17 +54,16 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (h *Handler) get(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) get(r *http.Request) (any, error) {
 	id := api.Var(r, "backendId")
 	if err := requireRead(r, id); err != nil {
-		return err
+		return nil, err
 	}
 	b, err := h.svc.Get(r.Context(), id)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, map[string]any{"backend": b})
-	return nil
+	return map[string]any{"backend": b}, nil
 }
 
 func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {

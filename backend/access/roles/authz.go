@@ -19,7 +19,7 @@ func (h *Handler) AuthzRoutes() []api.Route {
 	return []api.Route{
 		{Method: "GET", Path: "/authz/roles", Summary: "Get a paginated list of all roles", Permission: "roles:read", Handler: h.authzList},
 		{Method: "GET", Path: "/authz/roles/user/{username}", Summary: "Get a paginated list of all roles of a user", Permission: "roles:read", Handler: h.authzOfUser},
-		{Method: "GET", Path: "/authz/roles/{roleId}", Summary: "Get a single role", Permission: "roles:read:{roleId}", Handler: h.authzGet},
+		{Method: "GET", Path: "/authz/roles/{roleId}", Summary: "Get a single role", Permission: "roles:read:{roleId}", Handler: api.JSON(h.authzGet)},
 		{Method: "GET", Path: "/authz/roles/{roleId}/assignees", Summary: "Get a paginated list of the users assigned to a role", Permission: "users:list", Handler: h.authzAssignees},
 		{Method: "PUT", Path: "/authz/roles/{roleId}/assignees", Summary: "Add users to a role (body: a JSON array of usernames)", Permission: "users:rolesedit:{username}", Handler: h.authzAssign},
 		{Method: "DELETE", Path: "/authz/roles/{roleId}/assignee/{username}", Summary: "Remove a user from a role", Permission: "users:rolesedit:{username}", Handler: h.authzUnassign},
@@ -132,16 +132,15 @@ func (h *Handler) authzOfUser(w http.ResponseWriter, r *http.Request) error {
 	return h.page(w, r, func(role Role) bool { return slices.Contains(ids, role.ID) })
 }
 
-func (h *Handler) authzGet(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) authzGet(r *http.Request) (any, error) {
 	if err := auth.Require(r.Context(), "roles:read:"+api.Var(r, "roleId")); err != nil {
-		return err
+		return nil, err
 	}
 	role, err := h.loadByID(r)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, toAuthz(role))
-	return nil
+	return toAuthz(role), nil
 }
 
 func (h *Handler) authzAssignees(w http.ResponseWriter, r *http.Request) error {

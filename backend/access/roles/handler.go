@@ -60,21 +60,21 @@ func toResponse(r Role) response {
 // Routes returns the /roles routes.
 func (h *Handler) Routes() []api.Route {
 	return []api.Route{
-		{Method: "GET", Path: "/roles", Summary: "List all roles", Permission: "roles:read", Handler: h.list},
+		{Method: "GET", Path: "/roles", Summary: "List all roles", Permission: "roles:read", Handler: api.JSON(h.list)},
 		{Method: "POST", Path: "/roles", Summary: "Create a new role", Permission: "roles:create", Handler: h.create},
-		{Method: "GET", Path: "/roles/{rolename}", Summary: "Retrieve permissions for a single role", Permission: "roles:read:{rolename}", Handler: h.get},
-		{Method: "PUT", Path: "/roles/{rolename}", Summary: "Update an existing role", Permission: "roles:edit:{rolename}", Handler: h.update},
+		{Method: "GET", Path: "/roles/{rolename}", Summary: "Retrieve permissions for a single role", Permission: "roles:read:{rolename}", Handler: api.JSON(h.get)},
+		{Method: "PUT", Path: "/roles/{rolename}", Summary: "Update an existing role", Permission: "roles:edit:{rolename}", Handler: api.JSON(h.update)},
 		{Method: "DELETE", Path: "/roles/{rolename}", Summary: "Remove the named role and dissociate any users from it", Permission: "roles:delete:{rolename}", Handler: h.delete},
-		{Method: "GET", Path: "/roles/{rolename}/members", Summary: "Retrieve the role's members", Permission: "users:list", Handler: h.membersOf},
+		{Method: "GET", Path: "/roles/{rolename}/members", Summary: "Retrieve the role's members", Permission: "users:list", Handler: api.JSON(h.membersOf)},
 		{Method: "PUT", Path: "/roles/{rolename}/members/{username}", Summary: "Add a user to a role", Permission: "roles:edit:{rolename}", Handler: h.addMember},
 		{Method: "DELETE", Path: "/roles/{rolename}/members/{username}", Summary: "Remove a user from a role", Permission: "roles:edit:{rolename}", Handler: h.removeMember},
 	}
 }
 
-func (h *Handler) list(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) list(r *http.Request) (any, error) {
 	all, err := h.roles.All(r.Context())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	out := make([]response, 0, len(all))
 	p := auth.FromContext(r.Context())
@@ -83,8 +83,7 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request) error {
 			out = append(out, toResponse(role))
 		}
 	}
-	api.WriteJSON(w, http.StatusOK, map[string]any{"roles": out, "total": len(out)})
-	return nil
+	return map[string]any{"roles": out, "total": len(out)}, nil
 }
 
 // load finds the role named in the path, or a 404 in Graylog's words.
@@ -96,17 +95,16 @@ func (h *Handler) load(ctx context.Context, name string) (Role, error) {
 	return role, err
 }
 
-func (h *Handler) get(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) get(r *http.Request) (any, error) {
 	name := api.Var(r, "rolename")
 	if err := auth.Require(r.Context(), "roles:read:"+name); err != nil {
-		return err
+		return nil, err
 	}
 	role, err := h.load(r.Context(), name)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, toResponse(role))
-	return nil
+	return toResponse(role), nil
 }
 
 func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
@@ -123,32 +121,31 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) update(r *http.Request) (any, error) {
 	ctx := r.Context()
 	name := api.Var(r, "rolename")
 	if err := auth.Require(ctx, "roles:edit:"+name); err != nil {
-		return err
+		return nil, err
 	}
 	var req response
 	if err := api.Decode(r, &req, true); err != nil {
-		return err
+		return nil, err
 	}
 	role, err := h.load(ctx, name)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if role.ReadOnly {
-		return api.Errorf(api.Invalid, "Cannot update read only role %s", role.Name)
+		return nil, api.Errorf(api.Invalid, "Cannot update read only role %s", role.Name)
 	}
 	role.Name, role.Description, role.Permissions = req.Name, req.Description, req.Permissions
 	if err := h.roles.Update(ctx, role); err != nil {
-		return err
+		return nil, err
 	}
 	if err := h.members.RoleChanged(ctx, role.ID, false); err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, toResponse(role))
-	return nil
+	return toResponse(role), nil
 }
 
 func (h *Handler) delete(w http.ResponseWriter, r *http.Request) error {
@@ -181,25 +178,24 @@ func (h *Handler) remove(w http.ResponseWriter, r *http.Request, role Role) erro
 	return nil
 }
 
-func (h *Handler) membersOf(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) membersOf(r *http.Request) (any, error) {
 	ctx := r.Context()
 	name := api.Var(r, "rolename")
 	if err := auth.Require(ctx, "roles:read:"+name); err != nil {
-		return err
+		return nil, err
 	}
 	role, err := h.load(ctx, name)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	users, err := h.members.MembersOf(ctx, role.ID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if users == nil {
 		users = []Member{}
 	}
-	api.WriteJSON(w, http.StatusOK, map[string]any{"role": role.Name, "users": users})
-	return nil
+	return map[string]any{"role": role.Name, "users": users}, nil
 }
 
 func (h *Handler) addMember(w http.ResponseWriter, r *http.Request) error {

@@ -35,7 +35,7 @@ func NewHandler(s *Service, v Verifier, now func() time.Time) *Handler {
 func (h *Handler) Routes() []api.Route {
 	return []api.Route{
 		{Method: "POST", Path: "/system/sessions", Summary: "Create a new session", Public: true, Handler: h.create},
-		{Method: "GET", Path: "/system/sessions", Summary: "Validate an existing session", Public: true, Handler: h.validate},
+		{Method: "GET", Path: "/system/sessions", Summary: "Validate an existing session", Public: true, Handler: api.JSON(h.validate)},
 		{Method: "DELETE", Path: "/system/sessions/{sessionId}", Summary: "Terminate an existing session", Handler: h.terminate},
 	}
 }
@@ -138,10 +138,9 @@ func clientAddress(r *http.Request) string {
 // validate answers whether the request's credentials are valid. It never
 // answers 401; session_id and username are only filled by trusted-header
 // authentication, which creates a session on the fly (not yet served).
-func (h *Handler) validate(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) validate(r *http.Request) (any, error) {
 	p := auth.FromContext(r.Context())
-	api.WriteJSON(w, http.StatusOK, map[string]any{"is_valid": p != nil, "session_id": nil, "username": nil})
-	return nil
+	return map[string]any{"is_valid": p != nil, "session_id": nil, "username": nil}, nil
 }
 
 // terminate ends the caller's session. Like Graylog it logs out the session

@@ -35,9 +35,9 @@ func NewHandler(tokens *Service, users Users, releases ParseRelease) *Handler {
 // Routes returns the token routes (4.0: keyed by user id).
 func (h *Handler) Routes() []api.Route {
 	return []api.Route{
-		{Method: "GET", Path: "/users/{userId}/tokens", Summary: "Retrieves the list of access tokens for a user (owner only)", Permission: "users:tokenlist:{username}", Handler: h.list},
-		{Method: "POST", Path: "/users/{userId}/tokens/{name}", Summary: "Generates a new access token for a user (owner only); api_release pins the API release the token's requests are served as", Permission: "users:tokencreate:{username}", Query: []string{"api_release"}, Handler: h.create},
-		{Method: "PUT", Path: "/users/{userId}/tokens/{tokenId}/api_release", Summary: "Pins a token to an API release, or unpins it with null (owner only; loggate)", Permission: "users:tokencreate:{username}", Body: `{"api_release":"2.4"}`, Handler: h.pin},
+		{Method: "GET", Path: "/users/{userId}/tokens", Summary: "Retrieves the list of access tokens for a user (owner only)", Permission: "users:tokenlist:{username}", Handler: api.JSON(h.list)},
+		{Method: "POST", Path: "/users/{userId}/tokens/{name}", Summary: "Generates a new access token for a user (owner only); api_release pins the API release the token's requests are served as", Permission: "users:tokencreate:{username}", Query: []string{"api_release"}, Handler: api.JSON(h.create)},
+		{Method: "PUT", Path: "/users/{userId}/tokens/{tokenId}/api_release", Summary: "Pins a token to an API release, or unpins it with null (owner only; loggate)", Permission: "users:tokencreate:{username}", Body: `{"api_release":"2.4"}`, Handler: api.JSON(h.pin)},
 		{Method: "DELETE", Path: "/users/{userId}/tokens/{idOrToken}", Summary: "Removes a token for a user, by id or by value (owner only)", Permission: "users:tokenremove:{username}", Handler: h.delete},
 	}
 }
@@ -66,38 +66,36 @@ func (h *Handler) owner(r *http.Request, perm, deny string) (userID, username st
 	return userID, username, nil
 }
 
-func (h *Handler) list(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) list(r *http.Request) (any, error) {
 	userID, _, err := h.owner(r, "users:tokenlist", "Not allowed to list tokens for user")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	list, err := h.tokens.ListForUser(r.Context(), userID)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, map[string][]Token{"tokens": list})
-	return nil
+	return map[string][]Token{"tokens": list}, nil
 }
 
-func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) create(r *http.Request) (any, error) {
 	userID, _, err := h.owner(r, "users:tokencreate", "Not allowed to create tokens for user")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	name := api.Var(r, "name")
 	if len(name) > 250 {
-		return api.Errorf(api.Invalid, "Token name is too long (at most 250 characters)")
+		return nil, api.Errorf(api.Invalid, "Token name is too long (at most 250 characters)")
 	}
 	release, err := h.release(r.URL.Query().Get("api_release"))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	tok, err := h.tokens.Create(r.Context(), userID, name, release)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, tok)
-	return nil
+	return tok, nil
 }
 
 func (h *Handler) release(s string) (string, error) {
@@ -107,32 +105,31 @@ func (h *Handler) release(s string) (string, error) {
 	return h.releases(s)
 }
 
-func (h *Handler) pin(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) pin(r *http.Request) (any, error) {
 	userID, username, err := h.owner(r, "users:tokencreate", "Not allowed to change tokens of user")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var body struct {
 		APIRelease *string `json:"api_release"`
 	}
 	if err := api.Decode(r, &body, true); err != nil {
-		return err
+		return nil, err
 	}
 	release := ""
 	if body.APIRelease != nil {
 		if release, err = h.release(*body.APIRelease); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	tok, err := h.tokens.Pin(r.Context(), userID, api.Var(r, "tokenId"), release)
 	if errors.Is(err, store.ErrNotFound) {
-		return api.Errorf(api.NotFound, "Couldn't find access token for user %s", username)
+		return nil, api.Errorf(api.NotFound, "Couldn't find access token for user %s", username)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, tok)
-	return nil
+	return tok, nil
 }
 
 func (h *Handler) delete(w http.ResponseWriter, r *http.Request) error {

@@ -33,7 +33,7 @@ func NewHandler(users *Service, roles *roles.Service) *Handler {
 // named "paginated" cannot be read through /users/{username}).
 func (h *Handler) Routes() []api.Route {
 	return []api.Route{
-		{Method: "GET", Path: "/users", Summary: "List all users (deprecated: use /users/paginated)", Permission: "users:list", Successor: "/users/paginated", Handler: h.list},
+		{Method: "GET", Path: "/users", Summary: "List all users (deprecated: use /users/paginated)", Permission: "users:list", Successor: "/users/paginated", Handler: api.JSON(h.list)},
 		{Method: "GET", Path: "/users/paginated", Summary: "Get paginated list of users", Permission: "users:list", Query: api.PageQuery, Handler: h.paginated},
 		{Method: "POST", Path: "/users", Summary: "Create a new user account", Permission: "users:create", Handler: h.create},
 		{Method: "GET", Path: "/users/id/{userId}", Summary: "Get user details by userId", Permission: "users:edit:{username}", Handler: h.getByID},
@@ -49,22 +49,21 @@ func (h *Handler) Routes() []api.Route {
 	}
 }
 
-func (h *Handler) list(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) list(r *http.Request) (any, error) {
 	ctx := r.Context()
 	all, err := h.users.All(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	out := make([]Summary, 0, len(all))
 	for _, u := range all {
 		sum, err := h.users.Summary(ctx, u, true)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		out = append(out, sum)
 	}
-	api.WriteJSON(w, http.StatusOK, map[string]any{"users": out})
-	return nil
+	return map[string]any{"users": out}, nil
 }
 
 var searchable = []string{"username", "full_name", "email"}

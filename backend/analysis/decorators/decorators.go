@@ -137,65 +137,61 @@ const body = `{"type":"org.graylog2.decorators.FormatStringDecorator","config":{
 func (h *Handler) Routes() []api.Route {
 	return []api.Route{
 		{Method: "GET", Path: "/search/decorators", Summary: "Returns all configured message decorations",
-			Permission: "decorators:read", Handler: h.list},
+			Permission: "decorators:read", Handler: api.JSON(h.list)},
 		{Method: "GET", Path: "/search/decorators/available", Summary: "Returns all available message decorations (none: loggate stores decorators without applying them)",
-			Permission: "decorators:read", Handler: h.available},
+			Permission: "decorators:read", Handler: api.JSON(h.available)},
 		{Method: "POST", Path: "/search/decorators", Summary: "Creates a message decoration configuration",
-			Permission: "decorators:create", Body: body, Handler: h.create},
+			Permission: "decorators:create", Body: body, Handler: api.JSON(h.create)},
 		{Method: "PUT", Path: "/search/decorators/{decoratorId}", Summary: "Update a decorator",
-			Permission: "decorators:create", Body: body, Handler: h.update},
+			Permission: "decorators:create", Body: body, Handler: api.JSON(h.update)},
 		{Method: "DELETE", Path: "/search/decorators/{decoratorId}", Summary: "Delete a decorator",
 			Permission: "decorators:edit", Handler: h.delete},
 	}
 }
 
-func (h *Handler) list(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) list(r *http.Request) (any, error) {
 	all, err := h.s.All(r.Context())
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, all)
-	return nil
+	return all, nil
 }
 
-func (h *Handler) available(w http.ResponseWriter, _ *http.Request) error {
-	api.WriteJSON(w, http.StatusOK, map[string]any{})
-	return nil
+func (h *Handler) available(_ *http.Request) (any, error) {
+	return map[string]any{}, nil
 }
 
-func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) create(r *http.Request) (any, error) {
 	var d Decorator
 	if err := api.Decode(r, &d, false); err != nil {
-		return err
+		return nil, err
 	}
 	if err := editsStream(r, d); err != nil {
-		return err
+		return nil, err
 	}
 	d, err := h.s.Create(r.Context(), d)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, d)
-	return nil
+	return d, nil
 }
 
-func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) update(r *http.Request) (any, error) {
 	var d Decorator
 	if err := api.Decode(r, &d, false); err != nil {
-		return err
+		return nil, err
 	}
 	if err := h.editsStored(r); err != nil {
-		return err
+		return nil, err
 	}
 	if err := editsStream(r, d); err != nil {
-		return err
+		return nil, err
 	}
 	d, err := h.s.Update(r.Context(), api.Var(r, "decoratorId"), d)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, d)
-	return nil
+	return d, nil
 }
 
 func (h *Handler) delete(w http.ResponseWriter, r *http.Request) error {

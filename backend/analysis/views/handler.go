@@ -53,124 +53,119 @@ const bodyExample = `{"type":"DASHBOARD","title":"Web servers","summary":"","des
 func (h *Handler) Routes() []api.Route {
 	return []api.Route{
 		{Method: "GET", Path: "/views", Summary: "Get a list of all views", Query: api.PageQuery, Handler: h.list("")},
-		{Method: "POST", Path: "/views", Summary: "Create a new view (dashboards need dashboards:create)", Body: bodyExample, Handler: h.create},
-		{Method: "GET", Path: "/views/{id}", Summary: "Get a single view (id default: the default view)", Permission: "view:read:{id}", Handler: h.get},
-		{Method: "PUT", Path: "/views/{id}", Summary: "Update view", Permission: "view:edit:{id}", Body: bodyExample, Handler: h.update},
-		{Method: "DELETE", Path: "/views/{id}", Summary: "Delete view", Permission: "view:delete:{id}", Handler: h.delete},
+		{Method: "POST", Path: "/views", Summary: "Create a new view (dashboards need dashboards:create)", Body: bodyExample, Handler: api.JSON(h.create)},
+		{Method: "GET", Path: "/views/{id}", Summary: "Get a single view (id default: the default view)", Permission: "view:read:{id}", Handler: api.JSON(h.get)},
+		{Method: "PUT", Path: "/views/{id}", Summary: "Update view", Permission: "view:edit:{id}", Body: bodyExample, Handler: api.JSON(h.update)},
+		{Method: "DELETE", Path: "/views/{id}", Summary: "Delete view", Permission: "view:delete:{id}", Handler: api.JSON(h.delete)},
 		{Method: "PUT", Path: "/views/{id}/default", Summary: "Configures the view as default view (also needs default-view:set)", Permission: "view:read:{id}", Handler: h.setDefault},
 		{Method: "GET", Path: "/dashboards", Summary: "Get a list of all dashboards", Query: api.PageQuery, Handler: h.list(Dashboard)},
 		{Method: "GET", Path: "/search/saved", Summary: "Get a list of all searches", Query: api.PageQuery, Handler: h.list(Search)},
 	}
 }
 
-func (h *Handler) get(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) get(r *http.Request) (any, error) {
 	ctx := r.Context()
 	id := api.Var(r, "id")
 	p := auth.FromContext(ctx)
 	if id == defaultID {
 		v, err := h.views.Default(ctx)
 		if errors.Is(err, store.ErrNotFound) || err == nil && !canRead(p, v.ref()) {
-			return api.Errorf(api.NotFound, "Default view doesn't exist")
+			return nil, api.Errorf(api.NotFound, "Default view doesn't exist")
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
-		api.WriteJSON(w, http.StatusOK, v)
-		return nil
+		return v, nil
 	}
 	v, err := h.views.Get(ctx, id)
 	// The same 404 for a view the caller may not see, so that ids cannot
 	// be probed.
 	if errors.Is(err, store.ErrNotFound) || err == nil && !canRead(p, v.ref()) {
-		return notFound(id)
+		return nil, notFound(id)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, v)
-	return nil
+	return v, nil
 }
 
-func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) create(r *http.Request) (any, error) {
 	var req request
 	if err := api.Decode(r, &req, true); err != nil {
-		return err
+		return nil, err
 	}
 	v, err := req.view()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// Graylog keeps the id the client sends: both web interfaces save a
 	// view under their own id, then open it by that id.
 	if id := deref(req.ID); id != "" {
 		if !isObjectID(id) {
-			return api.Errorf(api.Invalid, "Invalid view id %q: it must be an ObjectId (24 hexadecimal digits)", id)
+			return nil, api.Errorf(api.Invalid, "Invalid view id %q: it must be an ObjectId (24 hexadecimal digits)", id)
 		}
 		v.ID = id
 	}
 	p := auth.FromContext(r.Context())
 	if p == nil {
-		return auth.Unauthenticated()
+		return nil, auth.Unauthenticated()
 	}
 	// Saved searches need no permission beyond authentication in 4.0.
 	if v.Type == Dashboard && !p.Permits("dashboards:create") {
-		return api.Errorf(api.Forbidden, "User is not allowed to create new dashboards.")
+		return nil, api.Errorf(api.Forbidden, "User is not allowed to create new dashboards.")
 	}
 	if err := h.checkSearch(r.Context(), v.SearchID); err != nil {
-		return err
+		return nil, err
 	}
 	created, err := h.views.Create(r.Context(), v, p.Username)
 	if errors.Is(err, store.ErrConflict) {
-		return api.Errorf(api.Conflict, "View %s already exists", v.ID)
+		return nil, api.Errorf(api.Conflict, "View %s already exists", v.ID)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, created)
-	return nil
+	return created, nil
 }
 
-func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) update(r *http.Request) (any, error) {
 	ctx := r.Context()
 	id := api.Var(r, "id")
 	// The body is validated first, as Jersey validates it before the
 	// resource method runs.
 	v, err := readView(r)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if _, err := h.load(ctx, id, v.Type, canEdit); err != nil {
-		return err
+		return nil, err
 	}
 	if err := h.checkSearch(ctx, v.SearchID); err != nil {
-		return err
+		return nil, err
 	}
 	updated, err := h.views.Update(ctx, id, v)
 	if errors.Is(err, store.ErrNotFound) {
-		return notFound(id) // deleted meanwhile
+		return nil, notFound(id) // deleted meanwhile
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, updated)
-	return nil
+	return updated, nil
 }
 
-func (h *Handler) delete(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) delete(r *http.Request) (any, error) {
 	ctx := r.Context()
 	id := api.Var(r, "id")
 	if _, err := h.load(ctx, id, "", canDelete); err != nil {
-		return err
+		return nil, err
 	}
 	deleted, err := h.views.Delete(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return notFound(id) // deleted meanwhile
+		return nil, notFound(id) // deleted meanwhile
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, deleted)
-	return nil
+	return deleted, nil
 }
 
 func (h *Handler) setDefault(w http.ResponseWriter, r *http.Request) error {

@@ -44,16 +44,16 @@ func (h *SearchHandler) Routes() []api.Route {
 	errs := h.exec.WithErrors
 	return []api.Route{
 		{Method: "POST", Path: "/views/search", Summary: "Create a search query", Body: searchExample, Handler: errs(h.create)},
-		{Method: "POST", Path: "/views/search/metadata", Summary: "Metadata for the given Search object", Body: searchExample, Handler: h.metadata},
-		{Method: "GET", Path: "/views/search/metadata/{searchId}", Summary: "Metadata for the given Search", Handler: h.storedMetadata},
+		{Method: "POST", Path: "/views/search/metadata", Summary: "Metadata for the given Search object", Body: searchExample, Handler: api.JSON(h.metadata)},
+		{Method: "GET", Path: "/views/search/metadata/{searchId}", Summary: "Metadata for the given Search", Handler: api.JSON(h.storedMetadata)},
 		{Method: "GET", Path: "/views/search/status/{jobId}", Summary: "Retrieve the status of an executed query", Handler: h.status},
 		{Method: "POST", Path: "/views/search/{id}/execute", Summary: "Execute the referenced search query", Body: executeExample, Handler: errs(h.execute)},
 		// Only ObjectIds, so that GET of /views/search/sync and the other
 		// POST-only paths answers 405 as Jersey does, not "no such search".
-		{Method: "GET", Path: "/views/search/{id:[0-9a-fA-F]{24}}", Summary: "Retrieve a search query", Handler: h.get},
+		{Method: "GET", Path: "/views/search/{id:[0-9a-fA-F]{24}}", Summary: "Retrieve a search query", Handler: api.JSON(h.get)},
 		{Method: "GET", Path: "/views/fields", Summary: "Retrieve the field list of all streams the user may read", Handler: h.allFields},
 		{Method: "POST", Path: "/views/fields", Summary: "Retrieve the field list of the given streams", Body: `{"streams":["000000000000000000000001"]}`, Handler: errs(h.streamFields)},
-		{Method: "GET", Path: "/views/functions", Summary: "Get the available aggregation functions", Handler: h.functions},
+		{Method: "GET", Path: "/views/functions", Summary: "Get the available aggregation functions", Handler: api.JSON(h.functions)},
 	}
 }
 
@@ -86,31 +86,28 @@ func (h *SearchHandler) create(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (h *SearchHandler) get(w http.ResponseWriter, r *http.Request) error {
+func (h *SearchHandler) get(r *http.Request) (any, error) {
 	s, err := h.searches.load(r.Context(), api.Var(r, "id"))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, s)
-	return nil
+	return s, nil
 }
 
-func (h *SearchHandler) metadata(w http.ResponseWriter, r *http.Request) error {
+func (h *SearchHandler) metadata(r *http.Request) (any, error) {
 	s, err := readSearch(r)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, metadataOf(s))
-	return nil
+	return metadataOf(s), nil
 }
 
-func (h *SearchHandler) storedMetadata(w http.ResponseWriter, r *http.Request) error {
+func (h *SearchHandler) storedMetadata(r *http.Request) (any, error) {
 	s, err := h.searches.load(r.Context(), api.Var(r, "searchId"))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, metadataOf(s))
-	return nil
+	return metadataOf(s), nil
 }
 
 func (h *SearchHandler) execute(w http.ResponseWriter, r *http.Request) error {
@@ -211,9 +208,8 @@ var functions = func() map[string]function {
 	return out
 }()
 
-func (h *SearchHandler) functions(w http.ResponseWriter, _ *http.Request) error {
-	api.WriteJSON(w, http.StatusOK, functions)
-	return nil
+func (h *SearchHandler) functions(_ *http.Request) (any, error) {
+	return functions, nil
 }
 
 // searchStreams returns the streams a search names: those of its queries'

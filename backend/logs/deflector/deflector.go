@@ -53,9 +53,9 @@ type Summary struct {
 func (h *Handler) Routes() []api.Route {
 	return []api.Route{
 		{Method: "GET", Path: "/system/deflector", Summary: "Get current deflector status of the default index set",
-			Permission: "deflector:read", Successor: "/system/deflector/{indexSetId}", Handler: h.named("/system/deflector/{indexSetId}", h.get)},
+			Permission: "deflector:read", Successor: "/system/deflector/{indexSetId}", Handler: h.named("/system/deflector/{indexSetId}", api.JSON(h.get))},
 		{Method: "GET", Path: "/system/deflector/{indexSetId}", Summary: "Get current deflector status in index set",
-			Permission: "deflector:read", Handler: h.get},
+			Permission: "deflector:read", Handler: api.JSON(h.get)},
 		{Method: "POST", Path: "/system/deflector/cycle", Summary: "Cycle deflector of the default index set to new/next index",
 			Permission: "deflector:cycle", Successor: "/system/deflector/{indexSetId}/cycle", Handler: h.named("/system/deflector/{indexSetId}/cycle", h.cycle)},
 		{Method: "POST", Path: "/system/deflector/{indexSetId}/cycle", Summary: "Cycle deflector to new/next index in index set",
@@ -102,14 +102,14 @@ func (h *Handler) indexSet(r *http.Request) (indexsets.IndexSet, error) {
 	return is, err
 }
 
-func (h *Handler) get(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) get(r *http.Request) (any, error) {
 	is, err := h.indexSet(r)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	indices, err := h.store.Indices(r.Context(), is.IndexPrefix)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// Graylog's is_up: the write alias exists, which here means the
 	// series has a write index (its first message creates it).
@@ -120,8 +120,7 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) error {
 			out = Summary{IsUp: true, CurrentTarget: &name}
 		}
 	}
-	api.WriteJSON(w, http.StatusOK, out)
-	return nil
+	return out, nil
 }
 
 func (h *Handler) cycle(w http.ResponseWriter, r *http.Request) error {

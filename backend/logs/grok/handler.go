@@ -46,19 +46,19 @@ func (h *Handler) routes() []api.Route {
 	replace := []string{"replace"}
 	return []api.Route{
 		{Method: "GET", Path: "/system/grok", Summary: "Get all existing grok patterns", Permission: "inputs:read",
-			Successor: "/system/grok/paginated", Handler: h.list},
+			Successor: "/system/grok/paginated", Handler: api.JSON(h.list)},
 		{Method: "GET", Path: "/system/grok/paginated", Summary: "Get existing grok patterns paged", Permission: "inputs:read",
 			Query: api.PageQuery, Handler: h.page},
 		{Method: "POST", Path: "/system/grok/test", Summary: "Test pattern with sample data",
-			Body: testExample, Handler: h.test},
+			Body: testExample, Handler: api.JSON(h.test)},
 		{Method: "GET", Path: "/system/grok/{patternId}", Summary: "Get the existing grok pattern", Permission: "inputs:read",
-			Handler: h.get},
+			Handler: api.JSON(h.get)},
 		{Method: "POST", Path: "/system/grok", Consumes: []string{"text/plain"}, Summary: "Add a new named pattern; with Content-Type text/plain, add the patterns of a patterns file",
 			Permission: "inputs:create", Query: replace, Body: patternExample, Handler: h.create},
 		{Method: "PUT", Path: "/system/grok", Summary: "Add a list of new patterns", Permission: "inputs:create",
 			Query: replace, Body: listExample, Handler: h.bulk},
 		{Method: "PUT", Path: "/system/grok/{patternId}", Summary: "Update an existing pattern", Permission: "inputs:edit",
-			Body: patternExample, Handler: h.update},
+			Body: patternExample, Handler: api.JSON(h.update)},
 		{Method: "DELETE", Path: "/system/grok/{patternId}", Summary: "Remove an existing pattern by id", Permission: "inputs:edit",
 			Handler: h.delete},
 	}
@@ -82,9 +82,8 @@ func (b patternBody) pattern() Pattern {
 	return Pattern{ID: id, Name: b.Name, Pattern: b.Pattern, ContentPack: b.ContentPack}
 }
 
-func (h *Handler) list(w http.ResponseWriter, r *http.Request) error {
-	api.WriteJSON(w, http.StatusOK, map[string][]Pattern{"patterns": h.s.All()})
-	return nil
+func (h *Handler) list(r *http.Request) (any, error) {
+	return map[string][]Pattern{"patterns": h.s.All()}, nil
 }
 
 func (h *Handler) page(w http.ResponseWriter, r *http.Request) error {
@@ -118,13 +117,12 @@ func field(p Pattern, name string) string {
 	return ""
 }
 
-func (h *Handler) get(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) get(r *http.Request) (any, error) {
 	p, err := h.s.Get(api.Var(r, "patternId"))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, p)
-	return nil
+	return p, nil
 }
 
 // create adds one pattern from JSON, or imports a patterns file sent as
@@ -209,17 +207,16 @@ func (h *Handler) bulk(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) update(r *http.Request) (any, error) {
 	var body patternBody
 	if err := api.Decode(r, &body, true); err != nil {
-		return err
+		return nil, err
 	}
 	saved, err := h.s.Update(r.Context(), api.Var(r, "patternId"), body.pattern())
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, saved)
-	return nil
+	return saved, nil
 }
 
 func (h *Handler) delete(w http.ResponseWriter, r *http.Request) error {
@@ -239,22 +236,21 @@ type testBody struct {
 
 // test matches sample data against an unsaved pattern and answers the
 // captures: an empty object when the data does not match.
-func (h *Handler) test(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) test(r *http.Request) (any, error) {
 	var body testBody
 	if err := api.Decode(r, &body, true); err != nil {
-		return err
+		return nil, err
 	}
 	// Graylog's model refuses both as null.
 	switch {
 	case body.GrokPattern == nil:
-		return api.Errorf(api.Invalid, "grok_pattern is mandatory")
+		return nil, api.Errorf(api.Invalid, "grok_pattern is mandatory")
 	case body.SampleData == nil:
-		return api.Errorf(api.Invalid, "sampleData is mandatory")
+		return nil, api.Errorf(api.Invalid, "sampleData is mandatory")
 	}
 	m, err := h.s.CompileUnsaved(body.GrokPattern.pattern())
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, m.Match(*body.SampleData))
-	return nil
+	return m.Match(*body.SampleData), nil
 }

@@ -59,21 +59,21 @@ func NewHandler(sets IndexSets, store Store, failures *Failures, node Node, now 
 func (h *Handler) Routes() []api.Route {
 	return []api.Route{
 		{Method: "GET", Path: "/system/indexer/cluster/name", Summary: "Get the cluster name",
-			Permission: "indexercluster:read", Handler: h.clusterName},
+			Permission: "indexercluster:read", Handler: api.JSON(h.clusterName)},
 		{Method: "GET", Path: "/system/indexer/cluster/health", Summary: "Get cluster and shard health overview",
-			Permission: "indexercluster:read", Handler: h.clusterHealth},
+			Permission: "indexercluster:read", Handler: api.JSON(h.clusterHealth)},
 		{Method: "GET", Path: "/system/indexer/overview", Summary: "Get overview of current indexing state, including deflector config, cluster state, index ranges & message counts",
-			Permission: "indexercluster:read", Successor: "/system/indexer/overview/{indexSetId}", Handler: h.overview},
+			Permission: "indexercluster:read", Successor: "/system/indexer/overview/{indexSetId}", Handler: api.JSON(h.overview)},
 		{Method: "GET", Path: "/system/indexer/overview/{indexSetId}", Summary: "Get overview of current indexing state for the given index set",
-			Permission: "indexercluster:read", Handler: h.overview},
+			Permission: "indexercluster:read", Handler: api.JSON(h.overview)},
 		{Method: "GET", Path: "/system/indexer/failures", Summary: "Get a list of failed index operations",
 			Permission: "indices:failures", Query: []string{"limit", "offset"}, Handler: h.listFailures},
 		{Method: "GET", Path: "/system/indexer/failures/count", Summary: "Total count of failed index operations since the given date",
-			Permission: "indices:failures", Query: []string{"since"}, Handler: h.countFailures},
+			Permission: "indices:failures", Query: []string{"since"}, Handler: api.JSON(h.countFailures)},
 		{Method: "GET", Path: "/system/indexer/indices/{indexSetId}/list", Summary: "List all open, closed and reopened indices",
 			Permission: "indices:read", Handler: h.listAll},
 		{Method: "GET", Path: "/system/indexer/indices/{indexSetId}/open", Summary: "Get information of all open indices managed by Graylog and their shards",
-			Permission: "indices:read", Handler: h.listOpen},
+			Permission: "indices:read", Handler: api.JSON(h.listOpen)},
 		{Method: "GET", Path: "/system/indexer/indices/{indexSetId}/closed", Summary: "Get a list of closed indices that can be reopened",
 			Permission: "indices:read", Handler: h.listNames(isClosed)},
 		{Method: "GET", Path: "/system/indexer/indices/{indexSetId}/reopened", Summary: "Get a list of reopened indices, which will not be cleaned by retention cleaning",
@@ -83,7 +83,7 @@ func (h *Handler) Routes() []api.Route {
 		{Method: "POST", Path: "/system/indexer/indices/{index}/reopen", Summary: "Reopen a closed index. This will also trigger an index ranges rebuild job",
 			Permission: "indices:changestate", Handler: h.reopenIndex},
 		{Method: "GET", Path: "/system/indexer/indices/{index}", Summary: "Get information of an index and its shards",
-			Permission: "indices:read", Handler: h.index},
+			Permission: "indices:read", Handler: api.JSON(h.index)},
 		{Method: "DELETE", Path: "/system/indexer/indices/{index}", Summary: "Delete an index; this also deletes all messages in it",
 			Permission: "indices:delete", Handler: h.deleteIndex},
 		{Method: "GET", Path: "/system/indices/ranges", Summary: "Get a list of all index ranges",
@@ -95,7 +95,7 @@ func (h *Handler) Routes() []api.Route {
 		{Method: "POST", Path: "/system/indices/ranges/{index}/rebuild", Summary: "Rebuild/sync index range information for the given index",
 			Permission: "indexranges:rebuild", Handler: h.rebuildIndex},
 		{Method: "GET", Path: "/system/indices/ranges/{index}", Summary: "Show single index range",
-			Permission: "indexranges:read", Handler: h.rangeOf},
+			Permission: "indexranges:read", Handler: api.JSON(h.rangeOf)},
 	}
 }
 
@@ -127,22 +127,20 @@ func storeError(err error) error {
 	return err
 }
 
-func (h *Handler) clusterName(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) clusterName(r *http.Request) (any, error) {
 	hl, err := h.health(r.Context())
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, map[string]string{"name": hl.Name})
-	return nil
+	return map[string]string{"name": hl.Name}, nil
 }
 
-func (h *Handler) clusterHealth(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) clusterHealth(r *http.Request) (any, error) {
 	hl, err := h.health(r.Context())
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, ClusterHealth{Status: hl.Status, Shards: hl.Shards})
-	return nil
+	return ClusterHealth{Status: hl.Status, Shards: hl.Shards}, nil
 }
 
 // indexSet is the set a request names by {indexSetId}, or the default one.
@@ -237,13 +235,12 @@ func (h *Handler) ranges(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (h *Handler) rangeOf(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) rangeOf(r *http.Request) (any, error) {
 	ix, err := h.openIndex(r)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, h.rangeFor(ix, h.now()))
-	return nil
+	return h.rangeFor(ix, h.now()), nil
 }
 
 // rebuild answers 202 as Graylog does when it starts a rebuild job: the
@@ -290,21 +287,20 @@ func (h *Handler) listFailures(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (h *Handler) countFailures(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) countFailures(r *http.Request) (any, error) {
 	v := r.URL.Query().Get("since")
 	if v == "" {
-		return api.Errorf(api.Invalid, "Missing parameter since: an ISO 8601 date, e.g. 2021-01-01T00:00:00.000Z")
+		return nil, api.Errorf(api.Invalid, "Missing parameter since: an ISO 8601 date, e.g. 2021-01-01T00:00:00.000Z")
 	}
 	since, err := parseSince(v)
 	if err != nil {
-		return api.Errorf(api.Invalid, "Invalid since %q: an ISO 8601 date, e.g. 2021-01-01T00:00:00.000Z", v)
+		return nil, api.Errorf(api.Invalid, "Invalid since %q: an ISO 8601 date, e.g. 2021-01-01T00:00:00.000Z", v)
 	}
 	n, err := h.failures.CountSince(r.Context(), since)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, map[string]int{"count": n})
-	return nil
+	return map[string]int{"count": n}, nil
 }
 
 // openIndex returns the index the request names; a closed one is not

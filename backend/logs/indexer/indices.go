@@ -118,13 +118,12 @@ func (h *Handler) open(r *http.Request) (OpenIndices, error) {
 	return out, nil
 }
 
-func (h *Handler) listOpen(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) listOpen(r *http.Request) (any, error) {
 	open, err := h.open(r)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, open)
-	return nil
+	return open, nil
 }
 
 // listNames answers the names of the indices keep selects.
@@ -162,13 +161,12 @@ func (h *Handler) listAll(w http.ResponseWriter, r *http.Request) error {
 
 // index answers 404 for a closed index, as Graylog does: Elasticsearch
 // has no stats for it.
-func (h *Handler) index(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) index(r *http.Request) (any, error) {
 	ix, err := h.openIndex(r)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, h.info(ix))
-	return nil
+	return h.info(ix), nil
 }
 
 // IndexSummary is Graylog's IndexSummary of the overview.
@@ -204,17 +202,16 @@ type Overview struct {
 	Indices map[string]IndexSummary `json:"indices"`
 }
 
-func (h *Handler) overview(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) overview(r *http.Request) (any, error) {
 	is, err := h.indexSet(r)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ov, err := h.overviewOf(r, is)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, ov)
-	return nil
+	return ov, nil
 }
 
 func (h *Handler) overviewOf(r *http.Request, is indexsets.IndexSet) (Overview, error) {

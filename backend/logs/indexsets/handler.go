@@ -32,14 +32,14 @@ const exampleBody = `{"title":"Nginx","description":"Nginx access logs","writabl
 // Routes returns the routes, the literal /stats before /{id}.
 func (h *Handler) Routes() []api.Route {
 	return []api.Route{
-		{Method: "GET", Path: base, Summary: "Get a list of all index sets (those the caller may read: indexsets:read:<id>)", Query: []string{"skip", "limit", "stats"}, Handler: h.list},
+		{Method: "GET", Path: base, Summary: "Get a list of all index sets (those the caller may read: indexsets:read:<id>)", Query: []string{"skip", "limit", "stats"}, Handler: api.JSON(h.list)},
 		{Method: "POST", Path: base, Summary: "Create index set", Permission: "indexsets:create", Body: exampleBody, Handler: h.create},
-		{Method: "GET", Path: base + "/stats", Summary: "Get stats of all index sets", Permission: "indexsets:read", Handler: h.totalStats},
-		{Method: "GET", Path: base + "/{id}", Summary: "Get index set", Permission: "indexsets:read:{id}", Handler: h.get},
-		{Method: "PUT", Path: base + "/{id}", Summary: "Update index set", Permission: "indexsets:edit:{id}", Body: `{"title":"Nginx","writable":true,"shards":4,"replicas":1}`, Handler: h.update},
-		{Method: "DELETE", Path: base + "/{id}", Summary: "Delete index set", Permission: "indexsets:delete:{id}", Query: []string{"delete_indices"}, Handler: h.delete},
-		{Method: "PUT", Path: base + "/{id}/default", Summary: "Set default index set", Permission: "indexsets:edit:{id}", Handler: h.setDefault},
-		{Method: "GET", Path: base + "/{id}/stats", Summary: "Get index set statistics", Permission: "indexsets:read:{id}", Handler: h.stats},
+		{Method: "GET", Path: base + "/stats", Summary: "Get stats of all index sets", Permission: "indexsets:read", Handler: api.JSON(h.totalStats)},
+		{Method: "GET", Path: base + "/{id}", Summary: "Get index set", Permission: "indexsets:read:{id}", PathChecked: true, Handler: h.get},
+		{Method: "PUT", Path: base + "/{id}", Summary: "Update index set", Permission: "indexsets:edit:{id}", PathChecked: true, Body: `{"title":"Nginx","writable":true,"shards":4,"replicas":1}`, Handler: h.update},
+		{Method: "DELETE", Path: base + "/{id}", Summary: "Delete index set", Permission: "indexsets:delete:{id}", PathChecked: true, Query: []string{"delete_indices"}, Handler: h.delete},
+		{Method: "PUT", Path: base + "/{id}/default", Summary: "Set default index set", Permission: "indexsets:edit:{id}", PathChecked: true, Handler: h.setDefault},
+		{Method: "GET", Path: base + "/{id}/stats", Summary: "Get index set statistics", Permission: "indexsets:read:{id}", PathChecked: true, Handler: api.JSON(h.stats)},
 		{Method: "GET", Path: "/system/indices/rotation/strategies", Summary: "List available rotation strategies", Handler: strategiesOf(rotations)},
 		{Method: "GET", Path: "/system/indices/rotation/strategies/{strategy}", Summary: "Show JSON schema for configuration of given rotation strategies", Handler: strategyOf("rotation", rotations)},
 		{Method: "GET", Path: "/system/indices/retention/strategies", Summary: "List available retention strategies", Handler: strategiesOf(retentions)},
@@ -54,28 +54,28 @@ type listing struct {
 	Stats     map[string]IndexSetStats `json:"stats"`
 }
 
-func (h *Handler) list(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) list(r *http.Request) (any, error) {
 	ctx := r.Context()
 	q := r.URL.Query()
 	skip, err := nonNegative(q, "skip")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	limit, err := nonNegative(q, "limit")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	withStats, err := boolParam(q, "stats", false)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	all, err := h.svc.All(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	def, err := h.svc.DefaultID(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	p := auth.FromContext(ctx)
 	out := listing{IndexSets: []Summary{}, Stats: map[string]IndexSetStats{}}
@@ -100,12 +100,11 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request) error {
 		// to those the caller may read.
 		for _, is := range visible {
 			if out.Stats[is.ID], err = h.svc.statsOf(ctx, is.ID); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
-	api.WriteJSON(w, http.StatusOK, out)
-	return nil
+	return out, nil
 }
 
 // nonNegative reads an optional whole-number parameter, 0 when absent.
@@ -158,9 +157,6 @@ func (h *Handler) summary(w http.ResponseWriter, r *http.Request, is IndexSet) e
 }
 
 func (h *Handler) get(w http.ResponseWriter, r *http.Request) error {
-	if err := auth.Require(r.Context(), "indexsets:read:"+api.Var(r, "id")); err != nil {
-		return err
-	}
 	is, err := h.load(r, "Couldn't load index set with ID <%s>")
 	if err != nil {
 		return err
@@ -185,9 +181,6 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
-	if err := auth.Require(r.Context(), "indexsets:edit:"+api.Var(r, "id")); err != nil {
-		return err
-	}
 	var req UpdateRequest
 	if err := api.Decode(r, &req, false); err != nil {
 		return err
@@ -210,9 +203,6 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
 
 func (h *Handler) setDefault(w http.ResponseWriter, r *http.Request) error {
 	id := api.Var(r, "id")
-	if err := auth.Require(r.Context(), "indexsets:edit:"+id); err != nil {
-		return err
-	}
 	is, err := h.svc.SetDefault(r.Context(), id)
 	if errors.Is(err, store.ErrNotFound) {
 		return api.Errorf(api.NotFound, "Index set <%s> does not exist", id)
@@ -228,9 +218,6 @@ func (h *Handler) setDefault(w http.ResponseWriter, r *http.Request) error {
 // its own yet, so there are none to remove with the index set.
 func (h *Handler) delete(w http.ResponseWriter, r *http.Request) error {
 	id := api.Var(r, "id")
-	if err := auth.Require(r.Context(), "indexsets:delete:"+id); err != nil {
-		return err
-	}
 	if _, err := boolParam(r.URL.Query(), "delete_indices", true); err != nil {
 		return err
 	}
@@ -245,29 +232,24 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (h *Handler) totalStats(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) totalStats(r *http.Request) (any, error) {
 	st, err := h.svc.TotalStats(r.Context())
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, st)
-	return nil
+	return st, nil
 }
 
-func (h *Handler) stats(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) stats(r *http.Request) (any, error) {
 	id := api.Var(r, "id")
-	if err := auth.Require(r.Context(), "indexsets:read:"+id); err != nil {
-		return err
-	}
 	st, err := h.svc.Stats(r.Context(), id)
 	if errors.Is(err, store.ErrNotFound) {
-		return api.Errorf(api.NotFound, "Couldn't load index set with ID <%s>", id)
+		return nil, api.Errorf(api.NotFound, "Couldn't load index set with ID <%s>", id)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, st)
-	return nil
+	return st, nil
 }
 
 // strategiesOf answers Graylog's RotationStrategies/RetentionStrategies.

@@ -40,16 +40,16 @@ func (h *Handler) Routes() []api.Route {
 	return []api.Route{
 		{Method: "GET", Path: "/system/inputs", Summary: "Get all inputs", Permission: "inputs:read:{inputId}", Handler: h.list},
 		{Method: "POST", Path: "/system/inputs", Summary: "Launch input on this node", Permission: "inputs:create", Body: inputBody, Handler: h.create},
-		{Method: "GET", Path: "/system/inputs/types", Summary: "Get all available input types of this node", Handler: h.types},
-		{Method: "GET", Path: "/system/inputs/types/all", Summary: "Get information about all input types", Handler: h.allTypes},
-		{Method: "GET", Path: "/system/inputs/types/{inputType}", Summary: "Get information about a single input type", Handler: h.typeInfo},
-		{Method: "GET", Path: "/system/inputs/{inputId}", Summary: "Get information of a single input on this node", Permission: "inputs:read:{inputId}", Handler: h.get},
-		{Method: "PUT", Path: "/system/inputs/{inputId}", Summary: "Update input on this node", Permission: "inputs:edit:{inputId}", Body: inputBody, Handler: h.update},
-		{Method: "DELETE", Path: "/system/inputs/{inputId}", Summary: "Terminate input on this node", Permission: "inputs:terminate:{inputId}", Handler: h.delete},
-		{Method: "GET", Path: "/system/inputstates", Summary: "Get all input states of this node", Permission: "inputs:read:{inputId}", Handler: h.listStates},
-		{Method: "GET", Path: "/system/inputstates/{inputId}", Summary: "Get input state for specified input id on this node", Permission: "inputs:read:{inputId}", Handler: h.getState},
-		{Method: "PUT", Path: "/system/inputstates/{inputId}", Summary: "(Re-)Start specified input on this node", Permission: "inputs:changestate:{inputId}", Handler: h.start},
-		{Method: "DELETE", Path: "/system/inputstates/{inputId}", Summary: "Stop specified input on this node", Permission: "inputs:changestate:{inputId}", Handler: h.stop},
+		{Method: "GET", Path: "/system/inputs/types", Summary: "Get all available input types of this node", Handler: api.JSON(h.types)},
+		{Method: "GET", Path: "/system/inputs/types/all", Summary: "Get information about all input types", Handler: api.JSON(h.allTypes)},
+		{Method: "GET", Path: "/system/inputs/types/{inputType}", Summary: "Get information about a single input type", Handler: api.JSON(h.typeInfo)},
+		{Method: "GET", Path: "/system/inputs/{inputId}", Summary: "Get information of a single input on this node", Permission: "inputs:read:{inputId}", PathChecked: true, Handler: api.JSON(h.get)},
+		{Method: "PUT", Path: "/system/inputs/{inputId}", Summary: "Update input on this node", Permission: "inputs:edit:{inputId}", PathChecked: true, Body: inputBody, Handler: h.update},
+		{Method: "DELETE", Path: "/system/inputs/{inputId}", Summary: "Terminate input on this node", Permission: "inputs:terminate:{inputId}", PathChecked: true, Handler: h.delete},
+		{Method: "GET", Path: "/system/inputstates", Summary: "Get all input states of this node", Permission: "inputs:read:{inputId}", Handler: api.JSON(h.listStates)},
+		{Method: "GET", Path: "/system/inputstates/{inputId}", Summary: "Get input state for specified input id on this node", Permission: "inputs:read:{inputId}", PathChecked: true, Handler: api.JSON(h.getState)},
+		{Method: "PUT", Path: "/system/inputstates/{inputId}", Summary: "(Re-)Start specified input on this node", Permission: "inputs:changestate:{inputId}", PathChecked: true, Handler: api.JSON(h.start)},
+		{Method: "DELETE", Path: "/system/inputstates/{inputId}", Summary: "Stop specified input on this node", Permission: "inputs:changestate:{inputId}", PathChecked: true, Handler: api.JSON(h.stop)},
 	}
 }
 
@@ -87,17 +87,13 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request) error {
 
 // get checks the permission before the lookup, as Graylog does, so that the
 // answer tells nothing of inputs one may not read.
-func (h *Handler) get(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) get(r *http.Request) (any, error) {
 	id := api.Var(r, "inputId")
-	if err := auth.Require(r.Context(), "inputs:read:"+id); err != nil {
-		return err
-	}
 	in, err := h.inputs.Get(r.Context(), id)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, in.Summary())
-	return nil
+	return in.Summary(), nil
 }
 
 type created struct {
@@ -121,9 +117,6 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
 // update answers 201 Created with the input's id, as Graylog 4.0 does.
 func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
 	id := api.Var(r, "inputId")
-	if err := auth.Require(r.Context(), "inputs:edit:"+id); err != nil {
-		return err
-	}
 	var req CreateRequest
 	if err := api.Decode(r, &req, true); err != nil {
 		return err
@@ -139,9 +132,6 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
 
 func (h *Handler) delete(w http.ResponseWriter, r *http.Request) error {
 	id := api.Var(r, "inputId")
-	if err := auth.Require(r.Context(), "inputs:terminate:"+id); err != nil {
-		return err
-	}
 	if err := h.inputs.Delete(r.Context(), id); err != nil {
 		return err
 	}
@@ -150,70 +140,59 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (h *Handler) types(w http.ResponseWriter, _ *http.Request) error {
+func (h *Handler) types(_ *http.Request) (any, error) {
 	names := make(map[string]string, len(Types()))
 	for _, t := range Types() {
 		names[t.Class] = t.Name
 	}
-	api.WriteJSON(w, http.StatusOK, map[string]any{"types": names})
-	return nil
+	return map[string]any{"types": names}, nil
 }
 
-func (h *Handler) allTypes(w http.ResponseWriter, _ *http.Request) error {
+func (h *Handler) allTypes(_ *http.Request) (any, error) {
 	byClass := make(map[string]Type, len(Types()))
 	for _, t := range Types() {
 		byClass[t.Class] = t
 	}
-	api.WriteJSON(w, http.StatusOK, byClass)
-	return nil
+	return byClass, nil
 }
 
-func (h *Handler) typeInfo(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) typeInfo(r *http.Request) (any, error) {
 	class := api.Var(r, "inputType")
 	t, ok := LookupType(class)
 	if !ok {
-		return api.Errorf(api.NotFound, "Unknown input type %s requested.", class)
+		return nil, api.Errorf(api.NotFound, "Unknown input type %s requested.", class)
 	}
-	api.WriteJSON(w, http.StatusOK, t)
-	return nil
+	return t, nil
 }
 
-func (h *Handler) listStates(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) listStates(r *http.Request) (any, error) {
 	list, err := h.readable(r)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	out := make([]StateSummary, len(list))
 	for i, in := range list {
 		out[i] = h.states.Summary(in)
 	}
-	api.WriteJSON(w, http.StatusOK, map[string][]StateSummary{"states": out})
-	return nil
+	return map[string][]StateSummary{"states": out}, nil
 }
 
-func (h *Handler) getState(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) getState(r *http.Request) (any, error) {
 	id := api.Var(r, "inputId")
-	if err := auth.Require(r.Context(), "inputs:read:"+id); err != nil {
-		return err
-	}
 	in, err := h.inputs.Get(r.Context(), id)
 	if api.ErrorCode(err) == api.NotFound {
-		return api.Errorf(api.NotFound, "No input state for input id <%s> on this node.", id)
+		return nil, api.Errorf(api.NotFound, "No input state for input id <%s> on this node.", id)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, h.states.Summary(in))
-	return nil
+	return h.states.Summary(in), nil
 }
 
 // changeState finds the input of a start or stop request, checking the
 // caller may change its state.
 func (h *Handler) changeState(r *http.Request) (Input, error) {
 	id := api.Var(r, "inputId")
-	if err := auth.Require(r.Context(), "inputs:changestate:"+id); err != nil {
-		return Input{}, err
-	}
 	in, err := h.inputs.Get(r.Context(), id)
 	if err != nil {
 		return Input{}, err
@@ -226,28 +205,26 @@ func (h *Handler) changeState(r *http.Request) (Input, error) {
 
 // start answers PUT /system/inputstates/{inputId} with Graylog's
 // InputCreated.
-func (h *Handler) start(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) start(r *http.Request) (any, error) {
 	in, err := h.changeState(r)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if !h.control.Start(r.Context(), in) {
-		return api.Errorf(api.NotFound, "Input <%s> does not run on this node.", in.ID)
+		return nil, api.Errorf(api.NotFound, "Input <%s> does not run on this node.", in.ID)
 	}
-	api.WriteJSON(w, http.StatusOK, map[string]string{"id": in.ID})
-	return nil
+	return map[string]string{"id": in.ID}, nil
 }
 
 // stop answers DELETE /system/inputstates/{inputId} with Graylog's
 // InputDeleted.
-func (h *Handler) stop(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) stop(r *http.Request) (any, error) {
 	in, err := h.changeState(r)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if !h.control.Stop(in.ID) {
-		return api.Errorf(api.NotFound, "Input <%s> does not run on this node.", in.ID)
+		return nil, api.Errorf(api.NotFound, "Input <%s> does not run on this node.", in.ID)
 	}
-	api.WriteJSON(w, http.StatusOK, map[string]string{"id": in.ID})
-	return nil
+	return map[string]string{"id": in.ID}, nil
 }

@@ -24,10 +24,10 @@ func (h *Handler) Routes() []api.Route {
 	return []api.Route{
 		{Method: "GET", Path: "/system/outputs", Summary: "Get a list of all outputs", Permission: "outputs:read", Handler: h.list},
 		{Method: "POST", Path: "/system/outputs", Summary: "Create an output", Permission: "outputs:create", Body: createBody, Handler: h.create},
-		{Method: "GET", Path: "/system/outputs/available", Summary: "Get all available output modules", Permission: "outputs:read", Handler: h.available},
-		{Method: "GET", Path: "/system/outputs/{outputId}", Summary: "Get specific output", Permission: "outputs:read:{outputId}", Handler: h.get},
-		{Method: "PUT", Path: "/system/outputs/{outputId}", Summary: "Update output", Permission: "outputs:edit:{outputId}",
-			Body: `{"title":"Forward to archive","configuration":{"hostname":"archive.example.org","port":12201,"protocol":"UDP"}}`, Handler: h.update},
+		{Method: "GET", Path: "/system/outputs/available", Summary: "Get all available output modules", Permission: "outputs:read", Handler: api.JSON(h.available)},
+		{Method: "GET", Path: "/system/outputs/{outputId}", Summary: "Get specific output", Permission: "outputs:read:{outputId}", PathChecked: true, Handler: api.JSON(h.get)},
+		{Method: "PUT", Path: "/system/outputs/{outputId}", Summary: "Update output", Permission: "outputs:edit:{outputId}", PathChecked: true,
+			Body: `{"title":"Forward to archive","configuration":{"hostname":"archive.example.org","port":12201,"protocol":"UDP"}}`, Handler: api.JSON(h.update)},
 		{Method: "DELETE", Path: "/system/outputs/{outputId}", Summary: "Delete output", Permission: "outputs:terminate", Handler: h.delete},
 	}
 }
@@ -47,28 +47,23 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (h *Handler) available(w http.ResponseWriter, _ *http.Request) error {
+func (h *Handler) available(_ *http.Request) (any, error) {
 	byClass := make(map[string]Type, len(Types()))
 	for _, t := range Types() {
 		byClass[t.Class] = t
 	}
-	api.WriteJSON(w, http.StatusOK, map[string]any{"types": byClass})
-	return nil
+	return map[string]any{"types": byClass}, nil
 }
 
 // get checks the permission before the lookup, as Graylog does, so that the
 // answer tells nothing of outputs one may not read.
-func (h *Handler) get(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) get(r *http.Request) (any, error) {
 	id := api.Var(r, "outputId")
-	if err := auth.Require(r.Context(), "outputs:read:"+id); err != nil {
-		return err
-	}
 	out, err := h.outputs.Get(r.Context(), id)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, out)
-	return nil
+	return out, nil
 }
 
 func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
@@ -88,24 +83,20 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
 // update answers with the OutputSummary. Graylog 4.0 answers with its
 // stored object instead (_id, and created_at in another date format); the
 // summary is what clients read everywhere else.
-func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) update(r *http.Request) (any, error) {
 	id := api.Var(r, "outputId")
-	if err := auth.Require(r.Context(), "outputs:edit:"+id); err != nil {
-		return err
-	}
 	var delta map[string]json.RawMessage
 	if err := api.Decode(r, &delta, false); err != nil {
-		return err
+		return nil, err
 	}
 	if delta == nil {
-		return api.Errorf(api.Invalid, "Request body must be a JSON object")
+		return nil, api.Errorf(api.Invalid, "Request body must be a JSON object")
 	}
 	out, err := h.outputs.Update(r.Context(), id, delta)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, out)
-	return nil
+	return out, nil
 }
 
 func (h *Handler) delete(w http.ResponseWriter, r *http.Request) error {

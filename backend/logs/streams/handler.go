@@ -64,24 +64,24 @@ func (h *Handler) routes() []api.Route {
 		{Method: "DELETE", Path: one, Summary: "Delete a stream", Permission: "streams:edit:{streamId}", Handler: h.delete},
 		{Method: "POST", Path: one + "/pause", Summary: "Pause a stream", Permission: "streams:changestate:{streamId}", Handler: h.pause},
 		{Method: "POST", Path: one + "/resume", Summary: "Resume a stream", Permission: "streams:changestate:{streamId}", Handler: h.resume},
-		{Method: "POST", Path: one + "/testMatch", Summary: "Test matching of a stream against a supplied message", Permission: "streams:read:{streamId}", Body: matchBody, Handler: h.testMatch},
+		{Method: "POST", Path: one + "/testMatch", Summary: "Test matching of a stream against a supplied message", Permission: "streams:read:{streamId}", Body: matchBody, Handler: api.JSON(h.testMatch)},
 		// streams:read:{streamId} is checked too, by the handler.
 		{Method: "POST", Path: one + "/clone", Summary: "Clone a stream", Permission: "streams:create", Body: cloneBody, Handler: h.clone},
 
-		{Method: "GET", Path: rules + "/types", Summary: "Get all available stream types", Handler: h.ruleTypes},
-		{Method: "GET", Path: rules, Summary: "Get a list of all stream rules", Permission: "streams:read:{streamid}", Handler: h.listRules},
+		{Method: "GET", Path: rules + "/types", Summary: "Get all available stream types", Handler: api.JSON(h.ruleTypes)},
+		{Method: "GET", Path: rules, Summary: "Get a list of all stream rules", Permission: "streams:read:{streamid}", Handler: api.JSON(h.listRules)},
 		{Method: "POST", Path: rules, Summary: "Create a stream rule", Permission: "streams:edit:{streamid}", Body: ruleBody, Handler: h.createRule},
-		{Method: "GET", Path: rules + "/{streamRuleId}", Summary: "Get a single stream rules", Permission: "streams:read:{streamid}", Handler: h.getRule},
-		{Method: "PUT", Path: rules + "/{streamRuleId}", Summary: "Update a stream rule", Permission: "streams:edit:{streamid}", Body: ruleBody, Handler: h.updateRule},
+		{Method: "GET", Path: rules + "/{streamRuleId}", Summary: "Get a single stream rules", Permission: "streams:read:{streamid}", Handler: api.JSON(h.getRule)},
+		{Method: "PUT", Path: rules + "/{streamRuleId}", Summary: "Update a stream rule", Permission: "streams:edit:{streamid}", Body: ruleBody, Handler: api.JSON(h.updateRule)},
 		{Method: "POST", Path: rules + "/{streamRuleId}", Summary: "Update a stream rule (deprecated: use PUT)", Permission: "streams:edit:{streamid}", Successor: rules + "/{streamRuleId}", Body: ruleBody, Handler: h.updateRuleDeprecated},
 		{Method: "DELETE", Path: rules + "/{streamRuleId}", Summary: "Delete a stream rule", Permission: "streams:edit:{streamid}", Handler: h.deleteRule},
 
 		// stream_outputs:read is checked too, by the handler.
-		{Method: "GET", Path: outs, Summary: "Get a list of all outputs for a stream", Permission: "streams:read:{streamid}", Handler: h.listOutputs},
+		{Method: "GET", Path: outs, Summary: "Get a list of all outputs for a stream", Permission: "streams:read:{streamid}", Handler: api.JSON(h.listOutputs)},
 		// stream_outputs:create is checked too, by the handler.
 		{Method: "POST", Path: outs, Summary: "Associate outputs with a stream", Permission: "streams:edit:{streamid}", Body: outputBody, Handler: h.addOutputs},
 		// stream_outputs:read:{outputId} is checked too, by the handler.
-		{Method: "GET", Path: outs + "/{outputId}", Summary: "Get specific output of a stream", Permission: "streams:read:{streamid}", Handler: h.getOutput},
+		{Method: "GET", Path: outs + "/{outputId}", Summary: "Get specific output of a stream", Permission: "streams:read:{streamid}", Handler: api.JSON(h.getOutput)},
 		// stream_outputs:delete:{outputId} is checked too, by the handler.
 		{Method: "DELETE", Path: outs + "/{outputId}", Summary: "Delete output of a stream", Permission: "streams:edit:{streamid}", Handler: h.deleteOutput},
 	}

@@ -36,49 +36,47 @@ func (h *Handler) output(ctx context.Context, id string) (outputs.Summary, error
 	return sum, err
 }
 
-func (h *Handler) listOutputs(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) listOutputs(r *http.Request) (any, error) {
 	ctx := r.Context()
 	sid := api.Var(r, "streamid")
 	if err := auth.Require(ctx, "streams:read:"+sid); err != nil {
-		return err
+		return nil, err
 	}
 	if err := auth.Require(ctx, "stream_outputs:read"); err != nil {
-		return err
+		return nil, err
 	}
 	st, err := h.svc.Get(sid)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	sums, err := h.svc.summaries(ctx, st.Outputs)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, outputList{Total: len(sums), Outputs: sums})
-	return nil
+	return outputList{Total: len(sums), Outputs: sums}, nil
 }
 
-func (h *Handler) getOutput(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) getOutput(r *http.Request) (any, error) {
 	ctx := r.Context()
 	sid, oid := api.Var(r, "streamid"), api.Var(r, "outputId")
 	if err := auth.Require(ctx, "streams:read:"+sid); err != nil {
-		return err
+		return nil, err
 	}
 	if err := auth.Require(ctx, "stream_outputs:read:"+oid); err != nil {
-		return err
+		return nil, err
 	}
 	st, err := h.svc.Get(sid)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if norm, _ := normalID(oid); !slices.Contains(st.Outputs, norm) {
-		return api.Errorf(api.NotFound, "Output <%s> is not assigned to stream <%s>", oid, st.ID)
+		return nil, api.Errorf(api.NotFound, "Output <%s> is not assigned to stream <%s>", oid, st.ID)
 	}
 	sum, err := h.output(ctx, oid)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, sum)
-	return nil
+	return sum, nil
 }
 
 func (h *Handler) addOutputs(w http.ResponseWriter, r *http.Request) error {

@@ -13,31 +13,28 @@ type ruleList struct {
 	Rules []Rule `json:"stream_rules"`
 }
 
-func (h *Handler) ruleTypes(w http.ResponseWriter, _ *http.Request) error {
-	api.WriteJSON(w, http.StatusOK, RuleTypes())
-	return nil
+func (h *Handler) ruleTypes(_ *http.Request) (any, error) {
+	return RuleTypes(), nil
 }
 
-func (h *Handler) listRules(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) listRules(r *http.Request) (any, error) {
 	st, err := h.stream(r.Context(), api.Var(r, "streamid"), "read")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, ruleList{Total: len(st.Rules), Rules: st.Rules})
-	return nil
+	return ruleList{Total: len(st.Rules), Rules: st.Rules}, nil
 }
 
-func (h *Handler) getRule(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) getRule(r *http.Request) (any, error) {
 	sid := api.Var(r, "streamid")
 	if err := auth.Require(r.Context(), "streams:read:"+sid); err != nil {
-		return err
+		return nil, err
 	}
 	rule, err := h.svc.Rule(sid, api.Var(r, "streamRuleId"))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, rule)
-	return nil
+	return rule, nil
 }
 
 func (h *Handler) createRule(w http.ResponseWriter, r *http.Request) error {
@@ -69,31 +66,30 @@ type ruleUpdated struct {
 	ID string `json:"streamrule_id"`
 }
 
-func (h *Handler) updateRule(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) updateRule(r *http.Request) (any, error) {
 	ctx := r.Context()
 	sid, rid := api.Var(r, "streamid"), api.Var(r, "streamRuleId")
 	if err := auth.Require(ctx, "streams:edit:"+sid); err != nil {
-		return err
+		return nil, err
 	}
 	if err := notBuiltin(sid, "Cannot update stream rules on default stream."); err != nil {
-		return err
+		return nil, err
 	}
 	var req ruleRequest
 	if err := api.Decode(r, &req, true); err != nil {
-		return err
+		return nil, err
 	}
 	if _, err := h.svc.Rule(sid, rid); err != nil {
-		return err
+		return nil, err
 	}
 	rule, err := req.rule()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := h.svc.UpdateRule(ctx, sid, rid, rule); err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, ruleUpdated{ID: rid})
-	return nil
+	return ruleUpdated{ID: rid}, nil
 }
 
 // updateRuleDeprecated is the POST alias of PUT. Graylog refuses the default
@@ -105,7 +101,7 @@ func (h *Handler) updateRuleDeprecated(w http.ResponseWriter, r *http.Request) e
 	if err := notBuiltin(sid, "Cannot remove stream rule from default stream."); err != nil {
 		return err
 	}
-	return h.updateRule(w, r)
+	return api.JSON(h.updateRule)(w, r)
 }
 
 func (h *Handler) deleteRule(w http.ResponseWriter, r *http.Request) error {

@@ -271,28 +271,27 @@ type testMatchResponse struct {
 	Rules   map[string]bool `json:"rules"`
 }
 
-func (h *Handler) testMatch(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) testMatch(r *http.Request) (any, error) {
 	ctx := r.Context()
 	st, err := h.stream(ctx, api.Var(r, "streamId"), "read")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var body struct {
 		Message map[string]json.RawMessage `json:"message"`
 	}
 	if err := api.Decode(r, &body, false); err != nil {
-		return err
+		return nil, err
 	}
 	msg, err := testMessage(body.Message)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if _, present := lookup(msg, "timestamp"); !present {
 		msg["timestamp"] = h.svc.now().UTC().Format(api.TimeLayout)
 	}
 	matched, rules := Match(st, msg)
-	api.WriteJSON(w, http.StatusOK, testMatchResponse{Matches: matched, Rules: rules})
-	return nil
+	return testMatchResponse{Matches: matched, Rules: rules}, nil
 }
 
 // testMessage decodes the fields of a testMatch message keeping numbers as

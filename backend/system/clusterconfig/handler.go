@@ -29,7 +29,7 @@ const (
 func (h *Handler) Routes() []api.Route {
 	return []api.Route{
 		{Method: "GET", Path: "/system/cluster_config", Summary: "List all configuration classes with a stored configuration",
-			Permission: "clusterconfigentry:read", Handler: h.list},
+			Permission: "clusterconfigentry:read", Handler: api.JSON(h.list)},
 		{Method: "GET", Path: "/system/cluster_config/{configClass}", Summary: "Get configuration settings from database (204 when none are stored)",
 			Permission: "clusterconfigentry:read", Handler: h.get},
 		{Method: "PUT", Path: "/system/cluster_config/{configClass}", Summary: "Update configuration in database",
@@ -37,29 +37,28 @@ func (h *Handler) Routes() []api.Route {
 		{Method: "DELETE", Path: "/system/cluster_config/{configClass}", Summary: "Delete configuration settings from database",
 			Permission: "clusterconfigentry:delete", Handler: h.delete},
 		{Method: "GET", Path: "/system/messageprocessors/config", Summary: "Get message processor configuration",
-			Permission: "clusterconfigentry:read", Handler: h.processors},
+			Permission: "clusterconfigentry:read", Handler: api.JSON(h.processors)},
 		{Method: "PUT", Path: "/system/messageprocessors/config", Summary: "Update message processor configuration",
-			Permission: "clusterconfigentry:edit", Body: processorsBody, Handler: h.setProcessors},
+			Permission: "clusterconfigentry:edit", Body: processorsBody, Handler: api.JSON(h.setProcessors)},
 		{Method: "GET", Path: "/system/urlwhitelist", Summary: "Get url whitelist",
-			Permission: "urlwhitelist:read", Handler: h.whitelist},
+			Permission: "urlwhitelist:read", Handler: api.JSON(h.whitelist)},
 		{Method: "PUT", Path: "/system/urlwhitelist", Summary: "Update url whitelist",
 			Permission: "urlwhitelist:write", Body: whitelistBody, Handler: h.setWhitelist},
 		{Method: "POST", Path: "/system/urlwhitelist/check", Summary: "Check if a url is whitelisted",
-			Body: `{"url":"https://hooks.example.org/alert"}`, Handler: h.check},
+			Body: `{"url":"https://hooks.example.org/alert"}`, Handler: api.JSON(h.check)},
 		{Method: "POST", Path: "/system/urlwhitelist/generate_regex", Summary: "Generates a regex that can be used as a value for a whitelist entry",
-			Body: `{"url_template":"https://hooks.example.org/${key}"}`, Handler: h.generateRegex},
-		{Method: "GET", Path: "/system/gettingstarted", Summary: "Check whether to display the Getting started guide for this version", Handler: h.gettingStarted},
+			Body: `{"url_template":"https://hooks.example.org/${key}"}`, Handler: api.JSON(h.generateRegex)},
+		{Method: "GET", Path: "/system/gettingstarted", Summary: "Check whether to display the Getting started guide for this version", Handler: api.JSON(h.gettingStarted)},
 		{Method: "POST", Path: "/system/gettingstarted/dismiss", Summary: "Dismiss auto-showing getting started guide for this version", Handler: h.dismiss},
 	}
 }
 
-func (h *Handler) list(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) list(r *http.Request) (any, error) {
 	names, err := h.s.Classes(r.Context())
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, map[string]any{"classes": names, "total": len(names)})
-	return nil
+	return map[string]any{"classes": names, "total": len(names)}, nil
 }
 
 func (h *Handler) get(w http.ResponseWriter, r *http.Request) error {
@@ -100,35 +99,32 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (h *Handler) processors(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) processors(r *http.Request) (any, error) {
 	c, err := h.s.Processors(r.Context())
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, c)
-	return nil
+	return c, nil
 }
 
-func (h *Handler) setProcessors(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) setProcessors(r *http.Request) (any, error) {
 	var in ProcessorsConfig
 	if err := api.Decode(r, &in, false); err != nil {
-		return err
+		return nil, err
 	}
 	c, err := h.s.SetProcessors(r.Context(), in)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, c)
-	return nil
+	return c, nil
 }
 
-func (h *Handler) whitelist(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) whitelist(r *http.Request) (any, error) {
 	wl, err := h.s.Whitelist(r.Context())
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, wl)
-	return nil
+	return wl, nil
 }
 
 func (h *Handler) setWhitelist(w http.ResponseWriter, r *http.Request) error {
@@ -143,45 +139,42 @@ func (h *Handler) setWhitelist(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (h *Handler) check(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) check(r *http.Request) (any, error) {
 	var in struct {
 		URL string `json:"url"`
 	}
 	if err := api.Decode(r, &in, false); err != nil {
-		return err
+		return nil, err
 	}
 	if in.URL == "" {
-		return api.Invalidf("url", "must not be empty")
+		return nil, api.Invalidf("url", "must not be empty")
 	}
 	wl, err := h.s.Whitelist(r.Context())
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, map[string]any{"url": in.URL, "is_whitelisted": wl.Permits(in.URL)})
-	return nil
+	return map[string]any{"url": in.URL, "is_whitelisted": wl.Permits(in.URL)}, nil
 }
 
-func (h *Handler) generateRegex(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) generateRegex(r *http.Request) (any, error) {
 	var in struct {
 		URLTemplate string `json:"url_template"`
 	}
 	if err := api.Decode(r, &in, false); err != nil {
-		return err
+		return nil, err
 	}
 	if in.URLTemplate == "" {
-		return api.Invalidf("url_template", "must not be empty")
+		return nil, api.Invalidf("url_template", "must not be empty")
 	}
-	api.WriteJSON(w, http.StatusOK, map[string]string{"regex": RegexForTemplate(in.URLTemplate)})
-	return nil
+	return map[string]string{"regex": RegexForTemplate(in.URLTemplate)}, nil
 }
 
-func (h *Handler) gettingStarted(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) gettingStarted(r *http.Request) (any, error) {
 	g, err := h.s.GettingStarted(r.Context(), h.release)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, g)
-	return nil
+	return g, nil
 }
 
 func (h *Handler) dismiss(w http.ResponseWriter, r *http.Request) error {

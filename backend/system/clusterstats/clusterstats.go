@@ -72,35 +72,32 @@ func NewHandler(src Sources) *Handler { return &Handler{src: src} }
 // authentication for them.
 func (h *Handler) Routes() []api.Route {
 	return []api.Route{
-		{Method: "GET", Path: "/system/cluster/stats", Summary: "Cluster status information (deprecated, to be removed in a future version)", Deprecated: true, Handler: h.all},
-		{Method: "GET", Path: "/system/cluster/stats/elasticsearch", Summary: "Search backend cluster information (deprecated)", Deprecated: true, Handler: h.elasticsearch},
-		{Method: "GET", Path: "/system/cluster/stats/mongo", Summary: "Document database information (deprecated)", Deprecated: true, Handler: h.mongo},
+		{Method: "GET", Path: "/system/cluster/stats", Summary: "Cluster status information (deprecated, to be removed in a future version)", Deprecated: true, Handler: api.JSON(h.all)},
+		{Method: "GET", Path: "/system/cluster/stats/elasticsearch", Summary: "Search backend cluster information (deprecated)", Deprecated: true, Handler: api.JSON(h.elasticsearch)},
+		{Method: "GET", Path: "/system/cluster/stats/mongo", Summary: "Document database information (deprecated)", Deprecated: true, Handler: api.JSON(h.mongo)},
 	}
 }
 
-func (h *Handler) all(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) all(r *http.Request) (any, error) {
 	st, err := h.Cluster(r.Context())
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, st)
-	return nil
+	return st, nil
 }
 
-func (h *Handler) elasticsearch(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) elasticsearch(r *http.Request) (any, error) {
 	st, err := h.Elasticsearch(r.Context())
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, st)
-	return nil
+	return st, nil
 }
 
-func (h *Handler) mongo(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) mongo(r *http.Request) (any, error) {
 	st, err := h.Mongo(r.Context())
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, st)
-	return nil
+	return st, nil
 }

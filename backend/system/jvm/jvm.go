@@ -102,20 +102,18 @@ func NewHandler(nodeID string) *Handler { return &Handler{nodeID: nodeID} }
 func (h *Handler) Routes() []api.Route {
 	return []api.Route{
 		{Method: "GET", Path: "/system/jvm", Summary: "Get JVM information (loggate: its Go runtime's figures)",
-			Permission: "jvmstats:read:{nodeId}", Handler: h.jvm},
-		{Method: "GET", Path: "/system/locales", Summary: "Get supported locales", Handler: h.locales},
+			Permission: "jvmstats:read:{nodeId}", Handler: api.JSON(h.jvm)},
+		{Method: "GET", Path: "/system/locales", Summary: "Get supported locales", Handler: api.JSON(h.locales)},
 	}
 }
 
-func (h *Handler) jvm(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) jvm(r *http.Request) (any, error) {
 	if err := auth.Require(r.Context(), "jvmstats:read:"+h.nodeID); err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, Summarize(h.nodeID))
-	return nil
+	return Summarize(h.nodeID), nil
 }
 
-func (h *Handler) locales(w http.ResponseWriter, _ *http.Request) error {
-	api.WriteJSON(w, http.StatusOK, map[string]any{"locales": locales})
-	return nil
+func (h *Handler) locales(_ *http.Request) (any, error) {
+	return map[string]any{"locales": locales}, nil
 }

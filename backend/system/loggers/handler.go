@@ -12,8 +12,8 @@ import (
 func (l *Levels) Routes() []api.Route {
 	h := handler{l}
 	return []api.Route{
-		{Method: http.MethodGet, Path: "/system/loggers", Summary: "List all loggers and their current levels", Permission: "loggers:read:{loggerName}", Handler: h.list},
-		{Method: http.MethodGet, Path: "/system/loggers/subsystems", Summary: "List all logger subsystems and their current levels", Permission: "loggers:readsubsystem:{subsystem}", Handler: h.listSubsystems},
+		{Method: http.MethodGet, Path: "/system/loggers", Summary: "List all loggers and their current levels", Permission: "loggers:read:{loggerName}", Handler: api.JSON(h.list)},
+		{Method: http.MethodGet, Path: "/system/loggers/subsystems", Summary: "List all logger subsystems and their current levels", Permission: "loggers:readsubsystem:{subsystem}", Handler: api.JSON(h.listSubsystems)},
 		{Method: http.MethodPut, Path: "/system/loggers/subsystems/{subsystem}/level/{level}", Summary: "Set the loglevel of a whole subsystem", Permission: "loggers:editsubsystem:{subsystem}", Handler: h.setSubsystem},
 		{Method: http.MethodPut, Path: "/system/loggers/{loggerName}/level/{level}", Summary: "Set the loglevel of a single logger", Permission: "loggers:edit:{loggerName}", Handler: h.setLogger},
 	}
@@ -44,10 +44,10 @@ type subsystemSummary struct {
 
 // list shows the loggers the caller may read, leaving out the others silently
 // as Graylog does.
-func (h handler) list(w http.ResponseWriter, r *http.Request) error {
+func (h handler) list(r *http.Request) (any, error) {
 	p := auth.FromContext(r.Context())
 	if p == nil {
-		return auth.Unauthenticated()
+		return nil, auth.Unauthenticated()
 	}
 	out := loggersSummary{Loggers: map[string]loggerSummary{}}
 	for name, lvl := range h.levels.snapshot() {
@@ -56,14 +56,13 @@ func (h handler) list(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	out.Total = len(out.Loggers)
-	api.WriteJSON(w, http.StatusOK, out)
-	return nil
+	return out, nil
 }
 
-func (h handler) listSubsystems(w http.ResponseWriter, r *http.Request) error {
+func (h handler) listSubsystems(r *http.Request) (any, error) {
 	p := auth.FromContext(r.Context())
 	if p == nil {
-		return auth.Unauthenticated()
+		return nil, auth.Unauthenticated()
 	}
 	out := map[string]subsystemSummary{}
 	for _, s := range subsystems {
@@ -79,8 +78,7 @@ func (h handler) listSubsystems(w http.ResponseWriter, r *http.Request) error {
 			LevelSyslog: lvl.Syslog(),
 		}
 	}
-	api.WriteJSON(w, http.StatusOK, map[string]any{"subsystems": out})
-	return nil
+	return map[string]any{"subsystems": out}, nil
 }
 
 // setSubsystem answers 404 for an unknown subsystem before checking the

@@ -13,37 +13,34 @@ import (
 func (r *Registry) Routes() []api.Route {
 	h := handler{r}
 	return []api.Route{
-		{Method: http.MethodGet, Path: "/system/metrics", Summary: "Get all metrics", Permission: "metrics:readall", Handler: h.all},
-		{Method: http.MethodGet, Path: "/system/metrics/names", Summary: "Get all metrics keys/names", Permission: "metrics:allkeys", Handler: h.names},
+		{Method: http.MethodGet, Path: "/system/metrics", Summary: "Get all metrics", Permission: "metrics:readall", Handler: api.JSON(h.all)},
+		{Method: http.MethodGet, Path: "/system/metrics/names", Summary: "Get all metrics keys/names", Permission: "metrics:allkeys", Handler: api.JSON(h.names)},
 		{Method: http.MethodGet, Path: "/system/metrics/namespace/{namespace}", Summary: "Get all metrics of a namespace (each needs metrics:read:<name>)", Permission: "metrics:read:{metricName}", Handler: h.namespace},
-		{Method: http.MethodPost, Path: "/system/metrics/multiple", Summary: "Get the values of multiple metrics at once (each needs metrics:read:<name>)", Permission: "metrics:read:{metricName}", Handler: h.multiple},
-		{Method: http.MethodGet, Path: "/system/metrics/{metricName}", Summary: "Get a single metric", Permission: "metrics:read:{metricName}", Handler: h.one},
+		{Method: http.MethodPost, Path: "/system/metrics/multiple", Summary: "Get the values of multiple metrics at once (each needs metrics:read:<name>)", Permission: "metrics:read:{metricName}", Handler: api.JSON(h.multiple)},
+		{Method: http.MethodGet, Path: "/system/metrics/{metricName}", Summary: "Get a single metric", Permission: "metrics:read:{metricName}", Handler: api.JSON(h.one)},
 	}
 }
 
 type handler struct{ reg *Registry }
 
-func (h handler) all(w http.ResponseWriter, r *http.Request) error {
-	api.WriteJSON(w, http.StatusOK, h.reg)
-	return nil
+func (h handler) all(r *http.Request) (any, error) {
+	return h.reg, nil
 }
 
-func (h handler) names(w http.ResponseWriter, r *http.Request) error {
-	api.WriteJSON(w, http.StatusOK, map[string][]string{"names": h.reg.Names()})
-	return nil
+func (h handler) names(r *http.Request) (any, error) {
+	return map[string][]string{"names": h.reg.Names()}, nil
 }
 
-func (h handler) one(w http.ResponseWriter, r *http.Request) error {
+func (h handler) one(r *http.Request) (any, error) {
 	name := api.Var(r, "metricName")
 	if err := auth.Require(r.Context(), "metrics:read:"+name); err != nil {
-		return err
+		return nil, err
 	}
 	m, ok := h.reg.lookup(name)
 	if !ok {
-		return api.Errorf(api.NotFound, "I do not have a metric called [%s].", name)
+		return nil, api.Errorf(api.NotFound, "I do not have a metric called [%s].", name)
 	}
-	api.WriteJSON(w, http.StatusOK, m.dump())
-	return nil
+	return m.dump(), nil
 }
 
 // namespace lists the metrics whose names start with the namespace, as a
@@ -76,17 +73,17 @@ type multipleRequest struct {
 
 // multiple lists the requested metrics in the order asked for, silently
 // leaving out unknown ones and those the caller may not read.
-func (h handler) multiple(w http.ResponseWriter, r *http.Request) error {
+func (h handler) multiple(r *http.Request) (any, error) {
 	p := auth.FromContext(r.Context())
 	if p == nil {
-		return auth.Unauthenticated()
+		return nil, auth.Unauthenticated()
 	}
 	var req multipleRequest
 	if err := api.Decode(r, &req, false); err != nil {
-		return err
+		return nil, err
 	}
 	if req.Metrics == nil {
-		return api.Errorf(api.Invalid, "Missing required property metrics")
+		return nil, api.Errorf(api.Invalid, "Missing required property metrics")
 	}
 	list := listJSON{Metrics: []listItem{}}
 	for _, name := range req.Metrics {
@@ -98,6 +95,5 @@ func (h handler) multiple(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	list.Total = len(list.Metrics)
-	api.WriteJSON(w, http.StatusOK, list)
-	return nil
+	return list, nil
 }

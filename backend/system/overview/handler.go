@@ -44,8 +44,8 @@ func (h *Handler) Routes() []api.Route {
 	return []api.Route{
 		{Method: "GET", Path: "/", Summary: "A few details about the Graylog node", Public: true, Handler: h.hello},
 		{Method: "GET", Path: "/cluster", Summary: "Get system overview of all Graylog nodes", Handler: h.cluster},
-		{Method: "GET", Path: "/system", Summary: "Get system overview", Permission: "system:read:{nodeId}", Handler: h.system},
-		{Method: "GET", Path: "/system/cluster/nodes", Summary: "List all active nodes in this cluster", Handler: h.nodes},
+		{Method: "GET", Path: "/system", Summary: "Get system overview", Permission: "system:read:{nodeId}", Handler: api.JSON(h.system)},
+		{Method: "GET", Path: "/system/cluster/nodes", Summary: "List all active nodes in this cluster", Handler: api.JSON(h.nodes)},
 		{Method: "GET", Path: "/system/cluster/node", Summary: "Information about this node", Handler: h.thisNode},
 		{Method: "GET", Path: "/system/cluster/nodes/{nodeId}", Summary: "Information about a node", Handler: h.nodeByID},
 		{Method: "GET", Path: "/system/lbstatus", Summary: "Get status of this Graylog node for load balancers", Public: true, Handler: h.lbStatus},
@@ -54,7 +54,7 @@ func (h *Handler) Routes() []api.Route {
 		{Method: "PUT", Path: "/system/lbstatus/{status}", Summary: "Set the load balancer status of this node (alive, dead, throttled; loggate alias of /override)", Permission: "lbstatus:change", Handler: h.lbOverride},
 		{Method: "PUT", Path: "/system/processing/pause", Summary: "Pauses message processing on this node", Permission: "processing:changestate:{nodeId}", Handler: h.pause},
 		{Method: "PUT", Path: "/system/processing/resume", Summary: "Resumes message processing on this node", Permission: "processing:changestate:{nodeId}", Handler: h.resume},
-		{Method: "GET", Path: "/system/plugins", Summary: "List all installed plugins on this node", Handler: h.plugins},
+		{Method: "GET", Path: "/system/plugins", Summary: "List all installed plugins on this node", Handler: api.JSON(h.plugins)},
 	}
 }
 
@@ -92,12 +92,11 @@ func (h *Handler) cluster(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (h *Handler) system(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) system(r *http.Request) (any, error) {
 	if err := auth.Require(r.Context(), "system:read:"+h.node.ID); err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, h.node.Record())
-	return nil
+	return h.node.Record(), nil
 }
 
 // nodeSummary is Graylog's NodeSummary.
@@ -119,25 +118,23 @@ func (h *Handler) summary() nodeSummary {
 	}, true)
 }
 
-func (h *Handler) nodes(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) nodes(r *http.Request) (any, error) {
 	if h.reg == nil {
-		api.WriteJSON(w, http.StatusOK, map[string]any{"nodes": []nodeSummary{h.summary()}, "total": 1})
-		return nil
+		return map[string]any{"nodes": []nodeSummary{h.summary()}, "total": 1}, nil
 	}
 	live, err := h.reg.Live(r.Context())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	leader, err := h.reg.Leader(r.Context())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	out := make([]nodeSummary, len(live))
 	for i, in := range live {
 		out[i] = summaryOf(in, in.NodeID == leader)
 	}
-	api.WriteJSON(w, http.StatusOK, map[string]any{"nodes": out, "total": len(out)})
-	return nil
+	return map[string]any{"nodes": out, "total": len(out)}, nil
 }
 
 func (h *Handler) thisNode(w http.ResponseWriter, r *http.Request) error {
@@ -238,7 +235,6 @@ func (h *Handler) setProcessing(w http.ResponseWriter, r *http.Request, on bool)
 
 // plugins lists installed plugins: loggate has none; Graylog's own backend
 // tests read the list.
-func (h *Handler) plugins(w http.ResponseWriter, r *http.Request) error {
-	api.WriteJSON(w, http.StatusOK, map[string]any{"plugins": []any{}, "total": 0})
-	return nil
+func (h *Handler) plugins(r *http.Request) (any, error) {
+	return map[string]any{"plugins": []any{}, "total": 0}, nil
 }
