@@ -215,6 +215,11 @@ func (j *Journal) Close() error {
 		j.readMu.Lock()
 		j.closeFiles()
 		j.readMu.Unlock()
+		// Unlocked before closing: a child process forked by another
+		// goroutine (and not yet exec'd) shares the lock's open file
+		// description, and closing our descriptor alone would leave the
+		// journal locked until that child execs.
+		_ = unix.Flock(int(j.lock.Fd()), unix.LOCK_UN)
 		if err := j.lock.Close(); err != nil && j.closeErr == nil {
 			j.closeErr = fmt.Errorf("journal: release lock: %w", err)
 		}
