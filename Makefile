@@ -37,9 +37,10 @@ LOADN ?= 200000
 load:
 	$(GO) test -run '^$$' -bench 'Ingest' -benchtime $(LOADN)x -timeout 20m ./cmd/loggate/node
 
-## bench-large: the embedded message store holding 1,000,000 messages, and the search page over it
+## bench-large: the embedded message store holding 1,000,000 messages (LARGEN=200000 for fewer), and the search page over it
+LARGEN ?= 1000000
 bench-large:
-	LOGGATE_BENCH_LARGE=1 $(GO) test -run '^$$' -bench Large -benchtime 40x -timeout 30m ./backend/messages/embedded
+	LOGGATE_BENCH_LARGE=$(LARGEN) $(GO) test -run '^$$' -bench Large -benchtime 40x -timeout 30m ./backend/messages/embedded
 	LOGGATE_BENCH_LARGE=1 $(GO) test -run '^$$' -bench SearchPage -benchtime 40x -timeout 30m ./backend/views
 
 ## memtest: decompression bombs against a loggate process, peak RSS under 500 MB
