@@ -251,4 +251,3 @@ func TestLiveSeesChangedDocuments(t *testing.T) {
 		t.Fatalf("live %s after node-2 left", got)
 	}
 }
-
