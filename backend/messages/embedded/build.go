@@ -229,11 +229,15 @@ func (b *builder) finish() (int64, error) {
 		meta.uvarint(flags)
 		meta.bytes(appendPostings(nil, f.present, b.n))
 		meta.uvarint(uint64(len(f.numDocs)))
-		prev := int64(-1)
-		for i, d := range f.numDocs {
-			meta.uvarint(uint64(int64(d) - prev))
-			prev = int64(d)
-			meta = binary.LittleEndian.AppendUint64(meta, math.Float64bits(f.nums[i]))
+		if b.v1 {
+			prev := int64(-1)
+			for i, d := range f.numDocs {
+				meta.uvarint(uint64(int64(d) - prev))
+				prev = int64(d)
+				meta = binary.LittleEndian.AppendUint64(meta, math.Float64bits(f.nums[i]))
+			}
+		} else {
+			meta = appendNumbers(meta, f.numDocs, f.nums)
 		}
 		order := make([]int32, len(f.list))
 		for i := range order {
@@ -311,4 +315,34 @@ func commonPrefix(a, b string) int {
 		}
 	}
 	return n
+}
+
+// appendNumbers writes a numeric column (meta version 2): its documents as
+// deltas, then its values, as zigzag varints when all are integers (levels,
+// ports, durations, sizes: a byte or two instead of eight) or as float64
+// bits otherwise.
+//
+//	numbers = kind:byte delta:uvarint* (value:varint* | value:uint64le*)
+func appendNumbers(meta enc, docs []uint32, nums []float64) enc {
+	kind := byte(numInts)
+	for _, v := range nums {
+		if v != math.Trunc(v) || math.Abs(v) > 1<<53 {
+			kind = numFloats
+			break
+		}
+	}
+	meta = append(meta, kind)
+	prev := int64(-1)
+	for _, d := range docs {
+		meta.uvarint(uint64(int64(d) - prev))
+		prev = int64(d)
+	}
+	for _, v := range nums {
+		if kind == numInts {
+			meta.varint(int64(v))
+		} else {
+			meta = binary.LittleEndian.AppendUint64(meta, math.Float64bits(v))
+		}
+	}
+	return meta
 }

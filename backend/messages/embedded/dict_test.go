@@ -19,7 +19,11 @@ func dictMessages(n int) []messages.Message {
 		msgs[i] = messages.Message{ID: uuidString([16]byte{byte(i >> 8), byte(i), 7}), Timestamp: base.Add(time.Duration(i) * time.Millisecond),
 			Fields: []messages.Field{{Key: "request_id", Value: fmt.Sprintf("%016x", uint64(i)*0x9e3779b97f4a7c15)},
 				{Key: "service", Value: []string{"cart", "auth", "search"}[i%3]},
-				{Key: "message", Value: fmt.Sprintf("request %d completed for user %d", i%17, i%101)}}}
+				{Key: "message", Value: fmt.Sprintf("request %d completed for user %d", i%17, i%101)},
+				{Key: "duration_ms", Value: int64(i*7%2000 - 3)}, {Key: "took", Value: float64(i) / 8}}}
+		if i%5 == 0 {
+			msgs[i].Fields = append(msgs[i].Fields, messages.Field{Key: "sparse", Value: int64(-i)})
+		}
 	}
 	return msgs
 }
@@ -73,10 +77,11 @@ func dump(t *testing.T, s *segment) []string {
 	return out
 }
 
-// TestDictionaryVersions: a segment written in the version 1 layout (plain
-// runs of 32 terms) reads back the same terms and postings as the current
-// one, which compresses runs and is smaller.
-func TestDictionaryVersions(t *testing.T) {
+// TestFormatVersions: a segment written in the version 1 layout (plain
+// runs of 32 terms, float64 columns) reads back the same terms, postings
+// and numbers as the current one, which compresses runs, writes integer
+// columns as varints and is smaller.
+func TestFormatVersions(t *testing.T) {
 	msgs := dictMessages(3000)
 	old, oldSize := buildVersion(t, msgs, true)
 	cur, curSize := buildVersion(t, msgs, false)
@@ -85,6 +90,12 @@ func TestDictionaryVersions(t *testing.T) {
 	}
 	if a, b := dump(t, old), dump(t, cur); !slices.Equal(a, b) || len(a) < 3000 {
 		t.Fatalf("dictionaries differ (%d and %d entries)", len(a), len(b))
+	}
+	for _, name := range []string{"duration_ms", "took", "sparse"} {
+		a, b := old.fields[name], cur.fields[name]
+		if !slices.Equal(a.numDocs, b.numDocs) || !slices.Equal(a.nums, b.nums) || len(a.nums) == 0 {
+			t.Fatalf("column %s differs: %d and %d values", name, len(a.nums), len(b.nums))
+		}
 	}
 	compressed := 0
 	for _, r := range cur.fields["request_id"].runs {

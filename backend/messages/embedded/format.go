@@ -41,13 +41,18 @@ const (
 	magic      = "LGSEG\x00\x01\n"
 	footerSize = 56
 	// metaVersion 2 ends dictionary runs by size too and may compress
-	// them (each run ref adds its raw size, 0 when stored plain);
-	// segments of version 1 (runs of exactly 32 terms, plain) are read.
+	// them (each run ref adds its raw size, 0 when stored plain), and
+	// writes integer columns as varints (see appendNumbers); segments of
+	// version 1 (runs of exactly 32 terms, plain; float64 columns) are
+	// read.
 	metaVersion  = 2
 	dictRun      = 128
 	dictRunBytes = 4 << 10
 	dictRunV1    = 32
 	blockSize    = 256
+	// Kinds of numeric column (meta version 2, see appendNumbers).
+	numFloats = 0
+	numInts   = 1
 	// Field flags in the meta section.
 	flagText = 1 << iota
 	flagLower

@@ -304,11 +304,21 @@ func (s *segment) decodeField(d *dec) (*fieldMeta, error) {
 	if err := orPostings(f.present, d.bytes(), s.n); err != nil {
 		return nil, bad("presence")
 	}
-	nn := d.count(9)
+	minEntry := 2 // a delta and a varint
+	if s.version == 1 {
+		minEntry = 9 // a delta and a float64
+	}
+	nn := d.count(minEntry)
 	if nn > s.n {
 		return nil, bad("numeric count")
 	}
 	f.numDocs, f.nums = make([]uint32, nn), make([]float64, nn)
+	kind := byte(numFloats)
+	if s.version != 1 {
+		if kind = d.byte(); kind != numFloats && kind != numInts {
+			return nil, bad("numeric kind")
+		}
+	}
 	prev := int64(-1)
 	for i := range nn {
 		delta := d.uvarint()
@@ -316,7 +326,19 @@ func (s *segment) decodeField(d *dec) (*fieldMeta, error) {
 			return nil, bad("numeric docs")
 		}
 		prev += int64(delta)
-		f.numDocs[i], f.nums[i] = uint32(prev), d.float()
+		f.numDocs[i] = uint32(prev)
+		if s.version == 1 {
+			f.nums[i] = d.float()
+		}
+	}
+	if s.version != 1 {
+		for i := range f.nums {
+			if kind == numInts {
+				f.nums[i] = float64(d.varint())
+			} else {
+				f.nums[i] = d.float()
+			}
+		}
 	}
 	nterms := d.uvarint()
 	nr := d.count(3)
