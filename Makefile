@@ -6,7 +6,7 @@ BUILD     := $(shell git rev-parse --short=7 HEAD 2>/dev/null || echo dev)
 LDFLAGS   := -X github.com/loggate/loggate/backend/system/overview.Build=$(BUILD)
 STATICCHECK ?= $(shell command -v staticcheck 2>/dev/null || echo $(HOME)/go/bin/staticcheck)
 
-.PHONY: build run test race bench load bench-large memtest fuzz lint staticcheck clean
+.PHONY: build run test race bench load bench-gateway bench-large memtest fuzz lint staticcheck clean
 
 # A cold build is silent for minutes while modules download and every
 # dependency compiles: say what is happening.
@@ -37,9 +37,14 @@ LOADN ?= 200000
 load:
 	$(GO) test -run '^$$' -bench 'Ingest' -benchtime $(LOADN)x -timeout 20m ./cmd/loggate/node
 
-## bench-large: the embedded message store holding 1,000,000 messages, and the search page over it
+## bench-gateway: upstream mode's added latency beside nginx's as a reverse proxy (needs nginx)
+bench-gateway:
+	$(GO) test -run '^$$' -bench Gateway -benchtime 3000x -timeout 10m ./cmd/loggate/node
+
+## bench-large: the embedded message store holding 1,000,000 messages (LARGEN=200000 for fewer), and the search page over it
+LARGEN ?= 1000000
 bench-large:
-	LOGGATE_BENCH_LARGE=1 $(GO) test -run '^$$' -bench Large -benchtime 40x -timeout 30m ./backend/logs/messages/embedded
+	LOGGATE_BENCH_LARGE=$(LARGEN) $(GO) test -run '^$$' -bench Large -benchtime 40x -timeout 30m ./backend/logs/messages/embedded
 	LOGGATE_BENCH_LARGE=1 $(GO) test -run '^$$' -bench SearchPage -benchtime 40x -timeout 30m ./backend/analysis/views
 
 ## memtest: decompression bombs against a loggate process, peak RSS under 500 MB

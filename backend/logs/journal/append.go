@@ -186,12 +186,19 @@ func (j *Journal) writer() {
 	}
 }
 
+// rollSize is the size at which the active segment is rolled even below
+// Options.SegmentSize: only sealed segments are deleted once committed, so
+// a 100 MiB active segment would keep up to 100 MiB of records the store
+// already holds. Rolling at 4 MiB bounds what is kept after commit to about
+// that, for two more fsyncs per 4 MiB written.
+const rollSize = 4 << 20
+
 // write appends buf, whose first frame gets offset first, to the active
 // segment, rolling it first when it is full or old.
 func (j *Journal) write(buf []byte, first uint64) error {
 	act := j.act
 	if act == nil || act.end > act.base &&
-		(act.size+int64(len(buf)) > j.opts.SegmentSize || j.opts.Now().Sub(act.created) >= j.opts.SegmentAge) {
+		(act.size+int64(len(buf)) > min(j.opts.SegmentSize, rollSize) || j.opts.Now().Sub(act.created) >= j.opts.SegmentAge) {
 		s, err := createSegment(j.dir, first, j.opts.Now())
 		if err != nil {
 			return err

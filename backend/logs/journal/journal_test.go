@@ -220,3 +220,42 @@ func TestCommittedSegmentsDeletedAtOpen(t *testing.T) {
 		t.Fatalf("read %d records from 150", len(es))
 	}
 }
+
+// TestCommittedNotKept: with the default 100 MiB segment size, what is
+// committed is deleted once about rollSize has been written after it, not
+// when a 100 MiB segment fills.
+func TestCommittedNotKept(t *testing.T) {
+	dir := t.TempDir()
+	j := open(t, dir, Options{})
+	rec := bytes.Repeat([]byte("m"), 4<<10)
+	batch := make([][]byte, 256) // 1 MiB per Append
+	for i := range batch {
+		batch[i] = rec
+	}
+	var last uint64
+	for range 3 * rollSize / (1 << 20) {
+		_, l, err := j.Append(context.Background(), batch...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = l
+	}
+	if err := j.Commit(last); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if got := j.Stats().JournalSize; got > rollSize+headerSize {
+		t.Fatalf("journal keeps %d bytes after committing 3×%d; want at most one %d segment", got, rollSize, rollSize)
+	}
+	// Nothing uncommitted went: everything appended after the commit is
+	// still read back.
+	_, l, err := j.Append(context.Background(), batch...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readAll(t, j, last+1); len(got) != int(l-last) {
+		t.Fatalf("read %d records after the commit, want %d", len(got), l-last)
+	}
+}

@@ -219,3 +219,35 @@ func BenchmarkLive(b *testing.B) {
 		}
 	}
 }
+
+// TestLiveSeesChangedDocuments: Live keeps decoded documents between calls
+// and must still return what a node wrote last, and forget removed nodes.
+func TestLiveSeesChangedDocuments(t *testing.T) {
+	ctx := context.Background()
+	st, c := openStore(t), &clock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	var mu sync.Mutex
+	lifecycle := "starting"
+	r := nodes.New(st, c.Now, func() nodes.Info {
+		mu.Lock()
+		defer mu.Unlock()
+		return nodes.Info{NodeID: "node-1", Lifecycle: lifecycle}
+	}, nodes.Options{})
+	other := cluster(t, st, c, 2)[1]
+	beat(t, r, other)
+	for _, want := range []string{"starting", "running", "running", "paused"} {
+		mu.Lock()
+		lifecycle = want
+		mu.Unlock()
+		beat(t, r)
+		live, err := r.Live(ctx)
+		if err != nil || len(live) != 2 || live[0].Lifecycle != want {
+			t.Fatalf("Live = %+v, %v; want node-1 %s", live, err, want)
+		}
+	}
+	if err := other.Deregister(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := liveIDs(t, r); got != "[node-1]" {
+		t.Fatalf("live %s after node-2 left", got)
+	}
+}

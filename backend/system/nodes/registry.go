@@ -5,6 +5,7 @@
 package nodes
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -92,6 +93,17 @@ type Registry struct {
 
 	mu   sync.Mutex
 	jobs []*job
+
+	// decoded keeps each node's last document with its decoding: Live
+	// runs on every GET /cluster and a node's document changes only with
+	// its heartbeat, so most calls compare bytes instead of decoding JSON.
+	decodedMu sync.Mutex
+	decoded   map[string]decodedInfo
+}
+
+type decodedInfo struct {
+	doc  []byte
+	info Info
 }
 
 // New returns the registry of the node whose current state state returns
@@ -184,19 +196,31 @@ func (r *Registry) Abandon() {
 func (r *Registry) Live(ctx context.Context) ([]Info, error) {
 	now := r.now()
 	var out []Info
-	err := r.st.List(ctx, Collection, func(_ string, doc []byte) error {
-		var in Info
-		if err := json.Unmarshal(doc, &in); err != nil {
-			return fmt.Errorf("node document: %w", err)
+	seen := map[string]decodedInfo{}
+	r.decodedMu.Lock()
+	last := r.decoded
+	r.decodedMu.Unlock()
+	err := r.st.List(ctx, Collection, func(id string, doc []byte) error {
+		d, ok := last[id]
+		if !ok || !bytes.Equal(d.doc, doc) {
+			// The store may reuse doc after the callback: keep a copy.
+			d = decodedInfo{doc: bytes.Clone(doc)}
+			if err := json.Unmarshal(doc, &d.info); err != nil {
+				return fmt.Errorf("node document: %w", err)
+			}
 		}
-		if r.live(in, now) {
-			out = append(out, in)
+		seen[id] = d
+		if r.live(d.info, now) {
+			out = append(out, d.info)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list nodes: %w", err)
 	}
+	r.decodedMu.Lock()
+	r.decoded = seen // documents gone from the store leave the cache too
+	r.decodedMu.Unlock()
 	return out, nil
 }
 

@@ -698,7 +698,7 @@ func (u userResolver) IDByUsername(ctx context.Context, name string) (string, er
 // answer, it says yes: the request then goes on unconverted and meets the
 // same store error in the backend, which answers it properly.
 func (u userResolver) IsUserID(ctx context.Context, s string) bool {
-	_, err := u.users.ByID(ctx, s)
+	_, err := u.users.UsernameByID(ctx, s) // cheaper than the whole user
 	return !errors.Is(err, store.ErrNotFound)
 }
 

@@ -32,6 +32,9 @@ type builder struct {
 	maxTS  int64
 	fields map[string]*fieldBuild
 	tok    tokenizer
+	// v1 writes the meta version 1 layout, for the tests that show such
+	// segments are still read.
+	v1 bool
 }
 
 type blockRef struct {
@@ -192,7 +195,11 @@ func (b *builder) finish() (int64, error) {
 	slices.Sort(names)
 
 	var meta enc
-	meta.uvarint(metaVersion)
+	version, runTerms, runBytes := uint64(metaVersion), dictRun, dictRunBytes
+	if b.v1 {
+		version, runTerms, runBytes = 1, dictRunV1, math.MaxInt
+	}
+	meta.uvarint(version)
 	meta.uvarint(uint64(b.n))
 	meta.uvarint(blockSize)
 	meta.uvarint(uint64(len(b.blocks)))
@@ -208,6 +215,7 @@ func (b *builder) finish() (int64, error) {
 	dictOff := b.off
 	dictCRC := uint32(0)
 	var run enc
+	var z []byte
 	for _, name := range names {
 		f := b.fields[name]
 		meta.str(name)
@@ -221,11 +229,15 @@ func (b *builder) finish() (int64, error) {
 		meta.uvarint(flags)
 		meta.bytes(appendPostings(nil, f.present, b.n))
 		meta.uvarint(uint64(len(f.numDocs)))
-		prev := int64(-1)
-		for i, d := range f.numDocs {
-			meta.uvarint(uint64(int64(d) - prev))
-			prev = int64(d)
-			meta = binary.LittleEndian.AppendUint64(meta, math.Float64bits(f.nums[i]))
+		if b.v1 {
+			prev := int64(-1)
+			for i, d := range f.numDocs {
+				meta.uvarint(uint64(int64(d) - prev))
+				prev = int64(d)
+				meta = binary.LittleEndian.AppendUint64(meta, math.Float64bits(f.nums[i]))
+			}
+		} else {
+			meta = appendNumbers(meta, f.numDocs, f.nums)
 		}
 		order := make([]int32, len(f.list))
 		for i := range order {
@@ -234,31 +246,49 @@ func (b *builder) finish() (int64, error) {
 		if f.terms != nil {
 			slices.SortFunc(order, func(a, b int32) int { return strings.Compare(f.list[a], f.list[b]) })
 		}
+		// Runs end at dictRun terms or dictRunBytes, whichever comes
+		// first: a lookup reads one run. A run is stored compressed when
+		// that saves an eighth: the terms of a field of unique values
+		// (request ids, message ids) are most of the dictionary and
+		// compress by a third.
 		meta.uvarint(uint64(len(order)))
-		meta.uvarint(uint64((len(order) + dictRun - 1) / dictRun))
+		var refs enc
+		nr := 0
 		var postings []byte
-		for i := 0; i < len(order); i += dictRun {
+		for i := 0; i < len(order); {
 			run = run[:0]
-			prev := ""
-			for _, k := range order[i:min(i+dictRun, len(order))] {
-				t := f.list[k]
+			prev, first := "", f.list[order[i]]
+			for n := 0; i < len(order) && n < runTerms && len(run) < runBytes; i, n = i+1, n+1 {
+				t := f.list[order[i]]
 				shared := commonPrefix(prev, t)
 				run.uvarint(uint64(shared))
 				run.str(t[shared:])
-				postings = appendPostings(postings[:0], f.docs[k], b.n)
+				postings = appendPostings(postings[:0], f.docs[order[i]], b.n)
 				run.bytes(postings)
 				prev = t
 			}
-			meta.str(f.list[order[i]])
-			meta.uvarint(uint64(b.off - dictOff))
-			meta.uvarint(uint64(len(run)))
-			dictCRC = crc32.Update(dictCRC, crcTable, run)
-			b.write(run)
+			data, raw := []byte(run), 0
+			if len(run) >= 64 && !b.v1 {
+				if z = encoder.EncodeAll(run, z[:0]); len(z) < len(run)-len(run)/8 {
+					data, raw = z, len(run)
+				}
+			}
+			refs.str(first)
+			refs.uvarint(uint64(b.off - dictOff))
+			refs.uvarint(uint64(len(data)))
+			if !b.v1 {
+				refs.uvarint(uint64(raw))
+			}
+			dictCRC = crc32.Update(dictCRC, crcTable, data)
+			b.write(data)
+			nr++
 		}
+		meta.uvarint(uint64(nr))
+		meta = append(meta, refs...)
 		b.fields[name] = nil // let the postings go
 	}
 	dictLen := b.off - dictOff
-	z := encoder.EncodeAll(meta, nil)
+	z = encoder.EncodeAll(meta, nil)
 	metaOff := b.off
 	b.write(z)
 	var foot [footerSize]byte
@@ -285,4 +315,34 @@ func commonPrefix(a, b string) int {
 		}
 	}
 	return n
+}
+
+// appendNumbers writes a numeric column (meta version 2): its documents as
+// deltas, then its values, as zigzag varints when all are integers (levels,
+// ports, durations, sizes: a byte or two instead of eight) or as float64
+// bits otherwise.
+//
+//	numbers = kind:byte delta:uvarint* (value:varint* | value:uint64le*)
+func appendNumbers(meta enc, docs []uint32, nums []float64) enc {
+	kind := byte(numInts)
+	for _, v := range nums {
+		if v != math.Trunc(v) || math.Abs(v) > 1<<53 {
+			kind = numFloats
+			break
+		}
+	}
+	meta = append(meta, kind)
+	prev := int64(-1)
+	for _, d := range docs {
+		meta.uvarint(uint64(int64(d) - prev))
+		prev = int64(d)
+	}
+	for _, v := range nums {
+		if kind == numInts {
+			meta.varint(int64(v))
+		} else {
+			meta = binary.LittleEndian.AppendUint64(meta, math.Float64bits(v))
+		}
+	}
+	return meta
 }

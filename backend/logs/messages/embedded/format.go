@@ -20,7 +20,9 @@ import (
 //	blocks = zstd frame*          stored messages, blockSize per frame, each
 //	                              doc uvarint(len) + record (messages codec,
 //	                              without _id and timestamp)
-//	dict   = per field, terms sorted and front-coded in runs of dictRun:
+//	dict   = per field, terms sorted and front-coded in runs of up to
+//	         dictRun terms (dictRunBytes, version 2), each run plain or
+//	         (version 2) one zstd frame:
 //	         shared:uvarint suffix:str postings:bytes (see postings.go)
 //	meta   = zstd(n, block refs, timestamps as deltas, ids (16 bytes for a
 //	         UUID), per field: presence postings, numeric column, dict
@@ -36,11 +38,21 @@ import (
 // Documents are numbered in (timestamp, _id) order, so a time range is a
 // contiguous run of document numbers and the newest hits are at the end.
 const (
-	magic       = "LGSEG\x00\x01\n"
-	footerSize  = 56
-	metaVersion = 1
-	dictRun     = 32
-	blockSize   = 256
+	magic      = "LGSEG\x00\x01\n"
+	footerSize = 56
+	// metaVersion 2 ends dictionary runs by size too and may compress
+	// them (each run ref adds its raw size, 0 when stored plain), and
+	// writes integer columns as varints (see appendNumbers); segments of
+	// version 1 (runs of exactly 32 terms, plain; float64 columns) are
+	// read.
+	metaVersion  = 2
+	dictRun      = 128
+	dictRunBytes = 4 << 10
+	dictRunV1    = 32
+	blockSize    = 256
+	// Kinds of numeric column (meta version 2, see appendNumbers).
+	numFloats = 0
+	numInts   = 1
 	// Field flags in the meta section.
 	flagText = 1 << iota
 	flagLower

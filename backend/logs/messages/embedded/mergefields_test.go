@@ -14,21 +14,7 @@ import (
 // would.
 func buildSegment(t *testing.T, msgs []messages.Message) *segment {
 	t.Helper()
-	var buf bytes.Buffer
-	b := newBuilder(&buf)
-	for _, i := range timeOrder(msgs) {
-		if err := b.add(&msgs[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	size, err := b.finish()
-	if err != nil {
-		t.Fatal(err)
-	}
-	seg, err := readSegment(bytes.NewReader(buf.Bytes()), size)
-	if err != nil {
-		t.Fatal(err)
-	}
+	seg, _ := buildVersion(t, msgs, false)
 	return seg
 }
 

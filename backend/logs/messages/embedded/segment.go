@@ -32,6 +32,7 @@ type segment struct {
 	names   []string // sorted
 	dictOff int64
 	dictLen int64
+	version uint64 // of the meta section
 
 	refs   atomic.Int64
 	remove atomic.Bool // delete the file when the last reference goes
@@ -51,6 +52,7 @@ type dictRunRef struct {
 	first string
 	off   int64 // from dictOff
 	len   int
+	raw   uint64 // decompressed size of a compressed run, 0 for a plain one
 }
 
 // idColumn holds every document's _id: 16 bytes for a UUID, the string
@@ -208,7 +210,7 @@ func checkDict(r io.ReaderAt, off, n int64, want uint32) error {
 func (s *segment) decodeMeta(meta []byte) error {
 	d := &dec{b: meta}
 	bad := func(what string) error { return fmt.Errorf("%w: %s", errCorrupt, what) }
-	if d.uvarint() != metaVersion {
+	if s.version = d.uvarint(); s.version != 1 && s.version != metaVersion {
 		return bad("meta version")
 	}
 	// Every document takes at least three bytes of meta (a timestamp
@@ -302,11 +304,21 @@ func (s *segment) decodeField(d *dec) (*fieldMeta, error) {
 	if err := orPostings(f.present, d.bytes(), s.n); err != nil {
 		return nil, bad("presence")
 	}
-	nn := d.count(9)
+	minEntry := 2 // a delta and a varint
+	if s.version == 1 {
+		minEntry = 9 // a delta and a float64
+	}
+	nn := d.count(minEntry)
 	if nn > s.n {
 		return nil, bad("numeric count")
 	}
 	f.numDocs, f.nums = make([]uint32, nn), make([]float64, nn)
+	kind := byte(numFloats)
+	if s.version != 1 {
+		if kind = d.byte(); kind != numFloats && kind != numInts {
+			return nil, bad("numeric kind")
+		}
+	}
 	prev := int64(-1)
 	for i := range nn {
 		delta := d.uvarint()
@@ -314,18 +326,35 @@ func (s *segment) decodeField(d *dec) (*fieldMeta, error) {
 			return nil, bad("numeric docs")
 		}
 		prev += int64(delta)
-		f.numDocs[i], f.nums[i] = uint32(prev), d.float()
+		f.numDocs[i] = uint32(prev)
+		if s.version == 1 {
+			f.nums[i] = d.float()
+		}
+	}
+	if s.version != 1 {
+		for i := range f.nums {
+			if kind == numInts {
+				f.nums[i] = float64(d.varint())
+			} else {
+				f.nums[i] = d.float()
+			}
+		}
 	}
 	nterms := d.uvarint()
 	nr := d.count(3)
-	if nterms > uint64(nr)*dictRun || nr != (int(nterms)+dictRun-1)/dictRun {
+	switch {
+	case s.version == 1 && (nterms > uint64(nr)*dictRunV1 || nr != (int(nterms)+dictRunV1-1)/dictRunV1),
+		s.version != 1 && (nterms > uint64(nr)*dictRun || uint64(nr) > nterms):
 		return nil, bad("run count")
 	}
 	f.nterms = int(nterms)
 	f.runs = make([]dictRunRef, nr)
 	for i := range f.runs {
 		r := dictRunRef{first: d.str(), off: int64(d.uvarint()), len: int(d.uvarint())}
-		if r.off < 0 || r.len <= 0 || r.off > s.dictLen || int64(r.len) > s.dictLen-r.off ||
+		if s.version != 1 {
+			r.raw = d.uvarint()
+		}
+		if r.off < 0 || r.len <= 0 || r.off > s.dictLen || int64(r.len) > s.dictLen-r.off || r.raw > maxRaw ||
 			(i > 0 && (r.first <= f.runs[i-1].first || r.off < f.runs[i-1].off+int64(f.runs[i-1].len))) {
 			return nil, bad("run")
 		}
@@ -360,6 +389,12 @@ func (s *segment) readRun(r dictRunRef, fn func(term) bool) (bool, error) {
 	buf := make([]byte, r.len)
 	if _, err := s.r.ReadAt(buf, s.dictOff+r.off); err != nil {
 		return false, err
+	}
+	if r.raw > 0 {
+		var err error
+		if buf, err = decompress(buf, r.raw); err != nil {
+			return false, err
+		}
 	}
 	d := &dec{b: buf}
 	prev := ""
