@@ -114,11 +114,18 @@ func (h *Handler) setProcessors(w http.ResponseWriter, r *http.Request) error {
 	if err := api.Decode(r, &in, false); err != nil {
 		return err
 	}
-	c, err := h.s.SetProcessors(r.Context(), in)
-	if err != nil {
+	if _, err := h.s.SetProcessors(r.Context(), in); err != nil {
 		return err
 	}
-	api.WriteJSON(w, http.StatusOK, c)
+	// Graylog answers with the request body, not the normalized value
+	// a GET then reads.
+	if in.Order == nil {
+		in.Order = []Processor{}
+	}
+	if in.Disabled == nil {
+		in.Disabled = []string{}
+	}
+	api.WriteJSON(w, http.StatusOK, in)
 	return nil
 }
 

@@ -276,6 +276,10 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 	if err != nil {
 		return nil, err
 	}
+	inputRoutes, err := n.inputProcessing(ctx, st, o.Now)
+	if err != nil {
+		return nil, err
+	}
 	local := slices.Concat(n.Levels.Routes(), n.Metrics.Routes(), n.Messages.Journal.Routes())
 	roleHandler := roles.NewHandler(n.Roles, n.Users)
 	// The browser documents the routes only compatibility serves too.
@@ -299,6 +303,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 		notifications.NewHandler(n.Notices.Notifications).Routes(),
 		systemmessages.NewHandler(n.Notices.Messages).Routes(),
 		systemRoutes,
+		inputRoutes,
 		events.NewHandler(events.None{}, o.Now).Routes(),
 		browser.Routes(),
 	} {
