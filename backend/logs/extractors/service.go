@@ -218,7 +218,8 @@ func (s *Service) modify(ctx context.Context, inputID string, notFound func(stri
 		}
 		return json.Marshal(raw)
 	})
-	if errors.Is(err, store.ErrNotFound) {
+	var answer *api.Error
+	if errors.Is(err, store.ErrNotFound) && !errors.As(err, &answer) {
 		return notFound(inputID)
 	}
 	if err != nil {
