@@ -2,7 +2,6 @@ package extractors
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -11,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/loggate/loggate/backend/api"
 	"github.com/loggate/loggate/backend/grok"
@@ -337,71 +338,65 @@ type ordered struct {
 	vals []any
 }
 
-// parseJSON decodes a JSON value keeping object key order and number text.
-func parseJSON(dec *json.Decoder) (any, error) {
-	tok, err := dec.Token()
+// parseJSON decodes a JSON value keeping object key order, integers as
+// int64 and other numbers as float64, as Jackson reads them.
+func parseJSON(dec *jsontext.Decoder) (any, error) {
+	tok, err := dec.ReadToken()
 	if err != nil {
 		return nil, err
 	}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			o := &ordered{}
-			for dec.More() {
-				k, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				v, err := parseJSON(dec)
-				if err != nil {
-					return nil, err
-				}
-				o.keys, o.vals = append(o.keys, k.(string)), append(o.vals, v)
-			}
-			_, err := dec.Token()
-			return o, err
-		case '[':
-			var list []any
-			for dec.More() {
-				v, err := parseJSON(dec)
-				if err != nil {
-					return nil, err
-				}
-				list = append(list, v)
-			}
-			if _, err := dec.Token(); err != nil {
+	switch tok.Kind() {
+	case '{':
+		o := &ordered{}
+		for dec.PeekKind() != '}' {
+			k, err := dec.ReadToken()
+			if err != nil {
 				return nil, err
 			}
-			if list == nil {
-				list = []any{}
+			// The token is void after the next read.
+			key := k.String()
+			v, err := parseJSON(dec)
+			if err != nil {
+				return nil, err
 			}
-			return list, nil
+			o.keys, o.vals = append(o.keys, key), append(o.vals, v)
 		}
-	case json.Number:
-		if n, err := strconv.ParseInt(t.String(), 10, 64); err == nil {
+		_, err := dec.ReadToken()
+		return o, err
+	case '[':
+		list := []any{}
+		for dec.PeekKind() != ']' {
+			v, err := parseJSON(dec)
+			if err != nil {
+				return nil, err
+			}
+			list = append(list, v)
+		}
+		_, err := dec.ReadToken()
+		return list, err
+	case '0':
+		text := tok.String()
+		if n, err := strconv.ParseInt(text, 10, 64); err == nil {
 			return n, nil
 		}
-		f, err := t.Float64()
-		if err != nil && !math.IsInf(f, 0) {
-			return nil, err
-		}
-		return f, nil
+		return tok.Float(), nil
+	case '"':
+		return tok.String(), nil
+	case 't', 'f':
+		return tok.Bool(), nil
 	}
-	return tok, nil
+	return nil, nil
 }
 
 func (j *jsonExtractor) run(src string) ([]result, error) {
-	dec := json.NewDecoder(strings.NewReader(src))
-	dec.UseNumber()
+	dec := jsontext.NewDecoder(strings.NewReader(src), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	v, err := parseJSON(dec)
 	if err != nil {
 		// Not JSON: Graylog logs it and extracts nothing.
 		return nil, nil
 	}
-	if _, err := dec.Token(); err == nil {
-		return nil, nil
-	}
+	// Text after the object is ignored, as Jackson's readValue ignores
+	// trailing tokens by default.
 	o, ok := v.(*ordered)
 	if !ok {
 		return nil, nil
