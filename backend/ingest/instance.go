@@ -136,15 +136,6 @@ func (e *encoder) encode(dst []byte, gm *gelf.Message, rem remote) ([]byte, erro
 	return e.msg.AppendBinary(dst)
 }
 
-func hasField(fs []messages.Field, key string) bool {
-	for i := range fs {
-		if fs[i].Key == key {
-			return true
-		}
-	}
-	return false
-}
-
 // batch collects the records of one journal append in one buffer.
 type batch struct {
 	buf  []byte
