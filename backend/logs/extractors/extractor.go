@@ -14,6 +14,7 @@ package extractors
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -73,7 +74,7 @@ func (c *converterList) UnmarshalJSON(b []byte) error {
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return &json.UnmarshalTypeError{Value: "non-object", Type: nil, Field: "converters"}
+		return errors.New("property converters must be an object keyed by converter type")
 	}
 	c.set = true
 	for dec.More() {
@@ -84,7 +85,7 @@ func (c *converterList) UnmarshalJSON(b []byte) error {
 		key, _ := tok.(string)
 		var cfg config
 		if err := dec.Decode(&cfg); err != nil {
-			return fmt.Errorf("converter %s: configuration must be an object: %w", key, err)
+			return fmt.Errorf("the configuration of converter %s must be an object", key)
 		}
 		if cfg == nil {
 			cfg = config{}

@@ -19,6 +19,7 @@ func FuzzRequest(f *testing.F) {
 	f.Add([]byte(`{"title":"t","cut_or_copy":"cut","source_field":"m","target_field":"t","extractor_type":"substring","extractor_config":{"begin_index":1,"end_index":3},"converters":{},"condition_type":"none","condition_value":""}`), "héllo")
 	f.Add([]byte(`{"title":"t","cut_or_copy":"copy","source_field":"m","target_field":"t","extractor_type":"regex_replace","extractor_config":{"regex":"(a)(b)?","replacement":"$2\\$$1","replace_all":true},"converters":{},"condition_type":"none","condition_value":""}`), "abaab")
 	f.Add([]byte(`{"title":"t","cut_or_copy":"copy","source_field":"m","target_field":"t","extractor_type":"grok","extractor_config":{"grok_pattern":"%{IP:ip}"},"converters":{},"condition_type":"none","condition_value":""}`), "1.2.3.4")
+	f.Add([]byte(`{"title":"t","converters":[{"type":"numeric"}],"extractor_config":[]}`), "")
 	g := testGrok(f)
 	reg := metrics.New(clock)
 	f.Fuzz(func(t *testing.T, body []byte, src string) {

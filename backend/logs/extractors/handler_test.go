@@ -195,6 +195,8 @@ func TestErrors(t *testing.T) {
 		{"input id invalid", "/system/inputs/nope/extractors", terraformBody, 404, "Input id <nope> is invalid!"},
 		{"input missing", "/system/inputs/5f0000000000000000000001/extractors", terraformBody, 404, "Input <5f0000000000000000000001> not found!"},
 		{"unknown property", e.path("/extractors"), swap(`"order":3`, `"order":3,"x":1`), 400, "Unable to map property x"},
+		{"converters as a list", e.path("/extractors"), swap(`{"numeric":{}}`, `[{"type":"numeric"}]`), 400, "converters must be an object"},
+		{"converter config not an object", e.path("/extractors"), swap(`{"numeric":{}}`, `{"numeric":"x"}`), 400, "converter numeric must be an object"},
 		{"missing title", e.path("/extractors"), swap(`"title":"took",`, ``), 400, "Null title"},
 		{"missing converters", e.path("/extractors"), swap(`"converters":{"numeric":{}},`, ``), 400, "Null converters"},
 		{"missing config", e.path("/extractors"), swap(`"extractor_config":{"regex_value":"took (\\d+) ms"},`, ``), 400, "Null extractorConfig"},
