@@ -227,27 +227,86 @@ func facility(n int) string {
 // address becomes xxx.
 var ipv4 = regexp.MustCompile(`\b(\d{1,3}\.\d{1,3}\.\d{1,3}\.)\d{1,3}\b`)
 
-// pairs are the key=value pairs TokenizerConverter reads: keys of word
-// characters and dashes, '=' with an optional space each side, values
-// quoted or up to the next space.
-var pairs = regexp.MustCompile(`(?:^|\s)([\w-]+) ?= ?("[^"]*"|'[^']*'|\S+)`)
-
+// tokenize is TokenizerConverter: the key=value pairs of a text, keys of
+// word characters and dashes, '=' with an optional space each side, values
+// quoted ("…" or '…', quotes dropped) or up to the next space; a value with
+// an '=' in it is skipped. It scans as the expression
+// (?:^|\s)([\w-]+) ?= ?("[^"]*"|'[^']*'|\S+) finds its matches, without
+// the expression's cost (a test holds the two equal).
 func tokenize(v string) ([]kv, error) {
 	if !strings.Contains(v, "=") {
 		return nil, nil
 	}
 	var out []kv
-	for _, m := range pairs.FindAllStringSubmatch(v, -1) {
-		val := m[2]
+	for pos := 0; pos < len(v); {
+		key, val, end, ok := pairAt(v, pos)
+		if !ok {
+			pos++
+			continue
+		}
 		if len(val) >= 2 && (val[0] == '"' || val[0] == '\'') && val[len(val)-1] == val[0] {
 			val = val[1 : len(val)-1]
 		}
-		if strings.Contains(val, "=") {
-			continue
+		if !strings.Contains(val, "=") {
+			out = append(out, kv{key, strings.TrimSpace(val)})
 		}
-		out = append(out, kv{m[1], strings.TrimSpace(val)})
+		pos = end
 	}
 	return out, nil
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
+
+func isKey(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+}
+
+// pairAt matches one pair starting at pos: at the text's start, or at a
+// whitespace character before the key.
+func pairAt(v string, pos int) (key, val string, end int, ok bool) {
+	if pos == 0 {
+		if key, val, end, ok = pairFrom(v, 0); ok {
+			return key, val, end, ok
+		}
+	}
+	if !isSpace(v[pos]) {
+		return "", "", 0, false
+	}
+	return pairFrom(v, pos+1)
+}
+
+func pairFrom(v string, i int) (key, val string, end int, ok bool) {
+	k := i
+	for i < len(v) && isKey(v[i]) {
+		i++
+	}
+	if i == k {
+		return "", "", 0, false
+	}
+	key = v[k:i]
+	if i < len(v) && v[i] == ' ' {
+		i++
+	}
+	if i >= len(v) || v[i] != '=' {
+		return "", "", 0, false
+	}
+	i++
+	if i < len(v) && v[i] == ' ' && i+1 < len(v) && !isSpace(v[i+1]) {
+		i++
+	}
+	if i >= len(v) || isSpace(v[i]) {
+		return "", "", 0, false
+	}
+	if q := v[i]; q == '"' || q == '\'' {
+		if j := strings.IndexByte(v[i+1:], q); j >= 0 {
+			return key, v[i : i+j+2], i + j + 2, true
+		}
+	}
+	j := i
+	for j < len(v) && !isSpace(v[j]) {
+		j++
+	}
+	return key, v[i:j], j, true
 }
 
 // javaSplit is Java's String.split on a literal: trailing empty parts are

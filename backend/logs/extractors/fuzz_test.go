@@ -2,6 +2,8 @@ package extractors
 
 import (
 	"encoding/json"
+	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -120,6 +122,40 @@ func FuzzOrder(f *testing.F) {
 			if pos < -1<<31 || pos >= 1<<31 {
 				t.Fatalf("position %d beyond Java's int", pos)
 			}
+		}
+	})
+}
+
+// pairs is the expression tokenize scans as, the reference of FuzzTokenizer.
+var pairs = regexp.MustCompile(`(?:^|\s)([\w-]+) ?= ?("[^"]*"|'[^']*'|\S+)`)
+
+func referenceTokenize(v string) []kv {
+	if !strings.Contains(v, "=") {
+		return nil
+	}
+	var out []kv
+	for _, m := range pairs.FindAllStringSubmatch(v, -1) {
+		val := m[2]
+		if len(val) >= 2 && (val[0] == '"' || val[0] == '\'') && val[len(val)-1] == val[0] {
+			val = val[1 : len(val)-1]
+		}
+		if strings.Contains(val, "=") {
+			continue
+		}
+		out = append(out, kv{m[1], strings.TrimSpace(val)})
+	}
+	return out
+}
+
+// FuzzTokenizer: the tokenizer finds what its expression finds.
+func FuzzTokenizer(f *testing.F) {
+	for _, s := range []string{`a=1 b="2 3" c='4'`, ` k = v`, `x=  y`, `=a b=`, "a=\"x\ty=2", `a= 'b c`, "k=v\nq=w", `a  =b`, `a= b`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		got, _ := tokenize(v)
+		if want := referenceTokenize(v); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: got %q, want %q", v, got, want)
 		}
 	})
 }
