@@ -27,6 +27,12 @@ var fieldHistory = []struct {
 	{"streams", "index_set_id", "2.2"},
 	{"streams", "remove_matches_from_default_stream", "2.2"},
 	{"streams", "is_default", "2.2"},
+	// 2.2 timed extractors' conditions and executions apart; 2.0 and 2.1
+	// reported only total and converters (ExtractorMetrics).
+	{"extractor metrics", "condition", "2.2"},
+	{"extractor metrics", "execution", "2.2"},
+	{"extractor metrics", "condition_hits", "2.2"},
+	{"extractor metrics", "condition_misses", "2.2"},
 	// 3.2 made the login body free JSON and answered the username.
 	{"sessions", "username", "3.2"},
 	// 3.3 encrypted tokens at rest and gave them ids.
@@ -62,6 +68,11 @@ var resourcePlacements = map[string][]placement{
 		{"GET /streams/enabled", "streams.#"},
 		{"GET /streams/{streamId}", ""},
 		{"PUT /streams/{streamId}", ""},
+	},
+	"extractor metrics": {
+		{"GET /system/inputs/{inputId}/extractors", "extractors.#.metrics"},
+		{"GET /system/inputs/{inputId}/extractors/{extractorId}", "metrics"},
+		{"PUT /system/inputs/{inputId}/extractors/{extractorId}", "metrics"},
 	},
 	"tokens": {
 		{"GET /users/{user}/tokens", "tokens.#"},

@@ -30,10 +30,19 @@ func TestFieldHistoryRows(t *testing.T) {
 		for i, route := range routes {
 			method, tpl, _ := strings.Cut(route, " ")
 			record := `{"` + row.Field + `":"new","kept":1}`
+			// The record sits at the placement's path: "#" an array
+			// element, any other segment an object member.
 			body, at := record, ""
 			if p := paths[i]; p != "" {
-				key := strings.TrimSuffix(p, ".#")
-				body, at = `{"`+key+`":[`+record+`]}`, key+".0."
+				segs := strings.Split(p, ".")
+				for j := len(segs) - 1; j >= 0; j-- {
+					if segs[j] == "#" {
+						body = "[" + body + "]"
+					} else {
+						body = `{"` + segs[j] + `":` + body + "}"
+					}
+				}
+				at = strings.ReplaceAll(p, "#", "0") + "."
 			}
 			backend := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 				api.WriteRawJSON(w, http.StatusOK, []byte(body))

@@ -78,21 +78,7 @@ func fieldName(raw string) (string, bool) {
 
 // validKey is Message.validKey, ^[\w\.\-@]*$ with Java's ASCII \w, minus the
 // empty name Elasticsearch cannot index.
-func validKey(key string) bool {
-	if key == "" {
-		return false
-	}
-	for i := 0; i < len(key); i++ {
-		c := key[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9',
-			c == '_', c == '.', c == '-', c == '@':
-		default:
-			return false
-		}
-	}
-	return true
-}
+func validKey(key string) bool { return messages.ValidKey(key) }
 
 // generic converts an additional field's value as GelfCodec's field loop
 // does: containers as JSON text, numbers as int64 or float64, strings

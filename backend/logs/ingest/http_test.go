@@ -125,10 +125,13 @@ func TestHTTPAccepts(t *testing.T) {
 			checkCommon(t, m, "h1", true)
 			want := map[string]any{
 				"message": "A short message", "source": "example.org", "full_message": "Backtrace here",
-				"level": int64(1), "user_id": int64(9001), "some_info": "foo", "dc": "berlin",
+				"level": int64(1), "user_id": int64(9001), "some_info": "foo",
 				"gl2_remote_ip": "127.0.0.1",
 			}
 			f := fieldsOf(m)
+			if _, ok := f["dc"]; ok {
+				t.Errorf("the input added static field dc; processing adds them")
+			}
 			for k, v := range want {
 				if f[k] != v {
 					t.Errorf("field %s = %#v, want %#v", k, f[k], v)

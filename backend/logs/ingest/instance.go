@@ -1,13 +1,11 @@
 package ingest
 
 import (
-	"cmp"
 	"log/slog"
 	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 
 	"github.com/loggate/loggate/backend/logs/gelf"
 	"github.com/loggate/loggate/backend/logs/inputs"
@@ -24,7 +22,6 @@ type instance struct {
 	gelf    gelf.Options
 	metrics *inputMetrics
 	prefix  string // metric name prefix
-	static  atomic.Pointer[[]messages.Field]
 }
 
 func (r *Runner) newInstance(in inputs.Input, cfg config, log *slog.Logger) *instance {
@@ -38,7 +35,6 @@ func (r *Runner) newInstance(in inputs.Input, cfg config, log *slog.Logger) *ins
 		metrics: newInputMetrics(r.opts.Metrics, prefix),
 		prefix:  prefix,
 	}
-	inst.setStatic(in.StaticFields)
 	return inst
 }
 
@@ -51,17 +47,6 @@ func (r *Runner) decompressLimit(cfg config) int64 {
 		limit = gelf.DefaultMaxDecompressed
 	}
 	return min(limit, int64(r.opts.MaxRecordSize))
-}
-
-// setStatic replaces the input's static fields, sorted by key so records
-// do not depend on map order.
-func (inst *instance) setStatic(m map[string]string) {
-	fs := make([]messages.Field, 0, len(m))
-	for k, v := range m {
-		fs = append(fs, messages.Field{Key: k, Value: v})
-	}
-	slices.SortFunc(fs, func(a, b messages.Field) int { return cmp.Compare(a.Key, b.Key) })
-	inst.static.Store(&fs)
 }
 
 // remote is a sender's address as message fields, computed once per
@@ -128,8 +113,9 @@ func (e *encoder) encode(dst []byte, gm *gelf.Message, rem remote) ([]byte, erro
 	if inst.cfg.overrideSource != "" {
 		source = inst.cfg.overrideSource
 	}
-	static := *inst.static.Load()
-	fs := slices.Grow(e.msg.Fields[:0], len(gm.Fields)+7+len(static))
+	// Static fields are not added here: processing adds them after the
+	// extractors, in the Message Filter Chain, as Graylog does.
+	fs := slices.Grow(e.msg.Fields[:0], len(gm.Fields)+7)
 	fs = append(fs,
 		messages.Field{Key: messages.FieldMessage, Value: gm.Message},
 		messages.Field{Key: messages.FieldSource, Value: source})
@@ -144,25 +130,10 @@ func (e *encoder) encode(dst []byte, gm *gelf.Message, rem remote) ([]byte, erro
 		messages.Field{Key: messages.FieldRemoteIP, Value: rem.ip},
 		messages.Field{Key: messages.FieldRemotePort, Value: rem.port},
 		messages.Field{Key: messages.FieldMessageID, Value: r.ids.next(r.opts.Now())})
-	// Static fields do not overwrite the message's own (StaticFieldFilter).
-	for _, sf := range static {
-		if !hasField(fs, sf.Key) {
-			fs = append(fs, sf)
-		}
-	}
 	e.msg.ID = r.opts.NewID()
 	e.msg.Timestamp = gm.Timestamp
 	e.msg.Fields = fs
 	return e.msg.AppendBinary(dst)
-}
-
-func hasField(fs []messages.Field, key string) bool {
-	for i := range fs {
-		if fs[i].Key == key {
-			return true
-		}
-	}
-	return false
 }
 
 // batch collects the records of one journal append in one buffer.

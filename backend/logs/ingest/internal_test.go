@@ -89,7 +89,7 @@ func (nopStates) Forget(string)              {}
 // sockets and the journal: GELF decoding, the added fields, the record.
 func BenchmarkDecodeEncode(b *testing.B) {
 	r := NewRunner(discardJournal{}, nopStates{}, Options{NodeID: "node"})
-	in := inputs.Input{ID: "in", Type: inputs.GELFTCPType, StaticFields: map[string]string{"dc": "ber"}}
+	in := inputs.Input{ID: "in", Type: inputs.GELFTCPType}
 	cfg, err := parseConfig(in)
 	if err != nil {
 		b.Fatal(err)

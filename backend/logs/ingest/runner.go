@@ -3,7 +3,6 @@ package ingest
 import (
 	"context"
 	"log/slog"
-	"maps"
 	"net"
 	"sync"
 	"time"
@@ -133,7 +132,6 @@ type Runner struct {
 type entry struct {
 	cfg    config
 	cfgErr string
-	static map[string]string
 	inst   *instance // nil when the input failed or was stopped
 	srv    server    // nil when the input failed or was stopped
 	// stopped is set by Stop: Apply leaves the input stopped, even when
@@ -162,7 +160,8 @@ func NewRunner(j Journal, states States, opts Options) *Runner {
 // starts the inputs of this node (global ones, and those whose node is
 // Options.NodeID) that are not running, restarts those whose configuration
 // changed, and stops those no longer listed, forgetting their state. Static
-// field changes apply without a restart. An input that failed to start stays
+// fields are processing's (the extractors package): changing them restarts
+// nothing. An input that failed to start stays
 // FAILED until its configuration changes, as in Graylog. Apply with an
 // unchanged list does no I/O.
 func (r *Runner) Apply(ctx context.Context, ins []inputs.Input) {
@@ -184,16 +183,10 @@ func (r *Runner) Apply(ctx context.Context, ins []inputs.Input) {
 		}
 		e := r.entries[in.ID]
 		if e != nil && e.stopped {
-			e.cfg, e.cfgErr, e.static = cfg, cfgErr, maps.Clone(in.StaticFields)
+			e.cfg, e.cfgErr = cfg, cfgErr
 			continue
 		}
 		if e != nil && e.cfg == cfg && e.cfgErr == cfgErr {
-			if !maps.Equal(e.static, in.StaticFields) {
-				e.static = maps.Clone(in.StaticFields)
-				if e.inst != nil {
-					e.inst.setStatic(in.StaticFields)
-				}
-			}
 			continue
 		}
 		if e != nil && e.srv != nil {
@@ -258,7 +251,7 @@ func (r *Runner) mine(in inputs.Input) bool {
 
 // start launches one input and reports its state.
 func (r *Runner) start(ctx context.Context, in inputs.Input, cfg config, cfgErr error) *entry {
-	e := &entry{cfg: cfg, static: maps.Clone(in.StaticFields)}
+	e := &entry{cfg: cfg}
 	log := r.opts.Logger.With("input", in.ID, "type", in.Type, "title", in.Title)
 	if cfgErr != nil {
 		e.cfgErr = cfgErr.Error()

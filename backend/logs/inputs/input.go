@@ -32,6 +32,9 @@ type Input struct {
 	CreatedAt     time.Time         `json:"created_at"`
 	ContentPack   *string           `json:"content_pack"`
 	StaticFields  map[string]string `json:"static_fields"`
+	// Extractors are kept as stored: the extractors package owns them
+	// (Graylog keeps them in the input document too).
+	Extractors json.RawMessage `json:"extractors,omitempty"`
 }
 
 // Summary is Graylog's InputSummary, an input as clients see it, with its

@@ -219,7 +219,9 @@ type runner struct {
 // start runs a processor over the env's parts until the test ends or
 // stop is called. Unless opts says otherwise it flushes after every batch,
 // so that WaitFlushed returns as soon as the records are processed.
-func (e *env) start(opts processing.Options) *runner {
+// setup, when given, configures the processor (its message processors)
+// before it runs.
+func (e *env) start(opts processing.Options, setup ...func(*processing.Processor)) *runner {
 	e.t.Helper()
 	if opts.FlushEvery == 0 {
 		opts.FlushEvery = 1
@@ -229,6 +231,9 @@ func (e *env) start(opts processing.Options) *runner {
 	}
 	opts.Now = clock
 	p := processing.New(e.j, e.ms, e.streams, e.cache(), opts)
+	for _, f := range setup {
+		f(p)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &runner{t: e.t, p: p, cancel: cancel, done: make(chan error, 1)}
 	go func() { r.done <- p.Run(ctx) }()

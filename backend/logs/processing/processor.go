@@ -92,6 +92,12 @@ type Processor struct {
 	sets    IndexSets
 	opts    Options
 
+	// The message processors (see processors.go), set before Run.
+	byClass   map[string]MessageProcessor
+	filters   []MessageProcessor
+	order     OrderFunc
+	lastOrder []string
+
 	incoming, processed, written, failures, bad *metrics.Meter
 	decodedBytes, outputBytes                   *metrics.Counter
 
@@ -345,7 +351,7 @@ func (p *Processor) batch(ctx context.Context, from uint64) (int, int, error) {
 	rt := newRouter(p.streams.All(), func(id string) (string, bool) { return p.sets.Prefix(ctx, id) })
 	byPrefix := map[string][]messages.Message{}
 	var prefixes []string
-	msgs := make([]messages.Message, 0, len(entries))
+	decoded := make([]messages.Message, 0, len(entries))
 	var size int64
 	for _, e := range entries {
 		var m messages.Message
@@ -357,7 +363,18 @@ func (p *Processor) batch(ctx context.Context, from uint64) (int, int, error) {
 			p.opts.Logger.Warn("skipping unreadable journal record", "offset", e.Offset, "err", err)
 			continue
 		}
-		prefixes = rt.route(&m, prefixes)
+		start(&m)
+		decoded = append(decoded, m)
+		size += int64(len(e.Data))
+	}
+	batch := make([]*messages.Message, len(decoded))
+	for i := range decoded {
+		batch[i] = &decoded[i]
+	}
+	batch = p.process(ctx, batch, rt)
+	msgs := make([]messages.Message, 0, len(batch))
+	for _, m := range batch {
+		prefixes = rt.prefixesOf(m, prefixes)
 		if len(prefixes) == 0 {
 			// No stream's index set is known: the default index set takes
 			// the message. Not knowing it either is retried, not fatal: the
@@ -372,9 +389,8 @@ func (p *Processor) batch(ctx context.Context, from uint64) (int, int, error) {
 			}
 			prefixes = append(prefixes, def)
 		}
-		msgs = append(msgs, m)
-		size += int64(len(e.Data))
-		indexed := forIndex(m)
+		msgs = append(msgs, *m)
+		indexed := forIndex(*m)
 		for _, pre := range prefixes {
 			byPrefix[pre] = append(byPrefix[pre], indexed)
 		}

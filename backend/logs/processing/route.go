@@ -25,10 +25,13 @@ type router struct {
 	// map holds only those, since a rule looks at nothing else.
 	fields         map[string]bool
 	needID, needTS bool
-	match          map[string]any
+	matchMap       map[string]any
 
 	prefixOf func(indexSetID string) (string, bool)
 	prefixes map[string]prefix // by index set id, resolved once per batch
+	// setOf is the index set of every stream, for the streams a message
+	// was routed to before stream matching (by a pipeline).
+	setOf map[string]string
 }
 
 type prefix struct {
@@ -37,10 +40,13 @@ type prefix struct {
 }
 
 func newRouter(all []*streams.Stream, prefixOf func(indexSetID string) (string, bool)) *router {
-	r := &router{prefixOf: prefixOf, prefixes: map[string]prefix{}, fields: map[string]bool{}}
+	r := &router{prefixOf: prefixOf, prefixes: map[string]prefix{}, fields: map[string]bool{}, setOf: make(map[string]string, len(all))}
 	for _, st := range all {
 		if st.ID == streams.DefaultStreamID {
 			r.defaultSet = st.IndexSetID
+		}
+		if !st.Disabled {
+			r.setOf[st.ID] = st.IndexSetID
 		}
 		if st.Disabled || len(st.Rules) == 0 || streams.IsBuiltin(st.ID) {
 			continue
@@ -50,7 +56,7 @@ func newRouter(all []*streams.Stream, prefixOf func(indexSetID string) (string, 
 			r.need(rule)
 		}
 	}
-	r.match = make(map[string]any, len(r.fields)+2)
+	r.matchMap = make(map[string]any, len(r.fields)+2)
 	return r
 }
 
@@ -73,12 +79,35 @@ func (r *router) need(rule streams.Rule) {
 	}
 }
 
-// route sets m.Streams and appends to prefixes (reset first) the prefixes
-// of the index sets the message is written to: one copy per distinct index
-// set.
+// route routes a message fresh from the journal, as if it were the only
+// processor: start, match and prefixesOf.
 func (r *router) route(m *messages.Message, prefixes []string) []string {
-	prefixes = prefixes[:0]
-	m.Streams = m.Streams[:0]
+	start(m)
+	r.match(m)
+	return r.prefixesOf(m, prefixes)
+}
+
+// start puts a message on the default stream, where Graylog puts every
+// message before the message processors run.
+func start(m *messages.Message) {
+	m.Streams = append(m.Streams[:0], streams.DefaultStreamID)
+}
+
+// match is Graylog's StreamMatcher filter: it adds the streams whose rules
+// match to those the message is on, and takes it off the default stream if
+// one of them removes its matches from it. The default stream, when kept,
+// comes last.
+func (r *router) match(m *messages.Message) {
+	onDefault := false
+	kept := m.Streams[:0]
+	for _, id := range m.Streams {
+		if id == streams.DefaultStreamID {
+			onDefault = true
+			continue
+		}
+		kept = append(kept, id)
+	}
+	m.Streams = kept
 	removeDefault := false
 	filled := false
 	for _, st := range r.candidates {
@@ -86,21 +115,34 @@ func (r *router) route(m *messages.Message, prefixes []string) []string {
 			r.fill(m)
 			filled = true
 		}
-		if !st.Matches(r.match) {
+		if !st.Matches(r.matchMap) {
 			continue
 		}
-		m.Streams = append(m.Streams, st.ID)
-		removeDefault = removeDefault || st.RemoveMatchesFromDefaultStream
-		prefixes = r.addPrefix(prefixes, st.IndexSetID)
-	}
-	if !removeDefault {
-		m.Streams = append(m.Streams, streams.DefaultStreamID)
-		if r.defaultSet != "" {
-			prefixes = r.addPrefix(prefixes, r.defaultSet)
+		if !slices.Contains(m.Streams, st.ID) {
+			m.Streams = append(m.Streams, st.ID)
 		}
+		removeDefault = removeDefault || st.RemoveMatchesFromDefaultStream
+	}
+	if onDefault && !removeDefault {
+		m.Streams = append(m.Streams, streams.DefaultStreamID)
 	}
 	if len(m.Streams) == 0 {
 		m.Streams = nil
+	}
+}
+
+// prefixesOf appends to prefixes (reset first) the prefixes of the index
+// sets of the message's streams: one copy per distinct index set.
+func (r *router) prefixesOf(m *messages.Message, prefixes []string) []string {
+	prefixes = prefixes[:0]
+	for _, id := range m.Streams {
+		set, ok := r.setOf[id]
+		if id == streams.DefaultStreamID {
+			set, ok = r.defaultSet, r.defaultSet != ""
+		}
+		if ok {
+			prefixes = r.addPrefix(prefixes, set)
+		}
 	}
 	return prefixes
 }
@@ -108,17 +150,17 @@ func (r *router) route(m *messages.Message, prefixes []string) []string {
 // fill puts the fields the rules read into the match map, as
 // Message.MatchMap would hold them.
 func (r *router) fill(m *messages.Message) {
-	clear(r.match)
+	clear(r.matchMap)
 	for i := range m.Fields {
 		if r.fields[m.Fields[i].Key] {
-			r.match[m.Fields[i].Key] = m.Fields[i].Value
+			r.matchMap[m.Fields[i].Key] = m.Fields[i].Value
 		}
 	}
 	if r.needID {
-		r.match[messages.FieldID] = m.ID
+		r.matchMap[messages.FieldID] = m.ID
 	}
 	if r.needTS {
-		r.match[messages.FieldTimestamp] = m.Timestamp
+		r.matchMap[messages.FieldTimestamp] = m.Timestamp
 	}
 }
 

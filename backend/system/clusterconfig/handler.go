@@ -112,11 +112,18 @@ func (h *Handler) setProcessors(r *http.Request) (any, error) {
 	if err := api.Decode(r, &in, false); err != nil {
 		return nil, err
 	}
-	c, err := h.s.SetProcessors(r.Context(), in)
-	if err != nil {
+	if _, err := h.s.SetProcessors(r.Context(), in); err != nil {
 		return nil, err
 	}
-	return c, nil
+	// Graylog answers with the request body, not the normalized value
+	// a GET then reads.
+	if in.Order == nil {
+		in.Order = []Processor{}
+	}
+	if in.Disabled == nil {
+		in.Disabled = []string{}
+	}
+	return in, nil
 }
 
 func (h *Handler) whitelist(r *http.Request) (any, error) {

@@ -12,14 +12,16 @@ type Processor struct {
 }
 
 // processors are the message processors of a Graylog 4.0 server with its
-// bundled plugins, in the order it lists them before any is reordered.
-// loggate keeps their order and state for the interface; its own processing
-// does not run them.
+// bundled plugins, in its order when none is stored: class names sorted
+// case-insensitively (OrderedMessageProcessors), which runs the pipeline
+// processor before the Message Filter Chain. Processing runs the filter
+// chain and, once registered, the pipelines in the stored order; the AWS
+// and GeoIP processors are listed and kept for the interface only.
 var processors = []Processor{
 	{"AWS Instance Name Lookup", "org.graylog.aws.processors.instancelookup.AWSInstanceNameLookupProcessor"},
 	{"GeoIP Resolver", "org.graylog.plugins.map.geoip.processor.GeoIpProcessor"},
-	{"Message Filter Chain", "org.graylog2.messageprocessors.MessageFilterChainProcessor"},
 	{"Pipeline Processor", "org.graylog.plugins.pipelineprocessor.processors.PipelineInterpreter"},
+	{"Message Filter Chain", "org.graylog2.messageprocessors.MessageFilterChainProcessor"},
 }
 
 // processorsConfig is the stored MessageProcessorsConfig: class names.

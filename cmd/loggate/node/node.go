@@ -304,6 +304,10 @@ func (n *Node) routes(ctx context.Context, o Options) ([]api.Route, error) {
 	if err != nil {
 		return nil, err
 	}
+	inputRoutes, err := n.inputProcessing(ctx, st, o.Now)
+	if err != nil {
+		return nil, err
+	}
 	local := slices.Concat(n.Levels.Routes(), n.Metrics.Routes(), n.Messages.Journal.Routes())
 	roleHandler := roles.NewHandler(n.Roles, n.Users)
 	// The browser documents the routes only compatibility serves too.
@@ -327,6 +331,7 @@ func (n *Node) routes(ctx context.Context, o Options) ([]api.Route, error) {
 		notifications.NewHandler(n.Notices.Notifications).Routes(),
 		systemmessages.NewHandler(n.Notices.Messages).Routes(),
 		systemRoutes,
+		inputRoutes,
 		events.NewHandler(events.None{}, o.Now).Routes(),
 		browser.Routes(),
 	} {

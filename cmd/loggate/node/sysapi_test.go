@@ -125,7 +125,8 @@ func TestMessageProcessorsConfig(t *testing.T) {
 	h := nodetest.Start(t)
 	root := nodetest.AsRoot()
 	def := h.Do("GET", "/system/messageprocessors/config", nil, root).Want(t, http.StatusOK)
-	if def.Get("processor_order.#").Int() != 4 || def.Get("processor_order.2.class_name").String() != "org.graylog2.messageprocessors.MessageFilterChainProcessor" ||
+	if def.Get("processor_order.#").Int() != 4 || def.Get("processor_order.3.class_name").String() != "org.graylog2.messageprocessors.MessageFilterChainProcessor" ||
+		def.Get("processor_order.2.class_name").String() != "org.graylog.plugins.pipelineprocessor.processors.PipelineInterpreter" ||
 		def.Get("disabled_processors").Raw != "[]" {
 		t.Fatalf("default: %s", def.Body)
 	}
@@ -138,10 +139,11 @@ func TestMessageProcessorsConfig(t *testing.T) {
 		},
 		"disabled_processors": []string{"org.graylog.plugins.map.geoip.processor.GeoIpProcessor", "org.example.Nope"},
 	}, root).Want(t, http.StatusOK)
-	want := `["Message Filter Chain","AWS Instance Name Lookup","GeoIP Resolver","Pipeline Processor"]`
-	if got := put.Get("processor_order.#.name").Raw; got != want {
-		t.Errorf("order %s, want %s", got, want)
+	// The answer is the request body, as in Graylog; a GET normalizes.
+	if got := put.Get("processor_order.#.name").Raw; got != `["Message Filter Chain","Nope"]` {
+		t.Errorf("PUT answered %s, want the request body", put.Body)
 	}
+	want := `["Message Filter Chain","AWS Instance Name Lookup","GeoIP Resolver","Pipeline Processor"]`
 	if got := h.Do("GET", "/system/messageprocessors/config", nil, root).Want(t, http.StatusOK); got.Get("processor_order.#.name").Raw != want ||
 		got.Get("disabled_processors").Raw != `["org.graylog.plugins.map.geoip.processor.GeoIpProcessor"]` {
 		t.Errorf("read back: %s", got.Body)

@@ -1,0 +1,142 @@
+package extractors
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/loggate/loggate/router/api"
+)
+
+var epoch = time.Date(2021, 3, 4, 5, 6, 7, 0, time.UTC)
+
+func clock() time.Time { return epoch }
+
+// cfg builds a configuration from JSON text.
+func cfg(t testing.TB, s string) config {
+	t.Helper()
+	if s == "" {
+		return config{}
+	}
+	var c config
+	if err := json.Unmarshal([]byte(s), &c); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestConverters runs each of the 13 converter types as Graylog 4.0
+// documents them (§2.7 of the reference).
+func TestConverters(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	cases := []struct {
+		typ, config, in string
+		want            any
+		fields          []kv
+		wantErr         bool
+	}{
+		{typ: "numeric", in: "42", want: int64(42)},
+		{typ: "numeric", in: "-9000000000", want: int64(-9000000000)},
+		{typ: "numeric", in: "3.25", want: 3.25},
+		{typ: "numeric", in: "1e3", want: 1000.0},
+		{typ: "numeric", in: "12abc", want: "12abc"},
+		{typ: "numeric", in: "Inf", want: "Inf"},
+		{typ: "date", config: `{"date_format":"yyyy-MM-dd HH:mm:ss"}`, in: "2020-12-01 10:00:00", want: time.Date(2020, 12, 1, 10, 0, 0, 0, time.UTC)},
+		{typ: "date", config: `{"date_format":"yyyy-MM-dd HH:mm:ss","time_zone":"Europe/Berlin"}`, in: "2020-12-01 10:00:00", want: time.Date(2020, 12, 1, 10, 0, 0, 0, berlin)},
+		{typ: "date", config: `{"date_format":"yyyy-MM-dd'T'HH:mm:ss.SSSZ","time_zone":"Europe/Berlin"}`, in: "2020-12-01T10:00:00.123+0200", want: time.Date(2020, 12, 1, 8, 0, 0, 123e6, time.UTC)},
+		{typ: "date", config: `{"date_format":"MMM dd HH:mm:ss"}`, in: "Jul 04 12:30:00", want: time.Date(2021, 7, 4, 12, 30, 0, 0, time.UTC)},
+		{typ: "date", config: `{"date_format":"dd/MMM/yyyy:HH:mm:ss Z"}`, in: "10/Oct/2000:13:55:36 -0700", want: time.Date(2000, 10, 10, 20, 55, 36, 0, time.UTC)},
+		{typ: "date", config: `{"date_format":"yyyy-MM-dd"}`, in: "not a date", wantErr: true},
+		{typ: "date", config: `{"date_format":"yyyy-MM-dd","time_zone":"No/Where"}`, in: "2020-12-01", want: time.Date(2020, 12, 1, 0, 0, 0, 0, time.UTC)},
+		{typ: "flexdate", in: "2020-12-01 10:00:00", want: time.Date(2020, 12, 1, 10, 0, 0, 0, time.UTC)},
+		{typ: "flexdate", in: "no date here", want: nil},
+		{typ: "hash", in: "hello", want: "5d41402abc4b2a76b9719d911017c592"},
+		{typ: "split_and_count", config: `{"split_by":","}`, in: "a,b,c", want: int64(3)},
+		{typ: "split_and_count", config: `{"split_by":","}`, in: "a,b,,", want: int64(2)},
+		{typ: "split_and_count", config: `{"split_by":"."}`, in: "a.b", want: int64(2)},
+		{typ: "split_and_count", config: `{"split_by":","}`, in: "", want: int64(0)},
+		{typ: "syslog_pri_level", in: "14", want: int64(6)},
+		{typ: "syslog_pri_level", in: "x", wantErr: true},
+		{typ: "syslog_pri_facility", in: "14", want: "user-level"},
+		{typ: "syslog_pri_facility", in: "134", want: "local0"},
+		{typ: "syslog_pri_facility", in: "0", want: "kernel"},
+		{typ: "ip_anonymizer", in: "from 192.168.1.20 to 10.0.0.255", want: "from 192.168.1.xxx to 10.0.0.xxx"},
+		{typ: "lowercase", in: "MiXeD", want: "mixed"},
+		{typ: "uppercase", in: "MiXeD", want: "MIXED"},
+		{typ: "tokenizer", in: `user=alice action="log in" id = 7 mode='x y'`, fields: []kv{{"user", "alice"}, {"action", "log in"}, {"id", "7"}, {"mode", "x y"}}},
+		{typ: "tokenizer", in: "no pairs here"},
+		{typ: "csv", config: `{"column_header":"a,b,c"}`, in: `1, "two, too",3`, fields: []kv{{"a", "1"}, {"b", "two, too"}, {"c", "3"}}},
+		{typ: "csv", config: `{"column_header":"a;b","separator":";","quote_char":"'"}`, in: `x;'y;z'`, fields: []kv{{"a", "x"}, {"b", "y;z"}}},
+		{typ: "csv", config: `{"column_header":"a,b"}`, in: "1,2,3"},
+		{typ: "csv", config: `{"column_header":"\"a\",\"b\"","strict_quotes":true}`, in: `x"1",y"2"`, fields: []kv{{"a", "1"}, {"b", "2"}}},
+	}
+	for _, c := range cases {
+		t.Run(c.typ+"/"+c.in, func(t *testing.T) {
+			cv, err := newConverter(c.typ, cfg(t, c.config), clock)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cv.multi != nil {
+				got, err := cv.multi(c.in)
+				if (err != nil) != c.wantErr || !reflect.DeepEqual(got, c.fields) {
+					t.Errorf("got %v, %v; want %v", got, err, c.fields)
+				}
+				return
+			}
+			got, err := cv.single(c.in)
+			if c.wantErr {
+				if err == nil {
+					t.Errorf("got %v, want an error", got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want, ok := c.want.(time.Time); ok {
+				if gt, ok := got.(time.Time); !ok || !gt.Equal(want) {
+					t.Errorf("got %v, want %v", got, want)
+				}
+				return
+			}
+			if !reflect.DeepEqual(got, c.want) {
+				t.Errorf("got %#v, want %#v", got, c.want)
+			}
+		})
+	}
+}
+
+// TestConverterConfigs: an unknown type is Graylog's 500; a bad
+// configuration leaves the converter out.
+func TestConverterConfigs(t *testing.T) {
+	_, err := newConverter("nope", config{}, clock)
+	if api.ErrorCode(err) != api.Internal || err.Error() != "No enum constant org.graylog2.plugin.inputs.Converter.Type.NOPE" {
+		t.Errorf("unknown type: %v", err)
+	}
+	for _, c := range []struct{ typ, config string }{
+		{"date", ``}, {"date", `{"date_format":"yyyy-ww"}`}, {"split_and_count", `{}`}, {"csv", `{}`},
+		{"csv", `{"column_header":"a","strict_quotes":"yes"}`}, {"lookup_table", `{"lookup_table_name":"t"}`},
+	} {
+		if _, err := newConverter(c.typ, cfg(t, c.config), clock); !errors.Is(err, errSkipConverter) {
+			t.Errorf("%s %s: %v, want it skipped", c.typ, c.config, err)
+		}
+	}
+	if len(converterTypes) != 13 {
+		t.Errorf("%d converter types, want 13", len(converterTypes))
+	}
+	for _, typ := range converterTypes {
+		if _, err := newConverter(typ, config{}, clock); err != nil && !errors.Is(err, errSkipConverter) {
+			t.Errorf("%s: unknown", typ)
+		}
+	}
+}
+
+func TestJavaDoubleText(t *testing.T) {
+	for f, want := range map[float64]string{1: "1.0", 1.5: "1.5", 1e7: "1.0E7", 1.25e-4: "1.25E-4", 0: "0.0", -3.5e10: "-3.5E10"} {
+		if got := javaDoubleText(f); got != want {
+			t.Errorf("%v: %s, want %s", f, got, want)
+		}
+	}
+}

@@ -1,0 +1,526 @@
+package extractors
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/loggate/loggate/backend/logs/grok"
+	"github.com/loggate/loggate/router/api"
+)
+
+// result is one value an extractor returns: key is "" for the target
+// field; begin and end are the byte range of the source it came from, -1
+// when the extractor reports none (then it never cuts).
+type result struct {
+	key        string
+	value      any
+	begin, end int
+}
+
+// runFunc extracts from a source value; nil means nothing was found.
+type runFunc func(src string) ([]result, error)
+
+// Grok compiles grok expressions with the stored patterns; *grok.Service
+// satisfies it.
+type Grok interface {
+	Compile(pattern string) (*grok.Matcher, error)
+	CompileNamedOnly(pattern string) (*grok.Matcher, error)
+}
+
+var _ Grok = (*grok.Service)(nil)
+
+// configError is Graylog's ConfigurationException: a 400.
+func configError(format string, args ...any) error {
+	return api.Errorf(api.Invalid, format, args...)
+}
+
+// compileJava compiles a Java regular expression with DOTALL, as Graylog's
+// extractors do. Go's regexp is RE2, linear in time: what it cannot
+// express (lookaround, backreferences, possessive quantifiers, atomic
+// groups) is refused with a 400 naming the problem.
+func compileJava(pattern string) (*regexp.Regexp, error) {
+	re, err := regexp.Compile("(?s)" + pattern)
+	if err != nil {
+		return nil, api.Errorf(api.Invalid, "Invalid regular expression [%s]: %s. loggate's regular expressions are RE2 (Go's regexp): lookaround, backreferences, possessive quantifiers and atomic groups are not supported", pattern, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+	}
+	return re, nil
+}
+
+// newRunner builds the extraction of one extractor type.
+func newRunner(typ string, c config, g Grok) (runFunc, error) {
+	switch typ {
+	case typeRegex:
+		pattern, _ := c.str("regex_value")
+		if pattern == "" {
+			return nil, configError("Missing regex configuration field: regex_value")
+		}
+		re, err := compileJava(pattern)
+		if err != nil {
+			return nil, err
+		}
+		return func(src string) ([]result, error) {
+			loc := re.FindStringSubmatchIndex(src)
+			if len(loc) < 4 || loc[2] < 0 {
+				return nil, nil
+			}
+			return []result{{value: src[loc[2]:loc[3]], begin: loc[2], end: loc[3]}}, nil
+		}, nil
+	case typeRegexReplace:
+		pattern, _ := c.str("regex")
+		if pattern == "" {
+			return nil, configError("Missing regex configuration field: regex")
+		}
+		re, err := compileJava(pattern)
+		if err != nil {
+			return nil, err
+		}
+		all, err := c.boolean("replace_all", false)
+		if err != nil {
+			return nil, configError("%s", err.Error())
+		}
+		tmpl, terr := javaReplacement(c.strOr("replacement", "$1"), re)
+		return func(src string) ([]result, error) {
+			loc := re.FindStringSubmatchIndex(src)
+			if loc == nil {
+				return nil, nil
+			}
+			if terr != nil {
+				return nil, fmt.Errorf("error while trying to replace string: %w", terr)
+			}
+			begin, end := -1, -1
+			if len(loc) >= 4 {
+				begin, end = loc[2], loc[3]
+			}
+			var out []byte
+			last := 0
+			for _, m := range re.FindAllStringSubmatchIndex(src, -1) {
+				out = append(out, src[last:m[0]]...)
+				out = re.ExpandString(out, tmpl, src, m)
+				last = m[1]
+				if !all {
+					break
+				}
+			}
+			out = append(out, src[last:]...)
+			return []result{{value: string(out), begin: begin, end: end}}, nil
+		}, nil
+	case typeSubstring:
+		begin, okB, fitsB := c.integer("begin_index")
+		end, okE, fitsE := c.integer("end_index")
+		if !okB || !okE {
+			return nil, configError("Missing configuration field: begin_index and end_index must be integers")
+		}
+		if !fitsB || !fitsE {
+			return nil, configError("Index positions cannot be casted to Integer.")
+		}
+		return func(src string) ([]result, error) {
+			n := int64(utf8.RuneCountInString(src))
+			if begin < 0 || end <= 0 || end <= begin || begin > n || end > n {
+				return nil, nil
+			}
+			b, e := runeOffset(src, int(begin)), runeOffset(src, int(end))
+			return []result{{value: src[b:e], begin: b, end: e}}, nil
+		}, nil
+	case typeSplitIndex:
+		by, okBy := c.str("split_by")
+		index, okIdx, _ := c.integer("index")
+		if !okBy || by == "" || !okIdx {
+			return nil, configError("Missing configuration field: split_by and index are required")
+		}
+		return func(src string) ([]result, error) {
+			parts := javaSplit(src, by)
+			if index < 1 || int(index) > len(parts) || parts[index-1] == "" {
+				return nil, nil
+			}
+			b, e := cutIndices(src, by, int(index)-1)
+			return []result{{value: parts[index-1], begin: b, end: e}}, nil
+		}, nil
+	case typeCopyInput:
+		return func(src string) ([]result, error) {
+			return []result{{value: src, begin: 0, end: len(src)}}, nil
+		}, nil
+	case typeGrok:
+		pattern, _ := c.str("grok_pattern")
+		if pattern == "" {
+			return nil, configError("grok_pattern not set")
+		}
+		namedOnly, err := c.boolean("named_captures_only", false)
+		if err != nil {
+			return nil, api.Errorf(api.Internal, "java.lang.String cannot be cast to java.lang.Boolean")
+		}
+		compile := g.Compile
+		if namedOnly {
+			compile = g.CompileNamedOnly
+		}
+		m, err := compile(pattern)
+		if err != nil {
+			return nil, err
+		}
+		return func(src string) ([]result, error) {
+			captures := m.Match(src)
+			if len(captures) == 0 {
+				return nil, nil
+			}
+			keys := make([]string, 0, len(captures))
+			for k := range captures {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			out := make([]result, 0, len(keys))
+			for _, k := range keys {
+				if captures[k] == nil {
+					continue
+				}
+				out = append(out, result{key: k, value: scalar(captures[k]), begin: -1, end: -1})
+			}
+			return out, nil
+		}, nil
+	case typeJSON:
+		j, err := newJSONExtractor(c)
+		if err != nil {
+			return nil, err
+		}
+		return j.run, nil
+	case typeLookupTable:
+		name, _ := c.str("lookup_table_name")
+		if name == "" {
+			return nil, configError("Missing configuration field: lookup_table_name")
+		}
+		// loggate has no lookup tables yet; Graylog refuses a missing one.
+		return nil, api.Errorf(api.Internal, "Configured lookup table <%s> doesn't exist", name)
+	}
+	return nil, fmt.Errorf("extractor type %s has no runner", typ)
+}
+
+// scalar turns a grok capture into a message value.
+func scalar(v any) any {
+	switch x := v.(type) {
+	case int:
+		return int64(x)
+	case int32:
+		return int64(x)
+	case float32:
+		return float64(x)
+	}
+	return v
+}
+
+// runeOffset is the byte offset of the n-th character of s: Java indexes
+// strings by character.
+func runeOffset(s string, n int) int {
+	for i := range s {
+		if n == 0 {
+			return i
+		}
+		n--
+	}
+	return len(s)
+}
+
+// cutIndices is SplitAndIndexExtractor.getCutIndices: the range of the
+// index-th (0-based) part, found by the first character of the separator.
+func cutIndices(s, by string, index int) (int, int) {
+	target := by[0]
+	found := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == target {
+			found++
+		}
+		if found == index {
+			begin := i
+			if begin != 0 {
+				begin++
+			}
+			end := strings.IndexByte(s[min(i+1, len(s)):], target)
+			if end < 0 {
+				end = len(s)
+			} else {
+				end += i + 1
+			}
+			return min(begin, end), end
+		}
+	}
+	return -1, -1
+}
+
+// javaReplacement translates a Java replacement string ($1, ${name}, \$)
+// into a Go template for Regexp.Expand. A reference to a group the
+// expression lacks is an error, as in Java (at run time there).
+func javaReplacement(repl string, re *regexp.Regexp) (string, error) {
+	groups := re.NumSubexp()
+	var b strings.Builder
+	for i := 0; i < len(repl); i++ {
+		c := repl[i]
+		switch c {
+		case '\\':
+			i++
+			if i >= len(repl) {
+				return "", errors.New("character to be escaped is missing")
+			}
+			if repl[i] == '$' {
+				b.WriteString("$$")
+			} else {
+				b.WriteByte(repl[i])
+			}
+		case '$':
+			i++
+			if i >= len(repl) {
+				return "", errors.New("illegal group reference: group index is missing")
+			}
+			if repl[i] == '{' {
+				end := strings.IndexByte(repl[i:], '}')
+				if end < 0 {
+					return "", errors.New("named capturing group is missing trailing '}'")
+				}
+				name := repl[i+1 : i+end]
+				if re.SubexpIndex(name) < 0 {
+					return "", fmt.Errorf("no group with name {%s}", name)
+				}
+				b.WriteString("${" + name + "}")
+				i += end
+				continue
+			}
+			if repl[i] < '0' || repl[i] > '9' {
+				return "", errors.New("illegal group reference")
+			}
+			ref := int(repl[i] - '0')
+			for i+1 < len(repl) && repl[i+1] >= '0' && repl[i+1] <= '9' && ref*10+int(repl[i+1]-'0') <= groups {
+				i++
+				ref = ref*10 + int(repl[i]-'0')
+			}
+			if ref > groups {
+				return "", fmt.Errorf("no group %d", ref)
+			}
+			b.WriteString("${" + strconv.Itoa(ref) + "}")
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), nil
+}
+
+// jsonExtractor is JsonExtractor.
+type jsonExtractor struct {
+	flatten                          bool
+	listSep, keySep, kvSep           string
+	replaceWhitespace                bool
+	whitespaceReplacement, keyPrefix string
+}
+
+func newJSONExtractor(c config) (*jsonExtractor, error) {
+	j := &jsonExtractor{
+		listSep: c.strOr("list_separator", ", "), keySep: c.strOr("key_separator", "_"), kvSep: c.strOr("kv_separator", "="),
+		whitespaceReplacement: c.strOr("key_whitespace_replacement", "_"),
+	}
+	j.keyPrefix, _ = c.str("key_prefix")
+	var err error
+	if j.flatten, err = c.boolean("flatten", false); err != nil {
+		return nil, configError("%s", err.Error())
+	}
+	if j.replaceWhitespace, err = c.boolean("replace_key_whitespace", false); err != nil {
+		return nil, configError("%s", err.Error())
+	}
+	return j, nil
+}
+
+// ordered is a JSON object with its keys in order.
+type ordered struct {
+	keys []string
+	vals []any
+}
+
+// parseJSON decodes a JSON value keeping object key order, integers as
+// int64 and other numbers as float64, as Jackson reads them.
+func parseJSON(dec *jsontext.Decoder) (any, error) {
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return nil, err
+	}
+	switch tok.Kind() {
+	case '{':
+		o := &ordered{}
+		for dec.PeekKind() != '}' {
+			k, err := dec.ReadToken()
+			if err != nil {
+				return nil, err
+			}
+			// The token is void after the next read.
+			key := k.String()
+			v, err := parseJSON(dec)
+			if err != nil {
+				return nil, err
+			}
+			o.keys, o.vals = append(o.keys, key), append(o.vals, v)
+		}
+		_, err := dec.ReadToken()
+		return o, err
+	case '[':
+		list := []any{}
+		for dec.PeekKind() != ']' {
+			v, err := parseJSON(dec)
+			if err != nil {
+				return nil, err
+			}
+			list = append(list, v)
+		}
+		_, err := dec.ReadToken()
+		return list, err
+	case '0':
+		text := tok.String()
+		if n, err := strconv.ParseInt(text, 10, 64); err == nil {
+			return n, nil
+		}
+		return tok.Float(), nil
+	case '"':
+		return tok.String(), nil
+	case 't', 'f':
+		return tok.Bool(), nil
+	}
+	return nil, nil
+}
+
+func (j *jsonExtractor) run(src string) ([]result, error) {
+	dec := jsontext.NewDecoder(strings.NewReader(src), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	v, err := parseJSON(dec)
+	if err != nil {
+		// Not JSON: Graylog logs it and extracts nothing.
+		return nil, nil
+	}
+	// Text after the object is ignored, as Jackson's readValue ignores
+	// trailing tokens by default.
+	o, ok := v.(*ordered)
+	if !ok {
+		return nil, nil
+	}
+	var out []result
+	for i, k := range o.keys {
+		out = j.parse(out, j.keyPrefix+j.key(k), o.vals[i])
+	}
+	return out, nil
+}
+
+func (j *jsonExtractor) key(k string) string {
+	if j.replaceWhitespace {
+		return strings.ReplaceAll(k, " ", j.whitespaceReplacement)
+	}
+	return k
+}
+
+func (j *jsonExtractor) parse(out []result, key string, v any) []result {
+	switch x := v.(type) {
+	case nil:
+		return out
+	case *ordered:
+		if j.flatten {
+			var b strings.Builder
+			first := true
+			for i, k := range x.keys {
+				if x.vals[i] == nil {
+					continue
+				}
+				if !first {
+					b.WriteString(j.listSep)
+				}
+				first = false
+				b.WriteString(k + j.kvSep + javaText(x.vals[i]))
+			}
+			return append(out, result{key: key, value: b.String(), begin: -1, end: -1})
+		}
+		for i, k := range x.keys {
+			out = j.parse(out, key+j.keySep+j.key(k), x.vals[i])
+		}
+		return out
+	case []any:
+		var b strings.Builder
+		first := true
+		for _, e := range x {
+			if e == nil {
+				continue
+			}
+			if !first {
+				b.WriteString(j.listSep)
+			}
+			first = false
+			b.WriteString(javaText(e))
+		}
+		return append(out, result{key: key, value: b.String(), begin: -1, end: -1})
+	}
+	return append(out, result{key: key, value: v, begin: -1, end: -1})
+}
+
+// javaText renders a parsed JSON value as Java's toString does, for the
+// joined forms of arrays and flattened objects.
+func javaText(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return x
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float64:
+		return javaDoubleText(x)
+	case bool:
+		return strconv.FormatBool(x)
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = javaText(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case *ordered:
+		var b bytes.Buffer
+		b.WriteByte('{')
+		for i, k := range x.keys {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(k + "=" + javaText(x.vals[i]))
+		}
+		b.WriteByte('}')
+		return b.String()
+	}
+	return fmt.Sprint(v)
+}
+
+// javaDoubleText is Double.toString: plain with at least one decimal
+// between 10^-3 and 10^7, computerized scientific notation outside.
+func javaDoubleText(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	}
+	abs := math.Abs(f)
+	if abs == 0 || (abs >= 1e-3 && abs < 1e7) {
+		s := strconv.FormatFloat(f, 'f', -1, 64)
+		if !strings.Contains(s, ".") {
+			s += ".0"
+		}
+		return s
+	}
+	s := strconv.FormatFloat(f, 'E', -1, 64)
+	mant, exp, _ := strings.Cut(s, "E")
+	if !strings.Contains(mant, ".") {
+		mant += ".0"
+	}
+	exp = strings.TrimPrefix(exp, "+")
+	if strings.HasPrefix(exp, "-") {
+		exp = "-" + strings.TrimLeft(exp[1:], "0")
+	} else {
+		exp = strings.TrimLeft(exp, "0")
+	}
+	return mant + "E" + exp
+}
