@@ -55,6 +55,14 @@ type Forwarder interface {
 	Forward(m *messages.Message)
 }
 
+// PipelineRunner runs Graylog's pipeline processor on a message before it
+// is routed by stream rules. It appends to dst the messages to go on with:
+// msg itself, changed, unless a rule dropped it, then the messages rules
+// created. It must not fail: a rule's error is recorded on the message.
+type PipelineRunner interface {
+	Process(ctx context.Context, msg messages.Message, dst []messages.Message) []messages.Message
+}
+
 // Options tune a Processor. Zero fields take the defaults.
 type Options struct {
 	// BatchSize is the most records read from the journal at once.
@@ -75,6 +83,8 @@ type Options struct {
 	// the processor stops reading (paused via /system/processing/pause).
 	Processing func() bool
 	Forwarder  Forwarder
+	// Pipelines, when set, runs on every message before stream routing.
+	Pipelines PipelineRunner
 	// Refused, when set, is told of each message the store refused for
 	// good, to keep as an indexing failure (/system/indexer/failures).
 	Refused func(ctx context.Context, msg messages.Message, prefix string, err error)
@@ -346,6 +356,7 @@ func (p *Processor) batch(ctx context.Context, from uint64) (int, int, error) {
 	byPrefix := map[string][]messages.Message{}
 	var prefixes []string
 	msgs := make([]messages.Message, 0, len(entries))
+	var out []messages.Message // what the pipelines made of one message
 	var size int64
 	for _, e := range entries {
 		var m messages.Message
@@ -357,27 +368,34 @@ func (p *Processor) batch(ctx context.Context, from uint64) (int, int, error) {
 			p.opts.Logger.Warn("skipping unreadable journal record", "offset", e.Offset, "err", err)
 			continue
 		}
-		prefixes = rt.route(&m, prefixes)
-		if len(prefixes) == 0 {
-			// No stream's index set is known: the default index set takes
-			// the message. Not knowing it either is retried, not fatal: the
-			// index sets' store may be failing for a moment.
-			var def string
-			err := p.retry(ctx, "default index set lookup", func() (err error) {
-				def, err = p.sets.DefaultPrefix(ctx)
-				return err
-			})
-			if err != nil {
-				return 0, 0, err
+		processed := append(out[:0], m)
+		if p.opts.Pipelines != nil {
+			processed = p.opts.Pipelines.Process(ctx, m, out[:0])
+		}
+		out = processed
+		for _, m := range processed {
+			prefixes = rt.route(&m, prefixes, p.opts.Pipelines != nil)
+			if len(prefixes) == 0 {
+				// No stream's index set is known: the default index set takes
+				// the message. Not knowing it either is retried, not fatal: the
+				// index sets' store may be failing for a moment.
+				var def string
+				err := p.retry(ctx, "default index set lookup", func() (err error) {
+					def, err = p.sets.DefaultPrefix(ctx)
+					return err
+				})
+				if err != nil {
+					return 0, 0, err
+				}
+				prefixes = append(prefixes, def)
 			}
-			prefixes = append(prefixes, def)
+			msgs = append(msgs, m)
+			indexed := forIndex(m)
+			for _, pre := range prefixes {
+				byPrefix[pre] = append(byPrefix[pre], indexed)
+			}
 		}
-		msgs = append(msgs, m)
 		size += int64(len(e.Data))
-		indexed := forIndex(m)
-		for _, pre := range prefixes {
-			byPrefix[pre] = append(byPrefix[pre], indexed)
-		}
 	}
 	for pre, batch := range byPrefix {
 		if err := p.write(ctx, pre, batch); err != nil {

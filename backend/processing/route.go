@@ -29,6 +29,9 @@ type router struct {
 
 	prefixOf func(indexSetID string) (string, bool)
 	prefixes map[string]prefix // by index set id, resolved once per batch
+	// sets are the index sets of the enabled streams, for the streams
+	// pipelines put a message on.
+	sets map[string]string
 }
 
 type prefix struct {
@@ -37,10 +40,13 @@ type prefix struct {
 }
 
 func newRouter(all []*streams.Stream, prefixOf func(indexSetID string) (string, bool)) *router {
-	r := &router{prefixOf: prefixOf, prefixes: map[string]prefix{}, fields: map[string]bool{}}
+	r := &router{prefixOf: prefixOf, prefixes: map[string]prefix{}, fields: map[string]bool{}, sets: map[string]string{}}
 	for _, st := range all {
 		if st.ID == streams.DefaultStreamID {
 			r.defaultSet = st.IndexSetID
+		}
+		if !st.Disabled {
+			r.sets[st.ID] = st.IndexSetID
 		}
 		if st.Disabled || len(st.Rules) == 0 || streams.IsBuiltin(st.ID) {
 			continue
@@ -75,10 +81,15 @@ func (r *router) need(rule streams.Rule) {
 
 // route sets m.Streams and appends to prefixes (reset first) the prefixes
 // of the index sets the message is written to: one copy per distinct index
-// set.
-func (r *router) route(m *messages.Message, prefixes []string) []string {
+// set. With keep, the streams a pipeline put the message on before routing
+// are kept, as is the default stream unless a matching stream removes it
+// (the pipeline put it there, or took it away); else they are replaced.
+func (r *router) route(m *messages.Message, prefixes []string, keep bool) []string {
 	prefixes = prefixes[:0]
-	m.Streams = m.Streams[:0]
+	if !keep {
+		m.Streams = m.Streams[:0]
+	}
+	preset := len(m.Streams) > 0
 	removeDefault := false
 	filled := false
 	for _, st := range r.candidates {
@@ -89,14 +100,25 @@ func (r *router) route(m *messages.Message, prefixes []string) []string {
 		if !st.Matches(r.match) {
 			continue
 		}
-		m.Streams = append(m.Streams, st.ID)
 		removeDefault = removeDefault || st.RemoveMatchesFromDefaultStream
 		prefixes = r.addPrefix(prefixes, st.IndexSetID)
+		if !slices.Contains(m.Streams, st.ID) {
+			m.Streams = append(m.Streams, st.ID)
+		}
 	}
-	if !removeDefault {
+	switch {
+	case !preset && !removeDefault:
 		m.Streams = append(m.Streams, streams.DefaultStreamID)
-		if r.defaultSet != "" {
-			prefixes = r.addPrefix(prefixes, r.defaultSet)
+	case preset && removeDefault:
+		m.Streams = slices.DeleteFunc(m.Streams, func(id string) bool { return id == streams.DefaultStreamID })
+	}
+	for _, id := range m.Streams {
+		if id == streams.DefaultStreamID {
+			if r.defaultSet != "" {
+				prefixes = r.addPrefix(prefixes, r.defaultSet)
+			}
+		} else if set, ok := r.sets[id]; ok && preset {
+			prefixes = r.addPrefix(prefixes, set)
 		}
 	}
 	if len(m.Streams) == 0 {

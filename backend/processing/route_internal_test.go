@@ -118,7 +118,7 @@ func TestRouterMatchesReference(t *testing.T) {
 	matched := map[string]int{}
 	for i, m := range messagestest.Generate(7, 5000, messagestest.BenchStart) {
 		wantIDs, wantPrefixes := referenceRoute(&m, all, routePrefix)
-		prefixes = rt.route(&m, prefixes)
+		prefixes = rt.route(&m, prefixes, false)
 		if !slices.Equal(m.Streams, wantIDs) || !slices.Equal(prefixes, wantPrefixes) {
 			t.Fatalf("message %d: routed to %v in %v, want %v in %v", i, m.Streams, prefixes, wantIDs, wantPrefixes)
 		}
@@ -150,7 +150,7 @@ func BenchmarkRoute(b *testing.B) {
 			// A router per batch of 64, as the processor's batches are.
 			rt := newRouter(all, routePrefix)
 			for range 64 {
-				prefixes = rt.route(&msgs[i%len(msgs)], prefixes)
+				prefixes = rt.route(&msgs[i%len(msgs)], prefixes, false)
 				i++
 			}
 		}
@@ -197,7 +197,7 @@ func FuzzRouter(f *testing.F) {
 			return
 		}
 		wantIDs, wantPrefixes := referenceRoute(&m, all, routePrefix)
-		prefixes := rt.route(&m, nil)
+		prefixes := rt.route(&m, nil, false)
 		if !slices.Equal(m.Streams, wantIDs) || !slices.Equal(prefixes, wantPrefixes) {
 			t.Fatalf("routed to %v in %v, want %v in %v", m.Streams, prefixes, wantIDs, wantPrefixes)
 		}

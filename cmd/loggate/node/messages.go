@@ -96,7 +96,7 @@ func (n *Node) messagePipeline(ctx context.Context, cfg config.Config, o Options
 	m.Fields = views.NewFields(m.Store, n.Streams, n.IndexSets)
 	m.Processor = processing.New(j, m.Fields.Recording(m.Store), n.Streams, m.sets, processing.Options{
 		Processing: n.Info.IsProcessing, Metrics: n.Metrics, Logger: n.Levels.Logger("loggate.processing"), Now: o.Now,
-		Forwarder: m.Outputs, Refused: n.indexingFailed,
+		Forwarder: m.Outputs, Refused: n.indexingFailed, Pipelines: n.Pipelines.runner(),
 	})
 	m.Inputs = ingest.NewRunner(j, n.InputStates, ingest.Options{NodeID: n.Info.ID, Now: o.Now,
 		Logger: n.Levels.Logger("loggate.inputs"), Metrics: n.Metrics, MaxRecordSize: maxRecordSize, DecodeBudget: cfg.DecodeBudget})

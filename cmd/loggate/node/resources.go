@@ -11,6 +11,7 @@ import (
 	"github.com/loggate/loggate/backend/grok"
 	"github.com/loggate/loggate/backend/indexsets"
 	"github.com/loggate/loggate/backend/inputs"
+	"github.com/loggate/loggate/backend/logs/pipelines"
 	"github.com/loggate/loggate/backend/outputs"
 	"github.com/loggate/loggate/backend/store"
 	"github.com/loggate/loggate/backend/streams"
@@ -19,7 +20,7 @@ import (
 
 // configIndexes are the unique indexes of the configuration resources.
 func configIndexes() []store.Index {
-	return slices.Concat(indexsets.Indexes, grok.Indexes)
+	return slices.Concat(indexsets.Indexes, grok.Indexes, pipelines.Indexes)
 }
 
 // Resources are the configuration services of the 4.0 API beyond users and
