@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loggate/loggate/backend/logs/pipelines/lang"
@@ -24,6 +25,8 @@ type Interpreter struct {
 	// errors counts run-time errors of rules; dropped the messages
 	// drop_message filtered out.
 	errors, dropped *metrics.Meter
+	// contexts are reused between messages, with their buffers.
+	contexts sync.Pool
 }
 
 // NewInterpreter returns the interpreter of the service's current program.
@@ -31,10 +34,12 @@ func NewInterpreter(svc *Service, reg *metrics.Registry, now func() time.Time) *
 	if reg == nil {
 		reg = metrics.New(now)
 	}
-	return &Interpreter{svc: svc, now: now,
+	in := &Interpreter{svc: svc, now: now,
 		errors:  reg.Meter("org.graylog.plugins.pipelineprocessor.processors.PipelineInterpreter.errors"),
 		dropped: reg.Meter("org.graylog.plugins.pipelineprocessor.processors.PipelineInterpreter.filteredOutMessages"),
 	}
+	in.contexts.New = func() any { return lang.NewContext(nil, now) }
+	return in
 }
 
 // Process runs msg through its streams' pipelines and appends to dst the
@@ -50,8 +55,11 @@ func (in *Interpreter) Process(ctx context.Context, msg messages.Message, dst []
 		return append(dst, msg)
 	}
 	if len(msg.Streams) == 0 {
-		msg.Streams = []string{streams.DefaultStreamID}
+		msg.Streams = append(make([]string, 0, 4), streams.DefaultStreamID)
 	}
+	// Rules mostly add fields: room for a few saves growing the slice
+	// field by field.
+	msg.Fields = slices.Grow(msg.Fields, 8)
 	out := in.run(prog, []*lang.Message{{Message: &msg}}, nil)
 	for _, m := range out {
 		dst = append(dst, *m.Message)
@@ -84,12 +92,15 @@ func (in *Interpreter) run(prog *program, round []*lang.Message, trace tracer) [
 // processOne runs the pipelines of m's streams, and again for streams the
 // rules add, each stream once. It returns the messages rules created.
 func (in *Interpreter) processOne(prog *program, m *lang.Message, trace tracer) []*lang.Message {
-	c := lang.NewContext(m, in.now)
-	done := map[string]bool{}
+	c := in.contexts.Get().(*lang.Context)
+	c.Reset(m)
+	defer in.contexts.Put(c)
+	var doneBuf, pendingBuf [8]string
+	done := doneBuf[:0]
 	for !m.Dropped {
-		var pending []string
+		pending := pendingBuf[:0]
 		for _, s := range m.Streams {
-			if !done[s] {
+			if !slices.Contains(done, s) {
 				pending = append(pending, s)
 			}
 		}
@@ -98,7 +109,7 @@ func (in *Interpreter) processOne(prog *program, m *lang.Message, trace tracer) 
 		}
 		var selected []*compiledPipeline
 		for _, s := range pending {
-			done[s] = true
+			done = append(done, s)
 			for _, p := range prog.byStream[s] {
 				if !slices.Contains(selected, p) {
 					selected = append(selected, p)

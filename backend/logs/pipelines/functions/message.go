@@ -31,7 +31,14 @@ func messageFunctions(d Deps) []*lang.Function {
 			m, _ := lang.AsMap(a.Get(0))
 			msg := a.Message(c, 3)
 			prefix, suffix := a.String(1, ""), a.String(2, "")
-			for _, k := range lang.SortedKeys(m) {
+			// In key order, so that fields land in one order every time.
+			var buf [16]string
+			keys := buf[:0]
+			for k := range m {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
 				msg.SetField(prefix+k+suffix, m[k])
 			}
 			return nil, nil

@@ -535,14 +535,17 @@ type call struct {
 }
 
 func (e *call) Eval(c *Context) (any, error) {
+	// The arguments live on the context's stack of argument slots, so
+	// that a call allocates nothing for them; nested calls push above.
 	n := len(e.fn.Params)
-	var vbuf [8]any
-	var sbuf [8]bool
-	vals, set := vbuf[:0], sbuf[:0]
-	if n > len(vbuf) {
-		vals, set = make([]any, 0, n), make([]bool, 0, n)
-	}
-	vals, set = vals[:n], set[:n]
+	base := len(c.argv)
+	c.argv = append(c.argv, make([]any, n)...)
+	c.args = append(c.args, make([]bool, n)...)
+	defer func() {
+		clear(c.argv[base:])
+		c.argv, c.args = c.argv[:base], c.args[:base]
+	}()
+	vals, set := c.argv[base:base+n:base+n], c.args[base:base+n:base+n]
 	for i, a := range e.args {
 		if a == nil {
 			continue

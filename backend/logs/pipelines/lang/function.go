@@ -106,6 +106,10 @@ type Context struct {
 	// Now is the clock of now() and of created messages.
 	Now  func() time.Time
 	vars []any
+	// argv and args are the stack of argument slots of the calls under
+	// way (see call.Eval).
+	argv []any
+	args []bool
 }
 
 // NewContext returns the context of rules running on m.
@@ -114,6 +118,11 @@ func NewContext(m *Message, now func() time.Time) *Context {
 		now = time.Now
 	}
 	return &Context{Message: m, Now: now}
+}
+
+// Reset makes c the context of rules running on m, keeping its buffers.
+func (c *Context) Reset(m *Message) {
+	c.Message, c.Created = m, nil
 }
 
 // Run errors are a rule's run-time failures, worded as Graylog records

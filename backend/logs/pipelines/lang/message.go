@@ -2,7 +2,6 @@ package lang
 
 import (
 	"encoding/json"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -24,8 +23,17 @@ type Message struct {
 // FieldProcessingError is where run-time errors of rules are recorded.
 const FieldProcessingError = "gl2_processing_error"
 
-// validKey is Message.java's rule for field names.
-var validKey = regexp.MustCompile(`^[\w.\-@]*$`)
+// validKey is Message.java's rule for field names, ^[\w.\-@]*$, without
+// a regular expression: it runs for every field a rule sets.
+func validKey(key string) bool {
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-' || c == '@') {
+			return false
+		}
+	}
+	return true
+}
 
 // unsettable are the reserved keys a write to is silently ignored.
 var unsettable = map[string]bool{"_id": true, "_ttl": true, "_source": true, "_all": true, "_index": true, "_type": true, "_score": true}
@@ -84,7 +92,7 @@ func (m *Message) Has(key string) bool {
 // stored as Graylog's ISO form, or as the timestamp itself.
 func (m *Message) SetField(key string, v any) {
 	key = strings.TrimSpace(key)
-	if key == "" || unsettable[key] || !validKey.MatchString(key) || v == nil {
+	if key == "" || unsettable[key] || !validKey(key) || v == nil {
 		return
 	}
 	switch x := v.(type) {
