@@ -203,3 +203,33 @@ func FuzzRouter(f *testing.F) {
 		}
 	})
 }
+
+// TestRouterKeepsPipelineStreams: streams a pipeline put a message on are
+// kept and written to their index sets; a matching stream that removes
+// its matches from the default stream takes the message off it; a
+// pipeline that took the message off the default stream is obeyed.
+func TestRouterKeepsPipelineStreams(t *testing.T) {
+	all := routeStreams(t)
+	rt := newRouter(all, routePrefix)
+	// Stream 8 has no rules, so only a pipeline can put a message there.
+	m := messages.Message{ID: "a1", Streams: []string{streams.DefaultStreamID, "5f0000000000000000000008"},
+		Fields: []messages.Field{{Key: "facility", Value: "nginx"}, {Key: "http_status", Value: int64(503)}}}
+	prefixes := rt.route(&m, nil, true)
+	if want := []string{"5f0000000000000000000008", "5f0000000000000000000001"}; !slices.Equal(m.Streams, want) {
+		t.Errorf("streams = %v, want %v", m.Streams, want)
+	}
+	if want := []string{"web"}; !slices.Equal(prefixes, want) {
+		t.Errorf("prefixes = %v, want %v", prefixes, want)
+	}
+	m = messages.Message{ID: "a2", Streams: []string{"5f0000000000000000000008"}}
+	prefixes = rt.route(&m, prefixes, true)
+	if !slices.Equal(m.Streams, []string{"5f0000000000000000000008"}) || !slices.Equal(prefixes, []string{"web"}) {
+		t.Errorf("taken off the default stream by a pipeline: %v in %v", m.Streams, prefixes)
+	}
+	// Without keep, streams from elsewhere are replaced, as before.
+	m = messages.Message{ID: "a3", Streams: []string{"5f0000000000000000000008"}}
+	rt.route(&m, prefixes, false)
+	if slices.Contains(m.Streams, "5f0000000000000000000008") {
+		t.Errorf("streams kept without keep: %v", m.Streams)
+	}
+}

@@ -44,7 +44,15 @@ func loadMessage(r *rand.Rand, i int) string {
 }
 
 func benchIngest(b *testing.B, typ string, settings map[string]any, send func(b *testing.B, addr net.Addr, msgs []string)) {
+	benchIngestWith(b, nil, typ, settings, send)
+}
+
+// benchIngestWith is benchIngest on a node that setup prepared first.
+func benchIngestWith(b *testing.B, setup func(b *testing.B, h *nodetest.Harness), typ string, settings map[string]any, send func(b *testing.B, addr net.Addr, msgs []string)) {
 	h := nodetest.Start(b)
+	if setup != nil {
+		setup(b, h)
+	}
 	_, addr := h.CreateInput(typ, settings)
 	r := rand.New(rand.NewPCG(1, 2))
 	msgs := make([]string, b.N)
@@ -88,7 +96,12 @@ func waitProcessedB(b *testing.B, h *nodetest.Harness, n uint64) {
 
 // BenchmarkIngestTCP: two connections, null-framed.
 func BenchmarkIngestTCP(b *testing.B) {
-	benchIngest(b, tcpInput, nil, func(b *testing.B, addr net.Addr, msgs []string) {
+	benchIngest(b, tcpInput, nil, sendTCP)
+}
+
+// sendTCP sends msgs over two connections, null-framed.
+func sendTCP(b *testing.B, addr net.Addr, msgs []string) {
+	{
 		const conns = 2
 		var wg sync.WaitGroup
 		for c := range conns {
@@ -110,7 +123,7 @@ func BenchmarkIngestTCP(b *testing.B) {
 			})
 		}
 		wg.Wait()
-	})
+	}
 }
 
 // BenchmarkIngestUDP sends at a steady rate (
