@@ -194,3 +194,30 @@ func TestPipelineRulesAPI(t *testing.T) {
 		t.Errorf("a reader sees pipelines: %s", got)
 	}
 }
+
+// TestPipelinesOldPaths: go-graylog's 2.x client calls the plugin paths
+// and names the All messages stream "default".
+func TestPipelinesOldPaths(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	const old = "/plugins/org.graylog.plugins.pipelineprocessor/system/pipelines"
+	res := h.Do("POST", old+"/pipeline", map[string]any{"source": "pipeline \"p\"\nstage 0 match all\nend"}, root, nodetest.Header("X-API-Version", "2.4")).
+		Want(t, http.StatusOK)
+	if !strings.Contains(res.Header.Get("Warning"), "removed in 3.0") {
+		t.Errorf("Warning = %q", res.Header.Get("Warning"))
+	}
+	pid := res.Get("id").String()
+	conn := h.Do("POST", old+"/connections/to_stream", map[string]any{"stream_id": "default", "pipeline_ids": []string{pid}}, root).Want(t, http.StatusOK)
+	if conn.Get("stream_id").String() != "default" {
+		t.Errorf("to_stream answered %s", conn.Body)
+	}
+	if got := h.Do("GET", "/system/pipelines/connections/"+streams.DefaultStreamID, nil, root).Want(t, http.StatusOK).Get("pipeline_ids.0").String(); got != pid {
+		t.Errorf("the 4.0 path sees %q", got)
+	}
+	if got := h.Do("GET", old+"/connections/default", nil, root).Want(t, http.StatusOK).Get("stream_id").String(); got != "default" {
+		t.Errorf("GET connections/default: stream_id %q", got)
+	}
+	if got := h.Do("GET", old+"/connections", nil, root).Want(t, http.StatusOK).Get("0.stream_id").String(); got != "default" {
+		t.Errorf("GET connections: stream_id %q", got)
+	}
+}
