@@ -24,7 +24,7 @@ type Deps struct {
 
 // All returns every version change loggate applies, oldest release first.
 func All(d Deps) []*Change {
-	changes := []*Change{OutputIDs(), StreamIndexSet(d.IndexSets), CSRFHeader(), LegacyViewsAPI(d.LegacyViews), UsersByID(d.Users), LegacyViewsRemoval(d.LegacyViews), LegacyLDAPAPI(d.LegacyLDAP), AuthenticationConfigAPI(d.AuthenticationConfig), CountTotal(), SearchAggregations()}
+	changes := []*Change{OutputIDs(), StreamIndexSet(d.IndexSets), CSRFHeader(), PipelinesPath(), LegacyViewsAPI(d.LegacyViews), UsersByID(d.Users), LegacyViewsRemoval(d.LegacyViews), LegacyLDAPAPI(d.LegacyLDAP), AuthenticationConfigAPI(d.AuthenticationConfig), CountTotal(), SearchAggregations()}
 	return NewChain("", append(changes, FieldAdditions()...)...).Changes()
 }
 

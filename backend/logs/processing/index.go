@@ -80,3 +80,7 @@ func javaLength(s string) int64 {
 	}
 	return n
 }
+
+// AccountedSize is Graylog's Message.getSize of m, what
+// gl2_accounted_message_size holds once the message is stored.
+func AccountedSize(m *messages.Message) int64 { return accountedSize(m) }

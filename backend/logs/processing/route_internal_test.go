@@ -203,3 +203,31 @@ func FuzzRouter(f *testing.F) {
 		}
 	})
 }
+
+// TestRouterKeepsPipelineStreams: streams a pipeline put a message on are
+// kept and written to their index sets; a matching stream that removes
+// its matches from the default stream takes the message off it; a
+// pipeline that took the message off the default stream is obeyed.
+func TestRouterKeepsPipelineStreams(t *testing.T) {
+	all := routeStreams(t)
+	rt := newRouter(all, routePrefix)
+	// Stream 8 has no rules, so only a pipeline can put a message there.
+	m := messages.Message{ID: "a1", Streams: []string{streams.DefaultStreamID, "5f0000000000000000000008"},
+		Fields: []messages.Field{{Key: "facility", Value: "nginx"}, {Key: "http_status", Value: int64(503)}}}
+	// As processing runs stream matching after the pipelines: the
+	// message's streams are what the pipeline left.
+	rt.match(&m)
+	prefixes := rt.prefixesOf(&m, nil)
+	if want := []string{"5f0000000000000000000008", "5f0000000000000000000001"}; !slices.Equal(m.Streams, want) {
+		t.Errorf("streams = %v, want %v", m.Streams, want)
+	}
+	if want := []string{"web"}; !slices.Equal(prefixes, want) {
+		t.Errorf("prefixes = %v, want %v", prefixes, want)
+	}
+	m = messages.Message{ID: "a2", Streams: []string{"5f0000000000000000000008"}}
+	rt.match(&m)
+	prefixes = rt.prefixesOf(&m, prefixes)
+	if !slices.Equal(m.Streams, []string{"5f0000000000000000000008"}) || !slices.Equal(prefixes, []string{"web"}) {
+		t.Errorf("taken off the default stream by a pipeline: %v in %v", m.Streams, prefixes)
+	}
+}

@@ -65,7 +65,7 @@ func corpus(n int) []string {
 }
 
 func BenchmarkIngestCorpus(b *testing.B) {
-	h, start := ingest(b, tcpInput, nil, corpus(b.N), sendTCP)
+	h, start := ingest(b, nil, tcpInput, nil, corpus(b.N), sendTCP)
 	runtime.GC() // the corpus is garbage now
 
 	// Everything searchable is now made durable and merged, as it would be

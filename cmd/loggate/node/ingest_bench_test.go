@@ -45,20 +45,28 @@ func loadMessage(r *rand.Rand, i int) string {
 }
 
 func benchIngest(b *testing.B, typ string, settings map[string]any, send func(b *testing.B, addr net.Addr, msgs []string)) {
+	benchIngestWith(b, nil, typ, settings, send)
+}
+
+// benchIngestWith is benchIngest on a node that setup prepared first.
+func benchIngestWith(b *testing.B, setup func(b *testing.B, h *nodetest.Harness), typ string, settings map[string]any, send func(b *testing.B, addr net.Addr, msgs []string)) {
 	r := rand.New(rand.NewPCG(1, 2))
 	msgs := make([]string, b.N)
 	for i := range msgs {
 		msgs[i] = loadMessage(r, i)
 	}
-	ingest(b, typ, settings, msgs, send)
+	ingest(b, setup, typ, settings, msgs, send)
 }
 
-// ingest starts a node with an input of typ, sends msgs with send and
+// ingest starts a node (prepared by setup, when set) with an input of typ, sends msgs with send and
 // waits until the node has processed them all, timing that; it reports
 // the mean message size and msgs/s, and returns the node and the journal
 // offset of the first message.
-func ingest(b *testing.B, typ string, settings map[string]any, msgs []string, send func(b *testing.B, addr net.Addr, msgs []string)) (*nodetest.Harness, uint64) {
+func ingest(b *testing.B, setup func(b *testing.B, h *nodetest.Harness), typ string, settings map[string]any, msgs []string, send func(b *testing.B, addr net.Addr, msgs []string)) (*nodetest.Harness, uint64) {
 	h := nodetest.Start(b)
+	if setup != nil {
+		setup(b, h)
+	}
 	_, addr := h.CreateInput(typ, settings)
 	size := 0
 	for _, m := range msgs {

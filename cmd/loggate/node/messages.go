@@ -3,11 +3,12 @@ package node
 import (
 	"context"
 	"fmt"
-	"github.com/loggate/loggate/backend/logs/indexer"
 	"path/filepath"
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/loggate/loggate/backend/logs/indexer"
 
 	"github.com/loggate/loggate/backend/analysis/search"
 	"github.com/loggate/loggate/backend/analysis/views"
@@ -98,6 +99,9 @@ func (n *Node) messagePipeline(ctx context.Context, cfg config.Config, o Options
 		Processing: n.Info.IsProcessing, Metrics: n.Metrics, Logger: n.Levels.Logger("loggate.processing"), Now: o.Now,
 		Forwarder: m.Outputs, Refused: n.indexingFailed,
 	})
+	if n.Pipelines.Interpreter != nil {
+		m.Processor.Register(processing.PipelineClass, &pipelineProcessor{in: n.Pipelines.Interpreter})
+	}
 	m.Inputs = ingest.NewRunner(j, n.InputStates, ingest.Options{NodeID: n.Info.ID, Now: o.Now,
 		Logger: n.Levels.Logger("loggate.inputs"), Metrics: n.Metrics, MaxRecordSize: maxRecordSize, DecodeBudget: cfg.DecodeBudget})
 	m.Search = search.NewService(m.Store, n.Streams, n.IndexSets, search.Options{AllowLeadingWildcard: cfg.LeadingWildcard, Now: o.Now,

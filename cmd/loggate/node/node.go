@@ -78,6 +78,8 @@ type Node struct {
 	// Messages is the message pipeline: journal, processing, inputs,
 	// message store and search.
 	Messages Messages
+	// Pipelines is the pipeline processor.
+	Pipelines Pipelines
 	// Notices are the system notifications and system messages.
 	Notices Notices
 	// System are the system resources of the web interface's overview,
@@ -295,6 +297,10 @@ func (n *Node) routes(ctx context.Context, o Options) ([]api.Route, error) {
 	if err != nil {
 		return nil, err
 	}
+	pipelineRoutes, err := n.pipelineResources(ctx, st, o.Now)
+	if err != nil {
+		return nil, err
+	}
 	messageRoutes, err := n.messagePipeline(ctx, cfg, o)
 	if err != nil {
 		return nil, err
@@ -327,6 +333,7 @@ func (n *Node) routes(ctx context.Context, o Options) ([]api.Route, error) {
 		authservices.NewHandler(n.AuthServices).Routes(),
 		local,
 		config,
+		pipelineRoutes,
 		messageRoutes,
 		notifications.NewHandler(n.Notices.Notifications).Routes(),
 		systemmessages.NewHandler(n.Notices.Messages).Routes(),

@@ -11,6 +11,7 @@ import (
 	"github.com/loggate/loggate/backend/logs/indexsets"
 	"github.com/loggate/loggate/backend/logs/inputs"
 	"github.com/loggate/loggate/backend/logs/outputs"
+	"github.com/loggate/loggate/backend/logs/pipelines"
 	"github.com/loggate/loggate/backend/logs/streams"
 	"github.com/loggate/loggate/backend/store"
 	"github.com/loggate/loggate/backend/system/clusterstats"
@@ -19,7 +20,7 @@ import (
 
 // configIndexes are the unique indexes of the configuration resources.
 func configIndexes() []store.Index {
-	return slices.Concat(indexsets.Indexes, grok.Indexes)
+	return slices.Concat(indexsets.Indexes, grok.Indexes, pipelines.Indexes)
 }
 
 // Resources are the configuration services of the 4.0 API beyond users and

@@ -1,0 +1,283 @@
+package functions
+
+import (
+	"encoding/binary"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loggate/loggate/backend/logs/pipelines/lang"
+)
+
+func conversions() []*lang.Function {
+	return []*lang.Function{
+		fn("to_bool", lang.TBoolean, "Converts a value to a boolean value using its string representation", func(_ *lang.Context, a lang.Args) (any, error) {
+			v := a.Get(0)
+			if v == nil {
+				return a.Bool(1, false), nil
+			}
+			if b, ok := v.(bool); ok {
+				return b, nil
+			}
+			s, _ := lang.ToString(v)
+			return strings.EqualFold(s, "true"), nil
+		}, req("value", lang.TObject, "Value to convert"), opt("default", lang.TBoolean, "Used when 'value' is null, defaults to false")),
+		fn("to_double", lang.TDouble, "Converts a value to a double value using its string representation", func(_ *lang.Context, a lang.Args) (any, error) {
+			def := 0.0
+			if d, ok := a.Get(1).(float64); ok {
+				def = d
+			}
+			switch v := a.Get(0).(type) {
+			case int64:
+				return float64(v), nil
+			case float64:
+				return v, nil
+			case nil:
+				return def, nil
+			default:
+				s, _ := lang.ToString(v)
+				f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+				if err != nil || strings.ContainsAny(s, "xX_") {
+					return def, nil
+				}
+				return f, nil
+			}
+		}, req("value", lang.TObject, "Value to convert"), opt("default", lang.TDouble, "Used when 'value' is null, defaults to 0")),
+		fn("to_long", lang.TLong, "Converts a value to a long value using its string representation", func(_ *lang.Context, a lang.Args) (any, error) {
+			def := a.Long(1, 0)
+			switch v := a.Get(0).(type) {
+			case int64:
+				return v, nil
+			case float64:
+				return truncate(v), nil
+			case nil:
+				return def, nil
+			default:
+				s, _ := lang.ToString(v)
+				n, err := strconv.ParseInt(s, 10, 64)
+				if err != nil {
+					return def, nil
+				}
+				return n, nil
+			}
+		}, req("value", lang.TObject, "Value to convert"), opt("default", lang.TLong, "Used when 'value' is null, defaults to 0")),
+		fn("to_string", lang.TString, "Converts a value to its string representation", func(_ *lang.Context, a lang.Args) (any, error) {
+			def := a.String(1, "")
+			v := a.Get(0)
+			if v == nil {
+				return def, nil
+			}
+			if s, ok := lang.ToString(v); ok {
+				return s, nil
+			}
+			return def, nil
+		}, req("value", lang.TObject, "Value to convert"), opt("default", lang.TString, "Used when 'value' is null, defaults to \"\"")),
+		fn("to_map", lang.TMap, "Converts a map-like value into a map usable by set_fields()", func(_ *lang.Context, a lang.Args) (any, error) {
+			if m, ok := lang.AsMap(a.Get(0)); ok {
+				return m, nil
+			}
+			return map[string]any{}, nil
+		}, req("value", lang.TObject, "Map-like value to convert")),
+		fn("to_ip", lang.TIPAddr, "Converts the given string or number to an IP object", func(_ *lang.Context, a lang.Args) (any, error) {
+			if ip, ok := toIP(a.Get(0)); ok {
+				return ip, nil
+			}
+			if a.Has(1) {
+				if ip, ok := toIP(a.Get(1)); ok {
+					return ip, nil
+				}
+			}
+			return netip.IPv4Unspecified(), nil
+		}, req("ip", lang.TObject, "Value to convert"), opt("default", lang.TString, "Used when 'ip' is null or malformed, defaults to '0.0.0.0'")),
+		fn("to_url", lang.TURL, "Converts a value to a valid URL using its string representation", func(_ *lang.Context, a lang.Args) (any, error) {
+			if u, ok := toURL(a.Get(0)); ok {
+				return u, nil
+			}
+			if u, ok := toURL(a.Get(1)); ok {
+				return u, nil
+			}
+			return nil, nil
+		}, req("url", lang.TObject, "Value to convert"), opt("default", lang.TString, "Used when 'url' is null or malformed")),
+		fn("to_date", lang.TDateTime, "Converts a type to a date, useful for $message.timestamp or related message fields", func(_ *lang.Context, a lang.Args) (any, error) {
+			t, ok := a.Get(0).(time.Time)
+			if !ok {
+				return nil, nil
+			}
+			return t.In(zone(a.String(1, "UTC"))), nil
+		}, req("value", lang.TObject, "The value to convert to a date"), opt("timezone", lang.TString, "The timezone to apply to the date, defaults to UTC")),
+	}
+}
+
+// truncate is Java's (long) cast of a double: toward zero, saturating.
+func truncate(f float64) int64 {
+	switch {
+	case f != f:
+		return 0
+	case f >= 9.223372036854775807e18:
+		return 1<<63 - 1
+	case f <= -9.223372036854775808e18:
+		return -1 << 63
+	}
+	return int64(f)
+}
+
+func toIP(v any) (netip.Addr, bool) {
+	switch x := v.(type) {
+	case netip.Addr:
+		return x, true
+	case int64:
+		var b [4]byte
+		binary.BigEndian.PutUint32(b[:], uint32(x))
+		return netip.AddrFrom4(b), true
+	case string:
+		ip, err := netip.ParseAddr(strings.TrimSpace(x))
+		return ip.Unmap(), err == nil
+	}
+	return netip.Addr{}, false
+}
+
+func toURL(v any) (*url.URL, bool) {
+	if u, ok := v.(*url.URL); ok {
+		return u, true
+	}
+	s, ok := v.(string)
+	if !ok {
+		return nil, false
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme == "" {
+		return nil, false
+	}
+	return u, true
+}
+
+// zone resolves a time zone id as Joda's DateTimeZone.forID does through
+// Graylog's helper: case-insensitively, UTC when unknown.
+func zone(id string) *time.Location {
+	if id == "" || strings.EqualFold(id, "UTC") || strings.EqualFold(id, "Z") {
+		return time.UTC
+	}
+	if loc, err := time.LoadLocation(id); err == nil {
+		return loc
+	}
+	if off, ok := parseOffset(id); ok {
+		return time.FixedZone(id, off)
+	}
+	for _, cand := range []string{strings.ToUpper(id), canonicalZone(id)} {
+		if loc, err := time.LoadLocation(cand); err == nil {
+			return loc
+		}
+	}
+	return time.UTC
+}
+
+// canonicalZone capitalises the parts of an id: "europe/berlin" →
+// "Europe/Berlin".
+func canonicalZone(id string) string {
+	parts := strings.Split(strings.ToLower(id), "/")
+	for i, p := range parts {
+		words := strings.Split(p, "_")
+		for j, w := range words {
+			if w != "" {
+				words[j] = strings.ToUpper(w[:1]) + w[1:]
+			}
+		}
+		parts[i] = strings.Join(words, "_")
+	}
+	return strings.Join(parts, "/")
+}
+
+// parseOffset reads "+01:00", "-0530".
+func parseOffset(s string) (int, bool) {
+	if len(s) < 3 || (s[0] != '+' && s[0] != '-') {
+		return 0, false
+	}
+	digits := strings.ReplaceAll(s[1:], ":", "")
+	if len(digits) != 2 && len(digits) != 4 {
+		return 0, false
+	}
+	h, err := strconv.Atoi(digits[:2])
+	if err != nil {
+		return 0, false
+	}
+	m := 0
+	if len(digits) == 4 {
+		if m, err = strconv.Atoi(digits[2:]); err != nil {
+			return 0, false
+		}
+	}
+	off := h*3600 + m*60
+	if s[0] == '-' {
+		off = -off
+	}
+	return off, true
+}
+
+func typeTests() []*lang.Function {
+	test := func(name, desc string, ok func(v any) bool) *lang.Function {
+		return fn(name, lang.TBoolean, desc, func(_ *lang.Context, a lang.Args) (any, error) {
+			return ok(a.Get(0)), nil
+		}, req("value", lang.TObject, "Value to check"))
+	}
+	isType := func(v any, kinds ...string) bool {
+		var k string
+		switch x := v.(type) {
+		case bool:
+			k = "bool"
+		case int64:
+			k = "long"
+		case float64:
+			k = "double"
+		case string:
+			k = "string"
+		case []any:
+			k = "list"
+		case map[string]any, *lang.MatchResult:
+			k = "map"
+		case time.Time:
+			k = "date"
+		case lang.Period:
+			k = "period"
+		case netip.Addr:
+			k = "ip"
+		case *url.URL:
+			k = "url"
+		case lang.JSONNode:
+			k = "json"
+			if _, ok := x.V.([]any); ok {
+				k = "jsonarray"
+			}
+		}
+		for _, want := range kinds {
+			if k == want {
+				return true
+			}
+		}
+		return false
+	}
+	return []*lang.Function{
+		test("is_bool", "Checks whether a value is a boolean value", func(v any) bool { return isType(v, "bool") }),
+		test("is_number", "Checks whether a value is a numeric value (of type long or double)", func(v any) bool { return isType(v, "long", "double") }),
+		test("is_double", "Checks whether a value is a double value", func(v any) bool { return isType(v, "double") }),
+		test("is_long", "Checks whether a value is a long value", func(v any) bool { return isType(v, "long") }),
+		test("is_string", "Checks whether a value is a string", func(v any) bool { return isType(v, "string") }),
+		test("is_collection", "Checks whether a value is an iterable collection", func(v any) bool { return isType(v, "list", "map", "jsonarray") }),
+		test("is_list", "Checks whether a value is an iterable list", func(v any) bool { return isType(v, "list", "jsonarray") }),
+		test("is_map", "Checks whether a value is a map", func(v any) bool {
+			if j, ok := v.(lang.JSONNode); ok {
+				_, obj := j.V.(map[string]any)
+				return obj
+			}
+			return isType(v, "map")
+		}),
+		test("is_date", "Checks whether a value is a date", func(v any) bool { return isType(v, "date") }),
+		test("is_period", "Checks whether a value is a time period", func(v any) bool { return isType(v, "period") }),
+		test("is_ip", "Checks whether a value is an IP address", func(v any) bool { return isType(v, "ip") }),
+		test("is_json", "Checks whether a value is a parsed JSON tree", func(v any) bool { return isType(v, "json", "jsonarray") }),
+		test("is_url", "Checks whether a value is a parsed URL", func(v any) bool { return isType(v, "url") }),
+		test("is_null", "Checks whether a value is 'null'", func(v any) bool { return v == nil }),
+		test("is_not_null", "Checks whether a value is not 'null'", func(v any) bool { return v != nil }),
+	}
+}

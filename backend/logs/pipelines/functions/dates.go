@@ -1,0 +1,171 @@
+package functions
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loggate/loggate/backend/logs/indexsets"
+	"github.com/loggate/loggate/backend/logs/pipelines/lang"
+)
+
+func dateFunctions(d Deps) []*lang.Function {
+	tz := opt("timezone", lang.TString, "The timezone to apply to the date, defaults to UTC")
+	pattern := req("pattern", lang.TString, "The pattern to parse the date with, see http://www.joda.org/joda-time/apidocs/org/joda/time/format/DateTimeFormat.html")
+	pattern.Prepare = func(v any) (any, error) { return jodaLayout(v.(string)) }
+	format := req("format", lang.TString, "The format string to use, see http://www.joda.org/joda-time/apidocs/org/joda/time/format/DateTimeFormat.html")
+	format.Prepare = pattern.Prepare
+	period := func(name, desc string, f func(n int64) lang.Period) *lang.Function {
+		p := fn(name, lang.TPeriod, desc, func(_ *lang.Context, a lang.Args) (any, error) {
+			return f(a.Long(0, 0)), nil
+		}, req("value", lang.TLong, "The number of "+name+" in the period"))
+		p.Pure = true
+		return p
+	}
+	return []*lang.Function{
+		fn("now", lang.TDateTime, "Returns the current date and time", func(c *lang.Context, a lang.Args) (any, error) {
+			return d.Now().In(zone(a.String(0, "UTC"))), nil
+		}, tz),
+		fn("parse_date", lang.TDateTime, "Parses a date and time from the given string, according to a strict pattern", func(_ *lang.Context, a lang.Args) (any, error) {
+			layout, ok := a.Get(1).(string)
+			if !ok {
+				return nil, errNullPattern
+			}
+			loc := zone(a.String(3, "UTC"))
+			t, err := time.ParseInLocation(layout, a.String(0, ""), loc)
+			if err != nil {
+				//lint:ignore ST1005 Graylog's (Joda's) words
+				return nil, fmt.Errorf("Invalid format: %q", a.String(0, ""))
+			}
+			return t, nil
+		}, req("value", lang.TString, "Date string to parse"), pattern,
+			opt("locale", lang.TString, "The locale to parse the date with, see https://docs.oracle.com/javase/8/docs/api/java/util/Locale.html"), tz),
+		fn("parse_unix_milliseconds", lang.TDateTime, "Converts a UNIX millisecond timestamp into a date", func(_ *lang.Context, a lang.Args) (any, error) {
+			return time.UnixMilli(a.Long(0, 0)).In(zone(a.String(1, "UTC"))), nil
+		}, req("value", lang.TLong, "UNIX millisecond timestamp to parse"), tz),
+		fn("format_date", lang.TString, "Formats a date using the given format string", func(_ *lang.Context, a lang.Args) (any, error) {
+			t, ok := a.Get(0).(time.Time)
+			if !ok {
+				return nil, errWrongType("value", a.Get(0))
+			}
+			layout, _ := a.Get(1).(string)
+			return t.In(zone(a.String(2, "UTC"))).Format(layout), nil
+		}, req("value", lang.TDateTime, "The date to format"), format, opt("timezone", lang.TString, "The timezone to apply to the date, defaults to UTC")),
+		period("years", "Create a period with a specified number of years.", func(n int64) lang.Period { return lang.Period{Years: int(n)} }),
+		period("months", "Create a period with a specified number of months.", func(n int64) lang.Period { return lang.Period{Months: int(n)} }),
+		period("weeks", "Create a period with a specified number of weeks.", func(n int64) lang.Period { return lang.Period{Weeks: int(n)} }),
+		period("days", "Create a period with a specified number of days.", func(n int64) lang.Period { return lang.Period{Days: int(n)} }),
+		period("hours", "Create a period with a specified number of hours.", func(n int64) lang.Period { return lang.Period{Hours: int(n)} }),
+		period("minutes", "Create a period with a specified number of minutes.", func(n int64) lang.Period { return lang.Period{Minutes: int(n)} }),
+		period("seconds", "Create a period with a specified number of seconds.", func(n int64) lang.Period { return lang.Period{Seconds: int(n)} }),
+		period("millis", "Create a period with a specified number of millis.", func(n int64) lang.Period { return lang.Period{Millis: int(n)} }),
+		fn("period", lang.TPeriod, "Parses an ISO 8601 period from the specified string.", func(_ *lang.Context, a lang.Args) (any, error) {
+			p, err := indexsets.ParsePeriod(a.String(0, ""))
+			if err != nil {
+				//lint:ignore ST1005 Graylog's (Joda's) words
+				return nil, fmt.Errorf("Invalid format: %q", a.String(0, ""))
+			}
+			return p, nil
+		}, req("value", lang.TString, "The string representation of the period. For example, P1D is one day, PT1H is one hour.")),
+	}
+}
+
+// jodaLayout translates a Joda-Time pattern into a Go layout. Go's layouts
+// cannot say everything Joda's can: a letter without a Go form (week
+// years, era, a zone id for parsing) is refused when the rule is parsed.
+func jodaLayout(p string) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(p); {
+		c := p[i]
+		if c == '\'' {
+			end := strings.IndexByte(p[i+1:], '\'')
+			if end < 0 {
+				return "", errors.New("unterminated quote in date pattern " + strconv.Quote(p))
+			}
+			if end == 0 {
+				b.WriteByte('\'')
+			} else {
+				b.WriteString(p[i+1 : i+1+end])
+			}
+			i += end + 2
+			continue
+		}
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			if strings.ContainsRune("0123456789", rune(c)) {
+				return "", fmt.Errorf("digits in date pattern %q cannot be expressed", p)
+			}
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		n := 1
+		for i+n < len(p) && p[i+n] == c {
+			n++
+		}
+		i += n
+		var out string
+		switch c {
+		case 'y', 'Y', 'x':
+			out = "2006"
+			if n == 2 {
+				out = "06"
+			}
+		case 'M':
+			out = [...]string{"", "1", "01", "Jan", "January"}[min(n, 4)]
+		case 'd':
+			out = "2"
+			if n >= 2 {
+				out = "02"
+			}
+		case 'D':
+			out = "002"
+		case 'H':
+			out = "15"
+		case 'h':
+			out = "3"
+			if n >= 2 {
+				out = "03"
+			}
+		case 'm':
+			out = "4"
+			if n >= 2 {
+				out = "04"
+			}
+		case 's':
+			out = "5"
+			if n >= 2 {
+				out = "05"
+			}
+		case 'S':
+			// Go reads a fraction only after a '.' or ','.
+			s := b.String()
+			if s == "" || (s[len(s)-1] != '.' && s[len(s)-1] != ',') {
+				return "", fmt.Errorf("fraction of second in date pattern %q must follow '.' or ','", p)
+			}
+			out = strings.Repeat("0", n)
+		case 'a':
+			out = "PM"
+		case 'E':
+			out = "Mon"
+			if n >= 4 {
+				out = "Monday"
+			}
+		case 'Z':
+			out = "-0700"
+			if n == 2 {
+				out = "-07:00"
+			}
+			if n >= 3 {
+				return "", fmt.Errorf("zone ids (ZZZ) in date pattern %q are not supported", p)
+			}
+		case 'z':
+			out = "MST"
+		default:
+			return "", fmt.Errorf("illegal pattern component: %s", strings.Repeat(string(c), n))
+		}
+		b.WriteString(out)
+	}
+	return b.String(), nil
+}

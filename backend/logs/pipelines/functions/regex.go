@@ -1,0 +1,230 @@
+package functions
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/loggate/loggate/backend/logs/pipelines/lang"
+)
+
+// compileRegex compiles a Java regular expression with Go's RE2 engine,
+// for a Param.Prepare: a pattern RE2 cannot run (backreferences,
+// lookaround, possessive quantifiers) is refused when the rule is parsed.
+// Java's embedded flags (?i) (?s) (?m) are RE2's too.
+func compileRegex(v any) (any, error) {
+	s, ok := v.(string)
+	if !ok {
+		return nil, errWrongType("pattern", v)
+	}
+	re, err := regexp.Compile(s)
+	if err != nil {
+		return nil, fmt.Errorf("%w (regular expressions are RE2: no backreferences, lookahead or lookbehind)", err)
+	}
+	return re, nil
+}
+
+func regexParam(desc string) lang.Param {
+	p := req("pattern", lang.TString, desc)
+	p.Prepare = compileRegex
+	return p
+}
+
+func regexFunctions(d Deps) []*lang.Function {
+	grokParam := req("pattern", lang.TString, "The pattern to parse with")
+	grokParam.Prepare = func(v any) (any, error) {
+		// Checked when the rule is parsed; compiled (from the grok
+		// service's cache) when called, so pattern changes apply.
+		if d.Grok == nil {
+			return v, nil
+		}
+		if _, err := d.Grok.Compile(v.(string)); err != nil {
+			return nil, err
+		}
+		return v, nil
+	}
+	return []*lang.Function{
+		fn("regex", lang.TMap, "Match a string with a regular expression (Java syntax)", func(_ *lang.Context, a lang.Args) (any, error) {
+			re, ok := a.Get(0).(*regexp.Regexp)
+			if !ok {
+				return nil, errNullPattern
+			}
+			if !a.Has(1) {
+				return nil, errors.New("value must not be null")
+			}
+			names, _ := lang.AsList(a.Get(2))
+			return regexMatch(re, a.String(1, ""), names)
+		}, regexParam("The regular expression to match against 'value', uses Java regex syntax"),
+			req("value", lang.TString, "The string to match the pattern against"),
+			opt("group_names", lang.TList, "List of names to use for matcher groups")),
+		fn("regex_replace", lang.TString, "Match a regular expression against a string and replace with string", func(_ *lang.Context, a lang.Args) (any, error) {
+			re, ok := a.Get(0).(*regexp.Regexp)
+			if !ok {
+				return nil, errNullPattern
+			}
+			s, repl := a.String(1, ""), javaReplacement(a.String(2, ""))
+			if a.Bool(3, true) {
+				return re.ReplaceAllString(s, repl), nil
+			}
+			loc := re.FindStringSubmatchIndex(s)
+			if loc == nil {
+				return s, nil
+			}
+			return s[:loc[0]] + string(re.ExpandString(nil, repl, s, loc)) + s[loc[1]:], nil
+		}, regexParam("The regular expression to match against 'value', uses Java regex syntax"),
+			req("value", lang.TString, "The string to match the pattern against"),
+			req("replacement", lang.TString, "The string to replace the matched pattern, can contain group references like $1 or ${name}"),
+			opt("replace_all", lang.TBoolean, "Replace all matches (default) or only the first one")),
+		fn("split", lang.TList, "Split a string around matches of this pattern (Java syntax)", func(_ *lang.Context, a lang.Args) (any, error) {
+			re, ok := a.Get(0).(*regexp.Regexp)
+			if !ok {
+				return nil, errNullPattern
+			}
+			parts := javaSplit(re, a.String(1, ""), a.Long(2, 0))
+			out := make([]any, len(parts))
+			for i, p := range parts {
+				out[i] = p
+			}
+			return out, nil
+		}, regexParam("The regular expression to split by, uses Java regex syntax"),
+			req("value", lang.TString, "The string to be split"),
+			opt("limit", lang.TLong, "The number of times the pattern is applied")),
+		fn("grok", lang.TMap, "Applies a grok pattern to a string", func(_ *lang.Context, a lang.Args) (any, error) {
+			if d.Grok == nil {
+				return nil, errors.New("grok patterns are not available")
+			}
+			compile := d.Grok.Compile
+			if a.Bool(2, false) {
+				compile = d.Grok.CompileNamedOnly
+			}
+			m, err := compile(a.String(0, ""))
+			if err != nil {
+				return nil, err
+			}
+			groups := m.Match(a.String(1, ""))
+			return &lang.MatchResult{Matches: len(groups) > 0, Groups: groups}, nil
+		}, grokParam, req("value", lang.TString, "The string to apply the pattern to"),
+			opt("only_named_captures", lang.TBoolean, "Whether to only use explicitly named groups in the patterns")),
+		fn("grok_exists", lang.TBoolean, "Checks if the given Grok pattern exists", func(_ *lang.Context, a lang.Args) (any, error) {
+			if d.Grok == nil {
+				return false, nil
+			}
+			name := a.String(0, "")
+			_, err := d.Grok.Compile("%{" + name + "}")
+			if err != nil && a.Bool(1, false) {
+				d.Logger.Warn("grok pattern does not exist", "pattern", name)
+			}
+			return err == nil, nil
+		}, req("pattern", lang.TString, "The Grok pattern which is to be checked"),
+			opt("log_missing", lang.TBoolean, "Log if the Grok pattern is missing")),
+	}
+}
+
+// regexMatch is regex(): the first match's groups 1… under the names
+// "0", "1", … or the given names.
+func regexMatch(re *regexp.Regexp, s string, names []any) (*lang.MatchResult, error) {
+	m := re.FindStringSubmatchIndex(s)
+	res := &lang.MatchResult{Groups: map[string]any{}}
+	if m == nil {
+		return res, nil
+	}
+	res.Matches = true
+	groups := re.NumSubexp()
+	if len(names) > 0 && len(names) != groups {
+		//lint:ignore ST1005 Graylog's words
+		return nil, fmt.Errorf("Supplied %d group names, but regex has %d groups", len(names), groups)
+	}
+	for g := 1; g <= groups; g++ {
+		name := itoa(g - 1)
+		if len(names) > 0 {
+			name, _ = lang.ToString(names[g-1])
+		}
+		if m[2*g] < 0 {
+			res.Groups[name] = nil
+			continue
+		}
+		res.Groups[name] = s[m[2*g]:m[2*g+1]]
+	}
+	return res, nil
+}
+
+// javaReplacement turns a Java replacement string into Go's: $1 and
+// ${name} refer to groups, \x is a literal x; Go writes a literal $ as $$
+// and needs braces where a name could continue ($1x).
+func javaReplacement(s string) string {
+	if !strings.ContainsAny(s, `$\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\' && i+1 < len(s):
+			i++
+			if s[i] == '$' {
+				b.WriteString("$$")
+			} else {
+				b.WriteByte(s[i])
+			}
+		case c == '$' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
+			j := i + 1
+			for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+				j++
+			}
+			b.WriteString("${" + s[i+1:j] + "}")
+			i = j - 1
+		case c == '$' && i+1 < len(s) && s[i+1] == '{':
+			end := strings.IndexByte(s[i:], '}')
+			if end < 0 {
+				b.WriteString("$$")
+				continue
+			}
+			b.WriteString(s[i : i+end+1])
+			i += end
+		case c == '$':
+			b.WriteString("$$")
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// javaSplit is Java's String.split: limit > 0 splits at most limit-1
+// times; 0 drops trailing empty strings; a zero-width match at the start
+// gives no leading empty string.
+func javaSplit(re *regexp.Regexp, s string, limit int64) []string {
+	if s == "" {
+		return []string{""}
+	}
+	n := -1
+	if limit > 0 {
+		n = int(limit)
+	}
+	locs := re.FindAllStringIndex(s, -1)
+	var out []string
+	last := 0
+	for _, loc := range locs {
+		if n > 0 && len(out) == n-1 {
+			break
+		}
+		if loc[1] == 0 {
+			continue // zero-width match at the start
+		}
+		if loc[0] == loc[1] && loc[0] == len(s) {
+			break
+		}
+		out = append(out, s[last:loc[0]])
+		last = loc[1]
+	}
+	if len(locs) == 0 {
+		return []string{s}
+	}
+	out = append(out, s[last:])
+	if limit == 0 {
+		for len(out) > 0 && out[len(out)-1] == "" {
+			out = out[:len(out)-1]
+		}
+	}
+	return out
+}
