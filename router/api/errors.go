@@ -84,6 +84,18 @@ func Errorf(code Code, format string, args ...any) error {
 	return &Error{Code: code, Message: err.Error(), Err: errors.Unwrap(err)}
 }
 
+// As returns err as an *Error of code, showing err's own text, when err is
+// target (errors.Is) and carries no code yet (no *Error, no
+// ValidationError); otherwise err as it is. A service gives a dependency's
+// sentinel (a store's ErrNotFound) its status with it where the error
+// leaves the service.
+func As(err, target error, code Code) error {
+	if ErrorCode(err) != Internal || !errors.Is(err, target) {
+		return err
+	}
+	return &Error{Code: code, Message: err.Error(), Err: err}
+}
+
 // Wrap returns an *Error with a fixed client message and a cause that is only
 // logged.
 func Wrap(code Code, message string, cause error) error {
