@@ -3,7 +3,6 @@ package compat
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -115,13 +114,9 @@ func (x *Exchange) Body() ([]byte, error) {
 	if x.body != nil || r.Body == nil || r.Method == http.MethodGet || r.Method == http.MethodDelete {
 		return x.body, nil
 	}
-	body, err := io.ReadAll(r.Body)
+	body, err := api.ReadBody(r)
 	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return nil, api.Errorf(api.TooLarge, "Request body is larger than the limit of %d bytes", tooLarge.Limit)
-		}
-		return nil, api.Wrap(api.Invalid, "Unable to read the request body", err)
+		return nil, err
 	}
 	x.SetBody(body)
 	return body, nil

@@ -14,6 +14,9 @@ import (
 )
 
 // Errors returned by every implementation. Callers test them with errors.Is.
+// ErrNotFound and ErrConflict are plain storage errors: the service that
+// called the store says what they mean to a client (which resource is
+// missing, which name is taken) by translating them into an *api.Error.
 var (
 	// ErrNotFound: no document with that id, or no document with that
 	// unique value.
@@ -22,19 +25,14 @@ var (
 	// of a unique field is taken by another document.
 	ErrConflict = errors.New("document conflicts with a stored one")
 	// ErrUnavailable: the store cannot be reached; the caller may retry.
-	// It is an *api.Error so that every response it ends in says what is
-	// wrong (the store's own words, which may name hosts, stay in the log)
-	// and when to retry.
+	// It is an *api.Error, the one storage error that carries its answer
+	// itself: any store call of any request may end in it, and every
+	// response it ends in says the same (the store's own words, which may
+	// name hosts, stay in the log) and when to retry.
 	ErrUnavailable error = &api.Error{Code: api.Unavailable,
 		Message: "The document store is unavailable; try again shortly. Details are in the server log.",
 		Header:  http.Header{"Retry-After": {"1"}}}
 )
-
-func init() {
-	api.RegisterClassifier(api.ClassifyAs(ErrNotFound, api.NotFound))
-	api.RegisterClassifier(api.ClassifyAs(ErrConflict, api.Conflict))
-	api.RegisterClassifier(api.ClassifyAs(ErrUnavailable, api.Unavailable))
-}
 
 // Index declares a unique index on a top-level string field of the documents
 // of one collection. Documents whose field is missing or empty are not indexed,

@@ -3,6 +3,7 @@ package views_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -347,7 +348,7 @@ func TestDeleteDashboard(t *testing.T) {
 	if err := e.svc.DeleteDashboard(as(t, "bob", "dashboards:edit:"+id), id); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.views.Get(ctx, id); code(err) != api.NotFound {
+	if _, err := e.views.Get(ctx, id); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("view after delete: %v", err)
 	}
 	if err := e.svc.DeleteDashboard(ctx, id); code(err) != api.Forbidden {

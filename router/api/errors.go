@@ -49,8 +49,8 @@ var statuses = map[Code]int{
 func (c Code) Status() int { return statuses[c] }
 
 // Error is an error meant for the client: its Message is shown as is, in
-// Graylog's {"type":"ApiError","message":…} body. Err, when set, is the cause
-// and is only logged.
+// Graylog's {"type":"ApiError","message":…} body (or Body, when set). Err,
+// when set, is the cause and is only logged.
 type Error struct {
 	Code    Code
 	Message string
@@ -59,6 +59,13 @@ type Error struct {
 	// Header carries response headers that belong to the error, such as
 	// WWW-Authenticate on a 401 or Retry-After on a 503.
 	Header http.Header
+
+	// Body, when set, is written instead of the ApiError body, for the
+	// answers Graylog gives in another shape: a query that does not parse
+	// (QueryParseError), a stream the caller may not read
+	// (MissingStreamPermission), a failed validation of an authentication
+	// service (ValidationResult). Message is then only logged.
+	Body any
 }
 
 func (e *Error) Error() string {
@@ -75,6 +82,18 @@ func (e *Error) Unwrap() error { return e.Err }
 func Errorf(code Code, format string, args ...any) error {
 	err := fmt.Errorf(format, args...)
 	return &Error{Code: code, Message: err.Error(), Err: errors.Unwrap(err)}
+}
+
+// As returns err as an *Error of code, showing err's own text, when err is
+// target (errors.Is) and carries no code yet (no *Error, no
+// ValidationError); otherwise err as it is. A service gives a dependency's
+// sentinel (a store's ErrNotFound) its status with it where the error
+// leaves the service.
+func As(err, target error, code Code) error {
+	if ErrorCode(err) != Internal || !errors.Is(err, target) {
+		return err
+	}
+	return &Error{Code: code, Message: err.Error(), Err: err}
 }
 
 // Wrap returns an *Error with a fixed client message and a cause that is only
@@ -110,8 +129,11 @@ type startedError struct{ err error }
 func (e *startedError) Error() string { return e.err.Error() }
 func (e *startedError) Unwrap() error { return e.err }
 
-// ErrorCode returns the code of the first *Error in err's chain, or the code a
-// registered classifier gives it, or Internal.
+// ErrorCode returns the code of the first *Error in err's chain, Invalid for
+// a ValidationError, or Internal. There is no other way to a code: a
+// dependency's error (a store's ErrNotFound, a query's syntax error) is
+// translated into an *Error by the service that called it, and one that no
+// service translated is a 500, which tests catch.
 func ErrorCode(err error) Code {
 	var e *Error
 	if errors.As(err, &e) {
@@ -121,30 +143,5 @@ func ErrorCode(err error) Code {
 	if errors.As(err, &v) {
 		return Invalid
 	}
-	for _, c := range classifiers {
-		if code, ok := c(err); ok {
-			return code
-		}
-	}
 	return Internal
-}
-
-// A Classifier maps errors of another package (a store's ErrNotFound, say) to
-// a code. Packages register theirs at init so that handlers can return those
-// errors unwrapped and still get the right status.
-type Classifier func(error) (Code, bool)
-
-var classifiers []Classifier
-
-// RegisterClassifier adds a classifier. It is meant to be called from init.
-func RegisterClassifier(c Classifier) { classifiers = append(classifiers, c) }
-
-// ClassifyAs is a Classifier for one sentinel error.
-func ClassifyAs(target error, code Code) Classifier {
-	return func(err error) (Code, bool) {
-		if errors.Is(err, target) {
-			return code, true
-		}
-		return 0, false
-	}
 }

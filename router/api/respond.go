@@ -60,8 +60,9 @@ type ErrorBody struct {
 }
 
 // WriteError is the one place where an error becomes an HTTP response. Client
-// errors are shown with their message; anything else is logged with the
-// request's logger and shown as a generic message, so internals never leak.
+// errors are shown with their message, or the body they carry; anything else
+// is logged with the request's logger and shown as a generic message, so
+// internals never leak.
 func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	var started *startedError
 	afterStart := errors.As(err, &started)
@@ -81,27 +82,25 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 		Logger(ctx).ErrorContext(ctx, "response failed after it started", "err", err, "request_id", RequestID(ctx))
 		return
 	}
+	var e *Error
+	isError := errors.As(err, &e)
 	var verr *ValidationError
-	if errors.As(err, &verr) {
+	if (!isError || e.Body == nil) && errors.As(err, &verr) {
 		WriteJSON(w, http.StatusBadRequest, verr.body())
 		return
 	}
 	code := ErrorCode(err)
-	msg := "Internal error, see the server log"
-	var e *Error
-	switch {
-	case errors.As(err, &e):
-		if e.Message != "" {
-			msg = e.Message
+	var body any = ErrorBody{Type: "ApiError", Message: "Internal error, see the server log"}
+	if isError {
+		switch {
+		case e.Body != nil:
+			body = e.Body
+		case e.Message != "":
+			body = ErrorBody{Type: "ApiError", Message: e.Message}
 		}
 		for k, v := range e.Header {
 			w.Header()[k] = v
 		}
-	case code == Unavailable:
-		// A store's own words may name files or hosts.
-		msg = "Temporarily unavailable, see the server log"
-	case code != Internal:
-		msg = err.Error()
 	}
 	if code == Internal || code == Unavailable {
 		ctx := context.Background()
@@ -118,7 +117,7 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	WriteJSON(w, code.Status(), ErrorBody{Type: "ApiError", Message: msg})
+	WriteJSON(w, code.Status(), body)
 }
 
 type ctxKey int
@@ -165,7 +164,8 @@ func Decode(r *http.Request, v any, strict bool) error {
 }
 
 // ReadBody reads a request body, which may be empty, answering a body over
-// the configured limit with 413.
+// the configured limit with 413. Every reader of a whole request body uses
+// it, so that the 413 reads the same everywhere.
 func ReadBody(r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {

@@ -73,16 +73,15 @@ func (h *Handler) Routes() []api.Route {
 	}
 }
 
-// failOr writes a validation failure as Graylog's ValidationFailureException
-// body, which the router's error path does not know, and returns any other
-// error for the router.
-func failOr(w http.ResponseWriter, err error) error {
+// failure gives a validation failure Graylog's ValidationFailureException
+// body (a ValidationResult, not the ValidationApiError other resources
+// answer with); any other error stays as it is.
+func failure(err error) error {
 	var v *api.ValidationError
-	if errors.As(err, &v) {
-		api.WriteJSON(w, http.StatusBadRequest, newFailureBody(v))
-		return nil
+	if !errors.As(err, &v) {
+		return err
 	}
-	return err
+	return &api.Error{Code: api.Invalid, Message: v.Error(), Body: newFailureBody(v), Err: err}
 }
 
 func (h *Handler) getHeaderAuth(r *http.Request) (any, error) {

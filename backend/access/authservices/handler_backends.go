@@ -74,7 +74,7 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
 	in := body.input()
 	b, err := h.svc.Create(r.Context(), in)
 	if err != nil {
-		return failOr(w, err)
+		return failure(err)
 	}
 	// 200, not 201, as in Graylog.
 	api.WriteJSON(w, http.StatusOK, map[string]any{"backend": b})
@@ -93,7 +93,7 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
 	in := body.input()
 	b, err := h.svc.Update(r.Context(), id, in)
 	if err != nil {
-		return failOr(w, err)
+		return failure(err)
 	}
 	api.WriteJSON(w, http.StatusOK, map[string]any{"backend": b})
 	return nil

@@ -14,7 +14,7 @@ func (h *Handler) testConnection(w http.ResponseWriter, r *http.Request) error {
 	}
 	res, err := h.svc.TestConnection(r.Context(), req)
 	if err != nil {
-		return failOr(w, err)
+		return failure(err)
 	}
 	api.WriteJSON(w, http.StatusOK, res)
 	return nil
@@ -27,7 +27,7 @@ func (h *Handler) testLogin(w http.ResponseWriter, r *http.Request) error {
 	}
 	res, err := h.svc.TestLogin(r.Context(), req)
 	if err != nil {
-		return failOr(w, err)
+		return failure(err)
 	}
 	api.WriteJSON(w, http.StatusOK, res)
 	return nil

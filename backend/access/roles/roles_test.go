@@ -1,11 +1,15 @@
 package roles_test
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/loggate/loggate/backend/access/users"
+	"github.com/loggate/loggate/backend/store"
 	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
+	"github.com/loggate/loggate/router/api"
 )
 
 func TestBuiltins(t *testing.T) {
@@ -114,5 +118,22 @@ func TestRolesSurviveRestart(t *testing.T) {
 	h.Do("GET", "/roles/Keep", nil, nodetest.AsRoot()).Want(t, http.StatusOK)
 	if h.Do("GET", "/roles/Keep/members", nil, nodetest.AsRoot()).Get("users.0.username").String() != "kate" {
 		t.Error("membership lost across restart")
+	}
+}
+
+// A role or user that is gone by the time it is deleted or changed (another
+// request deleted it meanwhile) is a 404, not a storage failure.
+func TestDeletedMeanwhile(t *testing.T) {
+	h := nodetest.Start(t)
+	ctx := t.Context()
+	if err := h.Node.Roles.Delete(ctx, "5f0000000000000000000099"); api.ErrorCode(err) != api.NotFound {
+		t.Errorf("delete of a role deleted meanwhile: %v (code %v), want NotFound", err, api.ErrorCode(err))
+	}
+	err := h.Node.Users.Update(ctx, "5f0000000000000000000099", func(*users.User) error { return nil })
+	if api.ErrorCode(err) != api.NotFound || !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("update of a user deleted meanwhile: %v (code %v), want NotFound wrapping store.ErrNotFound", err, api.ErrorCode(err))
+	}
+	if err := h.Node.Users.Delete(ctx, &users.User{ID: "5f0000000000000000000099", Username: "gone"}); api.ErrorCode(err) != api.NotFound {
+		t.Errorf("delete of a user deleted meanwhile: %v (code %v), want NotFound", err, api.ErrorCode(err))
 	}
 }

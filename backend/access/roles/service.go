@@ -217,9 +217,9 @@ func (s *Service) put(ctx context.Context, r Role) error {
 	return nil
 }
 
-// Delete removes a role by id.
+// Delete removes a role by id; an unknown one is a 404.
 func (s *Service) Delete(ctx context.Context, id string) error {
-	return s.st.Delete(ctx, Collection, id)
+	return api.As(s.st.Delete(ctx, Collection, id), store.ErrNotFound, api.NotFound)
 }
 
 func validate(r Role) error {

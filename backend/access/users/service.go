@@ -205,7 +205,8 @@ func (s *Service) Update(ctx context.Context, id string, fn func(*User) error) e
 		return api.Marshal(u)
 	})
 	if err != nil {
-		return err
+		// Not found: deleted since the caller read it.
+		return api.As(err, store.ErrNotFound, api.NotFound)
 	}
 	s.invalidate.InvalidateUser(ctx, id)
 	return nil
@@ -250,7 +251,7 @@ func (s *Service) Delete(ctx context.Context, u *User) error {
 		return api.Errorf(api.Invalid, "Cannot delete readonly user %s", u.Username)
 	}
 	if err := s.st.Delete(ctx, Collection, u.ID); err != nil {
-		return err
+		return api.As(err, store.ErrNotFound, api.NotFound) // deleted meanwhile
 	}
 	s.invalidate.InvalidateUser(ctx, u.ID)
 	for _, d := range s.dependents {

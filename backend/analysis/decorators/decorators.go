@@ -7,11 +7,13 @@ package decorators
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"github.com/loggate/loggate/auth"
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/loggate/loggate/auth"
 
 	"go.mongodb.org/mongo-driver/bson/primitive"
 
@@ -119,7 +121,7 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 }
 
 func notFound(err error, id string) error {
-	if err != nil && api.ErrorCode(err) == api.NotFound {
+	if errors.Is(err, store.ErrNotFound) {
 		return api.Wrap(api.NotFound, fmt.Sprintf("Decorator with id %s not found.", id), err)
 	}
 	return err

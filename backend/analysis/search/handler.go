@@ -1,10 +1,8 @@
 package search
 
 import (
-	"errors"
 	"net/http"
 
-	"github.com/loggate/loggate/backend/analysis/search/query"
 	"github.com/loggate/loggate/backend/logs/messages"
 	"github.com/loggate/loggate/router/api"
 )
@@ -31,38 +29,20 @@ func (h *Handler) Routes() []api.Route {
 		// may read one stream can search it, as in Graylog.
 		routes = append(routes,
 			api.Route{Method: "GET", Path: "/search/universal/" + kind, Summary: "Message search with " + kind + " timerange",
-				Query: q, Handler: h.parseErrors(h.universalHandler(kind))},
+				Query: q, Handler: h.universalHandler(kind)},
 			api.Route{Method: "GET", Path: "/search/universal/" + kind + "/export", Summary: "Export message search with " + kind + " timerange as CSV",
-				Query: append(q, "batch_size"), Handler: h.parseErrors(h.exportHandler(kind, true))},
+				Query: append(q, "batch_size"), Handler: h.exportHandler(kind, true)},
 		)
 	}
 	routes = append(routes,
 		api.Route{Method: "GET", Path: "/messages/{index}/{messageId}", Summary: "Get a single message",
 			Permission: "messages:read:{messageId}", Handler: h.message},
 		api.Route{Method: "POST", Path: "/views/search/sync", Summary: "Execute a new synchronous search",
-			Query: []string{"timeout"}, Body: syncExample, Handler: h.parseErrors(h.sync)},
+			Query: []string{"timeout"}, Body: syncExample, Handler: h.sync},
 		api.Route{Method: "POST", Path: "/views/search/messages", Summary: "Export a message table as CSV",
-			Body: exportExample, Handler: h.parseErrors(h.exportMessages)},
+			Body: exportExample, Handler: h.exportMessages},
 	)
 	return routes
-}
-
-// parseErrors answers query syntax errors with Graylog's QueryParseError
-// body (400) rather than the generic ApiError.
-func (h *Handler) parseErrors(next api.HandlerFunc) api.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		err := next(w, r)
-		if body, ok := query.BodyOf(err); ok {
-			api.WriteJSON(w, http.StatusBadRequest, body)
-			return nil
-		}
-		var missing *missingStreams
-		if errors.As(err, &missing) {
-			api.WriteJSON(w, http.StatusForbidden, missing)
-			return nil
-		}
-		return err
-	}
 }
 
 // messageResponse is Graylog's ResultMessageSummary for a single message:

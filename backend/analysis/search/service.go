@@ -155,7 +155,7 @@ func (s *Service) prepare(ctx context.Context, r Request, window int) (*messages
 	}
 	node, err := query.Parse(r.Query, query.Options{AllowLeadingWildcard: s.opts.AllowLeadingWildcard})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, parseError(err)
 	}
 	p := auth.FromContext(ctx)
 	if p == nil {
@@ -260,6 +260,16 @@ func windowError(offset, limit, window int) error {
 		"Result window is too large, [from + size] must be less than or equal to: [%d] but was [%d]. "+
 			"Page with a smaller offset, or raise the limit with max_result_window on the index set "+
 			"(PUT /api/system/indices/index_sets/{id}).", window, asked)
+}
+
+// parseError answers a query that does not parse with Graylog's
+// QueryParseError body (400), which every search endpoint answers with.
+func parseError(err error) error {
+	body, ok := query.BodyOf(err)
+	if !ok {
+		return err
+	}
+	return &api.Error{Code: api.Invalid, Message: err.Error(), Body: body, Err: err}
 }
 
 func storeError(err error, q messages.Query) error {

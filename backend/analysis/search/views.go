@@ -129,8 +129,6 @@ type missingStreams struct {
 	Streams []string `json:"streams"`
 }
 
-func (m *missingStreams) Error() string { return m.Message }
-
 // checkStreams refuses stream ids the caller cannot read, in Graylog's
 // MissingStreamPermission shape.
 func checkStreams(ctx context.Context, ids []string) error {
@@ -142,8 +140,9 @@ func checkStreams(ctx context.Context, ids []string) error {
 		}
 	}
 	if len(missing) > 0 {
-		return &missingStreams{Type: "MissingStreamPermission",
-			Message: "Missing stream permissions: " + strings.Join(missing, ", "), Streams: missing}
+		msg := "Missing stream permissions: " + strings.Join(missing, ", ")
+		return &api.Error{Code: api.Forbidden, Message: msg,
+			Body: missingStreams{Type: "MissingStreamPermission", Message: msg, Streams: missing}}
 	}
 	return nil
 }
@@ -328,12 +327,7 @@ func (h *Handler) RunQuery(ctx context.Context, query json.RawMessage, now time.
 // Now returns the time relative ranges of a search end at.
 func (h *Handler) Now() time.Time { return h.svc.Now() }
 
-// WithErrors answers the errors of a search as the search endpoints do: a
-// query syntax error with Graylog's QueryParseError body, a stream the
-// caller may not read with the MissingStreamPermission body.
-func (h *Handler) WithErrors(next api.HandlerFunc) api.HandlerFunc { return h.parseErrors(next) }
-
 // CheckStreams refuses stream ids the caller in ctx cannot read, with the
-// MissingStreamPermission body WithErrors answers; storing a search that
-// names such a stream is refused as executing it is.
+// MissingStreamPermission body (403); storing a search that names such a
+// stream is refused as executing it is.
 func CheckStreams(ctx context.Context, ids []string) error { return checkStreams(ctx, ids) }

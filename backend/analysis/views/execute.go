@@ -21,9 +21,6 @@ type Executor interface {
 	RunQuery(ctx context.Context, query json.RawMessage, now time.Time) (map[string]any, error)
 	// Now is the end of relative ranges.
 	Now() time.Time
-	// WithErrors answers search errors (query syntax, stream permissions)
-	// in their Graylog bodies.
-	WithErrors(next api.HandlerFunc) api.HandlerFunc
 }
 
 // executionState is Graylog's ExecutionState: parameter bindings, and

@@ -2,6 +2,7 @@ package views
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"slices"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/loggate/loggate/auth"
 	"github.com/loggate/loggate/backend/analysis/search"
 	"github.com/loggate/loggate/backend/logs/streams"
+	"github.com/loggate/loggate/backend/store"
 	"github.com/loggate/loggate/router/api"
 )
 
@@ -41,18 +43,17 @@ const executeExample = `{"parameter_bindings":{},"global_override":{"timerange":
 // Routes returns the routes. They precede the views' own, whose /views/{id}
 // would otherwise take /views/fields and /views/functions for view ids.
 func (h *SearchHandler) Routes() []api.Route {
-	errs := h.exec.WithErrors
 	return []api.Route{
-		{Method: "POST", Path: "/views/search", Summary: "Create a search query", Body: searchExample, Handler: errs(h.create)},
+		{Method: "POST", Path: "/views/search", Summary: "Create a search query", Body: searchExample, Handler: h.create},
 		{Method: "POST", Path: "/views/search/metadata", Summary: "Metadata for the given Search object", Body: searchExample, Handler: api.JSON(h.metadata)},
 		{Method: "GET", Path: "/views/search/metadata/{searchId}", Summary: "Metadata for the given Search", Handler: api.JSON(h.storedMetadata)},
 		{Method: "GET", Path: "/views/search/status/{jobId}", Summary: "Retrieve the status of an executed query", Handler: h.status},
-		{Method: "POST", Path: "/views/search/{id}/execute", Summary: "Execute the referenced search query", Body: executeExample, Handler: errs(h.execute)},
+		{Method: "POST", Path: "/views/search/{id}/execute", Summary: "Execute the referenced search query", Body: executeExample, Handler: h.execute},
 		// Only ObjectIds, so that GET of /views/search/sync and the other
 		// POST-only paths answers 405 as Jersey does, not "no such search".
 		{Method: "GET", Path: "/views/search/{id:[0-9a-fA-F]{24}}", Summary: "Retrieve a search query", Handler: api.JSON(h.get)},
 		{Method: "GET", Path: "/views/fields", Summary: "Retrieve the field list of all streams the user may read", Handler: h.allFields},
-		{Method: "POST", Path: "/views/fields", Summary: "Retrieve the field list of the given streams", Body: `{"streams":["000000000000000000000001"]}`, Handler: errs(h.streamFields)},
+		{Method: "POST", Path: "/views/fields", Summary: "Retrieve the field list of the given streams", Body: `{"streams":["000000000000000000000001"]}`, Handler: h.streamFields},
 		{Method: "GET", Path: "/views/functions", Summary: "Get the available aggregation functions", Handler: api.JSON(h.functions)},
 	}
 }
@@ -71,7 +72,7 @@ func (h *SearchHandler) create(w http.ResponseWriter, r *http.Request) error {
 	switch {
 	case err == nil && !isAdmin(p) && prev.owner() != p.Username:
 		return api.Errorf(api.Forbidden, "Unable to update search with id <%s>, already exists and user is not permitted to overwrite it.", s.ID)
-	case err != nil && api.ErrorCode(err) != api.NotFound:
+	case err != nil && !errors.Is(err, store.ErrNotFound):
 		return err
 	}
 	if err := search.CheckStreams(ctx, searchStreams(s)); err != nil {

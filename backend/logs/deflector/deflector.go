@@ -15,11 +15,13 @@ import (
 	"github.com/loggate/loggate/auth"
 	"github.com/loggate/loggate/backend/logs/indexsets"
 	"github.com/loggate/loggate/backend/logs/messages"
+	"github.com/loggate/loggate/backend/store"
 	"github.com/loggate/loggate/router/api"
 )
 
 // IndexSets finds index sets; *indexsets.Service satisfies it.
 type IndexSets interface {
+	// Get returns an index set; an unknown one wraps store.ErrNotFound.
 	Get(ctx context.Context, id string) (indexsets.IndexSet, error)
 	DefaultID(ctx context.Context) (string, error)
 }
@@ -96,7 +98,7 @@ func (h *Handler) indexSet(r *http.Request) (indexsets.IndexSet, error) {
 		}
 	}
 	is, err := h.sets.Get(ctx, id)
-	if api.ErrorCode(err) == api.NotFound {
+	if errors.Is(err, store.ErrNotFound) {
 		return is, api.Errorf(api.NotFound, "Index set <%s> not found", id)
 	}
 	return is, err

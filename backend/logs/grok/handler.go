@@ -1,8 +1,6 @@
 package grok
 
 import (
-	"errors"
-	"io"
 	"mime"
 	"net/http"
 	"strings"
@@ -169,13 +167,9 @@ func replaceParam(r *http.Request) bool {
 }
 
 func (h *Handler) importFile(w http.ResponseWriter, r *http.Request) error {
-	file, err := io.ReadAll(r.Body)
+	file, err := api.ReadBody(r)
 	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return api.Errorf(api.TooLarge, "Request body is larger than the limit of %d bytes", tooLarge.Limit)
-		}
-		return api.Wrap(api.Invalid, "Unable to read the request body", err)
+		return err
 	}
 	// An empty file changes nothing, even with replace, as in Graylog.
 	if ps := ParsePatternsFile(file); len(ps) > 0 {

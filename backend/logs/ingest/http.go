@@ -129,7 +129,9 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.RequestURI != "/gelf":
 		empty(w, http.StatusNotFound)
 	default:
-		h.post(w, r)
+		if err := h.post(w, r); err != nil {
+			h.fail(w, r, err)
+		}
 	}
 }
 
@@ -139,11 +141,28 @@ func empty(w http.ResponseWriter, status int) {
 	w.WriteHeader(status)
 }
 
-func apiError(w http.ResponseWriter, status int, msg string) {
-	api.WriteJSON(w, status, api.ErrorBody{Type: "ApiError", Message: msg})
+// fail answers err with the API's one error writer. The input answers
+// back-pressure (a full journal, the decode budget) with 503 by design:
+// the writer's warning for each refused message would flood the log, so
+// only its errors reach the input's logger.
+func (h *httpHandler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	quiet := slog.New(errorsOnly{h.inst.log.Handler()})
+	api.WriteError(w, r.WithContext(api.WithLogger(r.Context(), quiet)), err)
 }
 
-func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
+// errorsOnly passes on the records of level Error and above.
+type errorsOnly struct{ slog.Handler }
+
+func (h errorsOnly) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelError && h.Handler.Enabled(ctx, l)
+}
+
+// invalid is a 400 with Graylog's ApiError body.
+func invalid(msg string) error { return &api.Error{Code: api.Invalid, Message: msg} }
+
+// post journals the message of a request, or returns the error to answer
+// with; nil when the answer is written, or when no one is left to read it.
+func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) error {
 	inst := h.inst
 	m := inst.metrics
 	limit := int64(inst.cfg.maxChunkSize)
@@ -153,8 +172,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 	m.incoming.Mark(1)
 	if r.ContentLength > limit {
 		m.failures.Mark(1)
-		tooLarge(w, limit)
-		return
+		return tooLarge(limit)
 	}
 	st := httpStates.Get().(*httpState)
 	st.lease.b = inst.r.budget
@@ -176,35 +194,32 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case errors.Is(err, errBodyTooLarge):
 		m.failures.Mark(1)
-		tooLarge(w, limit)
-		return
-	case h.overBudget(w, err):
-		return
+		return tooLarge(limit)
 	case err != nil:
+		if budgetErr := h.overBudget(err); budgetErr != nil {
+			return budgetErr
+		}
 		// The client went away or sent a broken chunked body.
 		m.failures.Mark(1)
-		apiError(w, http.StatusBadRequest, "Could not read the request body: "+err.Error())
-		return
+		return invalid("Could not read the request body: " + err.Error())
 	}
 	if len(body) == 0 {
 		m.empty.Inc(1)
-		apiError(w, http.StatusBadRequest, "Invalid GELF message: empty request body")
-		return
+		return invalid("Invalid GELF message: empty request body")
 	}
 	opts := inst.gelf
 	opts.Budget = &st.lease
 	gm, err := gelf.DecodeHTTP(body, r.Header.Get("Content-Encoding"), opts)
-	if h.overBudget(w, err) {
-		return
-	}
 	if err != nil {
-		m.failures.Mark(1)
-		status := http.StatusBadRequest
-		if errors.Is(err, gelf.ErrTooLarge) {
-			status = http.StatusRequestEntityTooLarge
+		if budgetErr := h.overBudget(err); budgetErr != nil {
+			return budgetErr
 		}
-		apiError(w, status, "Invalid GELF message: "+strings.TrimPrefix(err.Error(), gelf.ErrInvalid.Error()+": "))
-		return
+		m.failures.Mark(1)
+		code := api.Invalid
+		if errors.Is(err, gelf.ErrTooLarge) {
+			code = api.TooLarge
+		}
+		return &api.Error{Code: code, Message: "Invalid GELF message: " + strings.TrimPrefix(err.Error(), gelf.ErrInvalid.Error()+": ")}
 	}
 	st.enc.inst = inst
 	rem := remote{ip: "", port: int64(0)}
@@ -213,20 +228,19 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := st.batch.add(&st.enc, &gm, rem); err != nil {
 		m.failures.Mark(1)
-		apiError(w, http.StatusBadRequest, "Invalid GELF message: "+err.Error())
-		return
+		return invalid("Invalid GELF message: " + err.Error())
 	}
 	if err := h.append(r.Context(), st.batch.records()); err != nil {
 		if r.Context().Err() != nil {
-			return // the client is gone; nothing was acknowledged
+			return nil // the client is gone; nothing was acknowledged
 		}
 		if !errors.Is(err, journal.ErrTooLarge) { // counted as a failure
 			m.rejected.Mark(1)
 		}
-		h.unavailable(w, err)
-		return
+		return h.unavailable(err)
 	}
 	empty(w, http.StatusAccepted)
+	return nil
 }
 
 // append journals the record. When the journal is full it waits up to
@@ -254,50 +268,51 @@ func (h *httpHandler) append(ctx context.Context, recs [][]byte) error {
 	return res.err
 }
 
-// overBudget answers a request the decode budget refused: 503 while the
-// node decodes as much as it may at once, so the client retries later;
-// 413 when the message needs more than the whole budget.
-func (h *httpHandler) overBudget(w http.ResponseWriter, err error) bool {
+// overBudget is the answer to a request the decode budget refused: 503
+// while the node decodes as much as it may at once, so the client retries
+// later; 413 when the message needs more than the whole budget. Nil for
+// other errors.
+func (h *httpHandler) overBudget(err error) error {
 	switch {
 	case errors.Is(err, errBudget):
 		h.inst.r.budget.httpRefused.Inc(1)
 		h.inst.metrics.rejected.Mark(1)
-		w.Header().Set("Retry-After", strconv.Itoa(int(h.inst.r.opts.RetryAfter/time.Second)))
-		apiError(w, http.StatusServiceUnavailable, "The node is decoding as many messages as its memory budget allows; retry later.")
-		return true
+		return &api.Error{Code: api.Unavailable, Header: h.retryAfter(),
+			Message: "The node is decoding as many messages as its memory budget allows; retry later."}
 	case errors.Is(err, errOverBudget):
 		h.inst.metrics.failures.Mark(1)
-		w.Header().Set("Connection", "close")
-		apiError(w, http.StatusRequestEntityTooLarge, "Invalid GELF message: "+err.Error())
-		return true
+		return &api.Error{Code: api.TooLarge, Header: closeConn(), Message: "Invalid GELF message: " + err.Error()}
 	}
-	return false
+	return nil
 }
 
-// unavailable answers 503: nothing was acknowledged, the client may retry.
-func (h *httpHandler) unavailable(w http.ResponseWriter, err error) {
-	secs := int(h.inst.r.opts.RetryAfter / time.Second)
+// unavailable is the answer to a message the journal did not take:
+// nothing was acknowledged, the client may retry.
+func (h *httpHandler) unavailable(err error) error {
 	msg := "The message journal is full; retry later."
 	switch {
 	case errors.Is(err, journal.ErrFull):
 	case errors.Is(err, journal.ErrTooLarge):
-		msg = "The message is larger than the journal accepts."
-		apiError(w, http.StatusRequestEntityTooLarge, msg)
-		return
+		return &api.Error{Code: api.TooLarge, Message: "The message is larger than the journal accepts."}
 	default:
 		msg = "The message journal is unavailable; retry later."
 		h.inst.log.Error("journal append failed", "err", err)
 	}
-	w.Header().Set("Retry-After", strconv.Itoa(secs))
-	apiError(w, http.StatusServiceUnavailable, msg)
+	return &api.Error{Code: api.Unavailable, Header: h.retryAfter(), Message: msg}
 }
 
-// tooLarge answers 413 and closes the connection: the rest of the body is
-// not read.
-func tooLarge(w http.ResponseWriter, limit int64) {
-	w.Header().Set("Connection", "close")
-	apiError(w, http.StatusRequestEntityTooLarge,
-		"The request body exceeds the input's max_chunk_size of "+strconv.FormatInt(limit, 10)+" bytes.")
+func (h *httpHandler) retryAfter() http.Header {
+	return http.Header{"Retry-After": {strconv.Itoa(int(h.inst.r.opts.RetryAfter / time.Second))}}
+}
+
+// closeConn closes the connection after the answer: the rest of the body
+// is not read.
+func closeConn() http.Header { return http.Header{"Connection": {"close"}} }
+
+// tooLarge is the 413 of a body over max_chunk_size.
+func tooLarge(limit int64) error {
+	return &api.Error{Code: api.TooLarge, Header: closeConn(),
+		Message: "The request body exceeds the input's max_chunk_size of " + strconv.FormatInt(limit, 10) + " bytes."}
 }
 
 var errBodyTooLarge = errors.New("request body too large")

@@ -9,10 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/loggate/loggate/backend/system/notifications"
-	"github.com/loggate/loggate/backend/system/systemmessages"
-	legacyldap "github.com/loggate/loggate/legacy/ldap"
-	"github.com/loggate/loggate/web/graylog"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -28,6 +24,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/loggate/loggate/backend/system/notifications"
+	"github.com/loggate/loggate/backend/system/systemmessages"
+	legacyldap "github.com/loggate/loggate/legacy/ldap"
+	"github.com/loggate/loggate/web/graylog"
 
 	"github.com/redis/go-redis/v9"
 
@@ -702,8 +703,13 @@ func (n *Node) Close() error {
 // userResolver adapts the user service to what compat needs.
 type userResolver struct{ users *users.Service }
 
+// IDByUsername answers an unknown user with compat's NotFound.
 func (u userResolver) IDByUsername(ctx context.Context, name string) (string, error) {
-	return u.users.IDByUsername(ctx, name)
+	id, err := u.users.IDByUsername(ctx, name)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", api.Wrap(api.NotFound, err.Error(), err)
+	}
+	return id, err
 }
 
 // IsUserID reports whether s is an existing user's id. When the store cannot

@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/loggate/loggate/router/api"
 )
 
 // SyntaxError reports a query that does not parse. Pos is the byte offset in
@@ -76,20 +74,11 @@ func (e *SyntaxError) Body() ErrorBody {
 }
 
 // BodyOf returns the QueryParseError body for err when err is or wraps a
-// *SyntaxError. Search handlers write it with api.WriteJSON(w, 400, body).
+// *SyntaxError. The search service gives it to the error it answers with.
 func BodyOf(err error) (ErrorBody, bool) {
 	var se *SyntaxError
 	if !errors.As(err, &se) {
 		return ErrorBody{}, false
 	}
 	return se.Body(), true
-}
-
-func init() {
-	// A syntax error that reaches api.WriteError unhandled is still the
-	// client's fault: a 400 ApiError whose message names the position.
-	api.RegisterClassifier(func(err error) (api.Code, bool) {
-		var se *SyntaxError
-		return api.Invalid, errors.As(err, &se)
-	})
 }

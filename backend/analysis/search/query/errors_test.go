@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/loggate/loggate/backend/analysis/search/query"
-	"github.com/loggate/loggate/router/api"
 )
 
 func TestParseErrors(t *testing.T) {
@@ -122,17 +121,5 @@ func TestSyntaxErrorBody(t *testing.T) {
 	}
 	if _, ok := query.BodyOf(errors.New("other")); ok {
 		t.Error("BodyOf found a SyntaxError in an unrelated error")
-	}
-}
-
-// TestSyntaxErrorIsClientError checks that a syntax error reaching the API's
-// error writer unhandled is a 400, not a 500.
-func TestSyntaxErrorIsClientError(t *testing.T) {
-	_, err := query.Parse(`a:`, query.Options{})
-	if got := api.ErrorCode(fmt.Errorf("wrapped: %w", err)); got != api.Invalid {
-		t.Errorf("ErrorCode = %v, want Invalid", got)
-	}
-	if got := api.ErrorCode(errors.New("other")); got == api.Invalid {
-		t.Error("the classifier claims unrelated errors")
 	}
 }
