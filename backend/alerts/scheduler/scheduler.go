@@ -108,6 +108,18 @@ type Job interface {
 	Execute(ctx context.Context, def JobDefinition, tr Trigger) (Outcome, error)
 }
 
+// Retry is a job error after which the firing is tried again at After,
+// with Data (when not nil) replacing the trigger's data: a job backs off
+// by counting its attempts there.
+type Retry struct {
+	Err   error
+	After time.Duration
+	Data  json.RawMessage
+}
+
+func (r *Retry) Error() string { return r.Err.Error() }
+func (r *Retry) Unwrap() error { return r.Err }
+
 // Permanent marks a job error that retrying cannot fix: the trigger goes to
 // the error status.
 type Permanent struct{ Err error }
@@ -122,6 +134,11 @@ type Options struct {
 	// OnError receives failures of the loop and of firings (logged by the
 	// node); may be nil.
 	OnError func(error)
+	// Only, when not empty, are the job types (the type of a trigger's
+	// data) this scheduler runs: the node runs event processing and
+	// notification delivery in two schedulers, so that a slow mail server
+	// never delays the event definitions.
+	Only []string
 	// BeforeCommit, when set, is called after a firing ran and before its
 	// outcome is recorded; tests kill a leader there.
 	BeforeCommit func(tr Trigger)
@@ -228,6 +245,9 @@ func (s *Scheduler) RunDue(ctx context.Context) (int, error) {
 // due reports whether tr should fire at now: runnable and at its time, or
 // running under a lock nobody renewed for LockTTL (its runner died).
 func (s *Scheduler) due(tr Trigger, now time.Time) bool {
+	if len(s.opts.Only) > 0 && !slices.Contains(s.opts.Only, typeOf(tr.Data)) {
+		return false
+	}
 	switch tr.Status {
 	case StatusRunnable:
 		return !tr.NextTime.After(now) && (tr.EndTime == nil || tr.EndTime.IsZero() || !now.After(tr.EndTime.Time))
@@ -264,9 +284,16 @@ func (s *Scheduler) fire(ctx context.Context, seen Trigger) (bool, error) {
 		tr.UpdatedAt = now
 		tr.Lock.Owner, tr.Lock.LastLockTime = nil, nil
 		var perm *Permanent
+		var retry *Retry
 		switch {
 		case errors.As(runErr, &perm):
 			tr.Status = StatusError
+		case errors.As(runErr, &retry):
+			tr.Status = StatusRunnable
+			tr.NextTime = api.Time{Time: now.Add(retry.After)}
+			if retry.Data != nil {
+				tr.Data = retry.Data
+			}
 		case runErr != nil:
 			tr.Status = StatusRunnable
 			tr.NextTime = api.Time{Time: now.Add(RetryDelay)}

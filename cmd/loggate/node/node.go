@@ -37,7 +37,6 @@ import (
 	"github.com/loggate/loggate/backend/apibrowser"
 	"github.com/loggate/loggate/backend/authservices"
 	"github.com/loggate/loggate/backend/cluster"
-	"github.com/loggate/loggate/backend/events"
 	"github.com/loggate/loggate/backend/loggers"
 	"github.com/loggate/loggate/backend/metrics"
 	"github.com/loggate/loggate/backend/nodes"
@@ -83,6 +82,8 @@ type Node struct {
 	// System are the system resources of the web interface's overview,
 	// nodes and configuration pages.
 	System SystemResources
+	// Alerts are the event definitions, notifications and their schedulers.
+	Alerts Alerts
 
 	// GeneratedRootPassword is set on the first start without
 	// root_password_sha2: the password to print once. Only its hash is kept.
@@ -299,7 +300,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 		notifications.NewHandler(n.Notices.Notifications).Routes(),
 		systemmessages.NewHandler(n.Notices.Messages).Routes(),
 		systemRoutes,
-		events.NewHandler(events.None{}, o.Now).Routes(),
+		n.openAlerts(o.Now),
 		browser.Routes(),
 	} {
 		routes = append(routes, rs...)
@@ -496,6 +497,7 @@ func (n *Node) Background(ctx context.Context) (wait func()) {
 	n.runMessages(ctx, &wg)
 	n.watchNotices(ctx, &wg)
 	n.runTraffic(ctx, &wg)
+	n.runAlerts(ctx, &wg)
 	return wg.Wait
 }
 

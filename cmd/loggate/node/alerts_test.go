@@ -1,0 +1,212 @@
+package node_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/loggate/loggate/backend/api"
+	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
+)
+
+// hook is a real HTTP listener that records what notifications post.
+type hook struct {
+	srv    *httptest.Server
+	mu     sync.Mutex
+	posts  []hookPost
+	status int
+}
+
+type hookPost struct {
+	method, contentType string
+	body                []byte
+}
+
+func startHook(t *testing.T) *hook {
+	h := &hook{status: http.StatusOK}
+	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		h.mu.Lock()
+		h.posts = append(h.posts, hookPost{r.Method, r.Header.Get("Content-Type"), b})
+		status := h.status
+		h.mu.Unlock()
+		w.WriteHeader(status)
+	}))
+	t.Cleanup(h.srv.Close)
+	return h
+}
+
+func (h *hook) url() string { return h.srv.URL + "/hook" }
+
+func (h *hook) received() []hookPost {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]hookPost(nil), h.posts...)
+}
+
+// allowURL puts url on the URL allow-list.
+func allowURL(t *testing.T, h *nodetest.Harness, url string) {
+	h.Do("PUT", "/system/urlwhitelist", map[string]any{"disabled": false, "entries": []map[string]any{
+		{"id": "a9a4cbd2-1b6b-4b37-9a4a-0c1f5e3b7e10", "type": "literal", "value": url, "title": "hook"}}}, nodetest.AsRoot()).Want(t, http.StatusNoContent)
+}
+
+// countDefinition is an aggregation definition: more than min messages per
+// source in a 60 s window, every 60 s.
+func countDefinition(title string, min int, notifications ...string) map[string]any {
+	refs := []map[string]any{}
+	for _, n := range notifications {
+		refs = append(refs, map[string]any{"notification_id": n, "notification_parameters": nil})
+	}
+	return map[string]any{
+		"title": title, "description": "", "priority": 3, "alert": true,
+		"config": map[string]any{"type": "aggregation-v1", "query": "", "query_parameters": []any{}, "streams": []string{},
+			"group_by": []string{"source"}, "series": []map[string]any{{"id": "c", "function": "count", "field": nil}},
+			"conditions": map[string]any{"expression": map[string]any{"expr": ">",
+				"left": map[string]any{"expr": "number-ref", "ref": "c"}, "right": map[string]any{"expr": "number", "value": min}}},
+			"search_within_ms": 60000, "execute_every_ms": 60000},
+		"field_spec": map[string]any{"host": map[string]any{"data_type": "string",
+			"providers": []map[string]any{{"type": "template-v1", "template": "${source.source}", "require_values": false}}}},
+		"key_spec":              []string{"host"},
+		"notification_settings": map[string]any{"grace_period_ms": 0, "backlog_size": 5},
+		"notifications":         refs,
+	}
+}
+
+// runAlerts moves the schedulers along until done holds: the clock has
+// been moved, so the lease is renewed first.
+func runAlerts(t *testing.T, h *nodetest.Harness, done func() bool) {
+	t.Helper()
+	ctx := context.Background()
+	deadline := time.Now().Add(20 * time.Second)
+	for !done() {
+		if err := h.Node.Nodes.Beat(ctx); err != nil {
+			t.Fatal(err)
+		}
+		_, _ = h.Node.Alerts.Events.RunDue(ctx)
+		_, _ = h.Node.Alerts.Deliveries.RunDue(ctx)
+		if time.Now().After(deadline) {
+			t.Fatalf("alerts did not get there; log:\n%s", h.Logs())
+		}
+		time.Sleep(5 * time.Millisecond) // polling an observable condition
+	}
+}
+
+func iso(t time.Time) string { return t.UTC().Format(api.TimeLayout) }
+
+// An aggregation definition fires on the window that has more than two
+// messages of one source; its HTTP notification posts Graylog 4.0's
+// payload, and the event search finds the event.
+func TestAlertHTTPNotification(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	hk := startHook(t)
+	allowURL(t, h, hk.url())
+	nid := h.Do("POST", "/events/notifications", map[string]any{"title": "hook", "description": "d",
+		"config": map[string]any{"type": "http-notification-v1", "url": hk.url()}}, root).Want(t, http.StatusOK).Get("id").String()
+	t0 := h.Clock.Now().UTC().Truncate(time.Millisecond)
+	def := h.Do("POST", "/events/definitions", countDefinition("Errors", 2, nid), root).Want(t, http.StatusOK)
+	did := def.Get("id").String()
+
+	_, addr := h.CreateInput(httpInput)
+	at := float64(t0.Add(10*time.Second).UnixMilli()) / 1000
+	for _, src := range []string{"web-1", "web-1", "web-1", "web-2"} {
+		postGELF(t, addr, src, "failed "+src, at)
+	}
+	h.WaitProcessed(4)
+	h.Clock.Advance(61 * time.Second)
+	runAlerts(t, h, func() bool { return len(hk.received()) == 1 })
+
+	post := hk.received()[0]
+	if post.method != "POST" || post.contentType != "application/json" {
+		t.Errorf("posted %s %s", post.method, post.contentType)
+	}
+	jobs := h.Do("GET", "/scheduler/jobs", nil, root).Want(t, http.StatusOK)
+	notifJob := jobs.Get(`job_definitions.#(config.notification_id=="` + nid + `").id`).String()
+	host, _ := os.Hostname()
+	body := gjson.ParseBytes(post.body)
+	want := map[string]any{
+		"event_definition_id": did, "event_definition_type": "aggregation-v1", "event_definition_title": "Errors",
+		"event_definition_description": "", "job_definition_id": notifJob,
+		"event.event_definition_type": "aggregation-v1", "event.event_definition_id": did, "event.origin_context": nil,
+		"event.timestamp": iso(t0.Add(60 * time.Second)), "event.timestamp_processing": iso(t0.Add(61 * time.Second)),
+		"event.timerange_start": iso(t0.Add(time.Millisecond)), "event.timerange_end": iso(t0.Add(60 * time.Second)),
+		"event.streams": `["000000000000000000000002"]`, "event.source_streams": `["000000000000000000000001"]`,
+		"event.message": "Errors: web-1 - count()=3.0", "event.source": host, "event.key_tuple": `["web-1"]`,
+		"event.key": "web-1", "event.priority": int64(3), "event.alert": true, "event.fields": `{"host":"web-1"}`,
+		// 4.0's backlog of an aggregation is the window's messages that
+		// match the query and streams, whatever their group.
+		"backlog.#": int64(4), `backlog.#(source=="web-2").index`: "graylog_0", `backlog.#(source=="web-2").message`: "failed web-2",
+		`backlog.#(source=="web-2").timestamp`: iso(t0.Add(10 * time.Second)), `backlog.#(source=="web-2").stream_ids`: `["000000000000000000000001"]`,
+		`backlog.#(source=="web-2").fields.level`: int64(3),
+	}
+	for path, w := range want {
+		got := body.Get(path)
+		var ok bool
+		switch w := w.(type) {
+		case nil:
+			ok = got.Type == gjson.Null && got.Exists()
+		case string:
+			ok = got.String() == w || (got.IsArray() || got.IsObject()) && jsonEqual(got.Raw, w)
+		case int64:
+			ok = got.Int() == w
+		case bool:
+			ok = got.Bool() == w && got.Exists()
+		}
+		if !ok {
+			t.Errorf("%s = %s, want %v", path, got.Raw, w)
+		}
+	}
+	for _, path := range []string{"job_trigger_id", "event.id", "backlog.0.id"} {
+		if body.Get(path).String() == "" {
+			t.Errorf("%s is empty", path)
+		}
+	}
+	if n := len(body.Get("event.id").String()); n != 26 {
+		t.Errorf("event id %q is no ULID", body.Get("event.id").String())
+	}
+	if body.Get("backlog.0.fields.source").Exists() || body.Get("backlog.0.fields.message").Exists() {
+		t.Errorf("backlog fields repeat what the message has apart: %s", body.Get("backlog.0.fields").Raw)
+	}
+
+	found := h.Do("POST", "/events/search", map[string]any{"query": "", "page": 1, "per_page": 10,
+		"timerange": map[string]any{"type": "relative", "range": 3600}, "filter": map[string]any{"alerts": "only", "event_definitions": []string{did}}},
+		root).Want(t, http.StatusOK)
+	if found.Get("total_events").Int() != 1 || found.Get("events.0.event.id").String() != body.Get("event.id").String() ||
+		found.Get("events.0.index_name").String() != "gl-events_0" || found.Get("events.0.event.key").String() != "web-1" ||
+		found.Get("context.event_definitions."+did+".title").String() != "Errors" ||
+		found.Get("context.streams.000000000000000000000001.title").String() == "" {
+		t.Errorf("event search: %s", found.Body)
+	}
+	none := h.Do("POST", "/events/search", map[string]any{"filter": map[string]any{"alerts": "exclude"}}, root).Want(t, http.StatusOK)
+	if none.Get("total_events").Int() != 0 {
+		t.Errorf("alerts excluded: %s", none.Body)
+	}
+	// Events stay out of message searches, as Graylog keeps them out.
+	msgs := h.Do("GET", "/search/universal/relative?query=*&range=0", nil, root).Want(t, http.StatusOK)
+	if n := msgs.Get("total_results").Int(); n != 4 {
+		t.Errorf("a message search finds %d documents, want the 4 messages", n)
+	}
+	list := h.Do("GET", "/events/definitions", nil, root).Want(t, http.StatusOK)
+	if !list.Get("context.scheduler."+did+".is_scheduled").Bool() || list.Get("event_definitions.0.id").String() != did {
+		t.Errorf("listing: %s", list.Body)
+	}
+}
+
+func jsonEqual(a, b string) bool {
+	var x, y any
+	return json.Unmarshal([]byte(a), &x) == nil && json.Unmarshal([]byte(b), &y) == nil && reflectEqual(x, y)
+}
+
+func reflectEqual(x, y any) bool {
+	a, _ := json.Marshal(x)
+	b, _ := json.Marshal(y)
+	return string(a) == string(b)
+}
