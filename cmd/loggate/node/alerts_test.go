@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -14,7 +15,9 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/loggate/loggate/backend/api"
+	"github.com/loggate/loggate/cmd/loggate/config"
 	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
+	"github.com/loggate/loggate/internal/smtptest"
 )
 
 // hook is a real HTTP listener that records what notifications post.
@@ -209,4 +212,123 @@ func reflectEqual(x, y any) bool {
 	a, _ := json.Marshal(x)
 	b, _ := json.Marshal(y)
 	return string(a) == string(b)
+}
+
+// The test endpoints deliver Graylog's dummy event at once: by email
+// through the transport_email_* configuration, and over HTTP only to URLs
+// on the allow-list, failing with 4.0's messages.
+func TestAlertNotificationTests(t *testing.T) {
+	mail := smtptest.Start(t, smtptest.Options{})
+	h := nodetest.Start(t, nodetest.WithConfig(func(c *config.Config) {
+		c.Email = config.Email{Enabled: true, Hostname: mail.Host, Port: mail.Port, ConnectTimeout: time.Second, SocketTimeout: 5 * time.Second}
+	}))
+	root := nodetest.AsRoot()
+	email := map[string]any{"title": "mail", "description": "", "config": map[string]any{"type": "email-notification-v1",
+		"email_recipients": []string{"ops@example.org"}}}
+	h.Do("POST", "/events/notifications/test", email, root).Want(t, http.StatusOK)
+	got, err := mail.Messages()
+	if err != nil || len(got) != 1 {
+		t.Fatalf("%d messages, %v", len(got), err)
+	}
+	if !strings.Contains(got[0].Content, "Message:              Notification test message triggered from user <admin>") ||
+		got[0].MailFrom != "graylog@example.org" {
+		t.Errorf("test mail from %s:\n%s", got[0].MailFrom, got[0].Content)
+	}
+
+	hk := startHook(t)
+	web := map[string]any{"title": "hook", "description": "", "config": map[string]any{"type": "http-notification-v1", "url": hk.url()}}
+	h.Do("POST", "/events/notifications/test", web, root).WantError(t, http.StatusInternalServerError, "URL <"+hk.url()+"> is not whitelisted.")
+	allowURL(t, h, hk.url())
+	id := h.Do("POST", "/events/notifications", web, root).Want(t, http.StatusOK).Get("id").String()
+	h.Do("POST", "/events/notifications/"+id+"/test", nil, root).Want(t, http.StatusOK)
+	if p := hk.received(); len(p) != 1 || gjson.GetBytes(p[0].body, "event.id").String() != "TEST_NOTIFICATION_ID" ||
+		gjson.GetBytes(p[0].body, "event_definition_title").String() != "Event Definition Test Title" {
+		t.Fatalf("test posts: %v", p)
+	}
+	hk.mu.Lock()
+	hk.status = http.StatusBadGateway
+	hk.mu.Unlock()
+	h.Do("POST", "/events/notifications/"+id+"/test", nil, root).WantError(t, http.StatusInternalServerError,
+		"Expected successful HTTP response [2xx] but got [502]. "+hk.url())
+	h.Do("POST", "/events/notifications/nope/test", nil, root).WantError(t, http.StatusNotFound, "Notification nope doesn't exist")
+}
+
+// The notifications API answers as 4.0: validation results, required
+// properties, ids that must match, and a delete that takes the
+// notification out of the definitions using it.
+func TestAlertNotificationsAPI(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	bad := h.Do("POST", "/events/notifications", map[string]any{"title": "", "description": "",
+		"config": map[string]any{"type": "email-notification-v1"}}, root).Want(t, http.StatusBadRequest)
+	if !bad.Get("failed").Bool() || bad.Get("errors.title.0").String() != "Notification title cannot be empty." ||
+		bad.Get("errors.recipients.0").String() != "Email Notification must have email recipients or user recipients." || bad.Get("type").Exists() {
+		t.Errorf("validation: %s", bad.Body)
+	}
+	h.Do("POST", "/events/notifications", map[string]any{"title": "x", "config": map[string]any{"type": "http-notification-v1", "url": "http://a"}},
+		root).WantError(t, http.StatusBadRequest, "Missing required properties: description")
+	h.Do("POST", "/events/notifications", map[string]any{"title": "x", "description": "", "config": map[string]any{"type": "http-notification-v1", "url": "http://a", "color": 1}},
+		root).WantError(t, http.StatusBadRequest, "Unable to map property color")
+	created := h.Do("POST", "/events/notifications", map[string]any{"title": "mail", "description": "",
+		"config": map[string]any{"type": "email-notification-v1", "user_recipients": []string{"admin"}}}, root).Want(t, http.StatusOK)
+	id := created.Get("id").String()
+	if created.Get("config.sender").String() != "graylog@example.org" || created.Get("config.subject").String() != "Graylog event notification: ${event_definition_title}" ||
+		!strings.Contains(created.Get("config.body_template").String(), "${foreach event.fields field}") {
+		t.Errorf("email defaults: %s", created.Body)
+	}
+	h.Do("PUT", "/events/notifications/"+id, map[string]any{"id": "other", "title": "mail", "description": "",
+		"config": map[string]any{"type": "email-notification-v1", "email_recipients": []string{"a@example.org"}}}, root).
+		WantError(t, http.StatusBadRequest, "Notification IDs don't match")
+	def := h.Do("POST", "/events/definitions?schedule=false", countDefinition("uses mail", 1, id), root).Want(t, http.StatusOK).Get("id").String()
+	list := h.Do("GET", "/events/notifications", nil, root).Want(t, http.StatusOK)
+	if list.Get("total").Int() != 1 || list.Get("notifications.0.id").String() != id {
+		t.Errorf("listing: %s", list.Body)
+	}
+	h.Do("DELETE", "/events/notifications/"+id, nil, root).Want(t, http.StatusNoContent)
+	h.Do("GET", "/events/notifications/"+id, nil, root).WantError(t, http.StatusNotFound, "Notification "+id+" doesn't exist")
+	if n := h.Do("GET", "/events/definitions/"+def, nil, root).Want(t, http.StatusOK).Get("notifications.#").Int(); n != 0 {
+		t.Errorf("the definition still names the deleted notification")
+	}
+	types := h.Do("GET", "/events/notifications/legacy/types", nil, root).Want(t, http.StatusOK)
+	if !types.Get(`types.org\.graylog2\.alarmcallbacks\.HTTPAlarmCallback.configuration.url`).Exists() {
+		t.Errorf("legacy types: %s", types.Body)
+	}
+}
+
+// A delivery that fails is shown as a system notification and tried again
+// with back-off; once it gets through, the system notification goes.
+func TestAlertDeliveryRetried(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	hk := startHook(t)
+	hk.status = http.StatusServiceUnavailable
+	allowURL(t, h, hk.url())
+	nid := h.Do("POST", "/events/notifications", map[string]any{"title": "flaky hook", "description": "",
+		"config": map[string]any{"type": "http-notification-v1", "url": hk.url()}}, root).Want(t, http.StatusOK).Get("id").String()
+	t0 := h.Clock.Now()
+	h.Do("POST", "/events/definitions", countDefinition("Errors", 0, nid), root).Want(t, http.StatusOK)
+	_, addr := h.CreateInput(httpInput)
+	postGELF(t, addr, "web-1", "failed", float64(t0.Add(5*time.Second).UnixMilli())/1000)
+	h.WaitProcessed(1)
+	h.Clock.Advance(61 * time.Second)
+	noticeFor := func() gjson.Result {
+		return h.Do("GET", "/system/notifications", nil, root).Want(t, http.StatusOK).Get(`notifications.#(details.title=="Event notification \"flaky hook\" failed.")`)
+	}
+	runAlerts(t, h, func() bool { return len(hk.received()) == 1 && noticeFor().Exists() })
+	if d := noticeFor().Get("details.description").String(); !strings.Contains(d, "[503]") {
+		t.Errorf("system notification: %s", noticeFor().Raw)
+	}
+	hk.mu.Lock()
+	hk.status = http.StatusOK
+	hk.mu.Unlock()
+	// Not before the back-off has passed.
+	_, _ = h.Node.Alerts.Deliveries.RunDue(context.Background())
+	if n := len(hk.received()); n != 1 {
+		t.Fatalf("retried at once: %d posts", n)
+	}
+	h.Clock.Advance(5 * time.Second)
+	runAlerts(t, h, func() bool { return len(hk.received()) == 2 && !noticeFor().Exists() })
+	if a, b := gjson.GetBytes(hk.received()[0].body, "event.id").String(), gjson.GetBytes(hk.received()[1].body, "event.id").String(); a != b || a == "" {
+		t.Errorf("the retry sent event %s, the first try %s", b, a)
+	}
 }
