@@ -204,4 +204,3 @@ func selfSigned(dir string) (cert, key string, pool *x509.CertPool, err error) {
 	pool.AddCert(parsed)
 	return cert, key, pool, nil
 }
-
