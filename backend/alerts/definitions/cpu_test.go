@@ -142,8 +142,8 @@ func TestAggregationCPU(t *testing.T) {
 		k := kinds[i%len(kinds)]
 		body := map[string]any{"title": fmt.Sprintf("d%03d", i), "description": "", "priority": 2, "alert": true,
 			"config": map[string]any{"type": "aggregation-v1", "query": k.query, "streams": []string{}, "group_by": groupBy(k.group),
-				"series":     []map[string]any{{"id": "s", "function": k.fn, "field": nullable(k.field)}},
-				"conditions": map[string]any{"expression": map[string]any{"expr": ">", "left": map[string]any{"expr": "number-ref", "ref": "s"}, "right": map[string]any{"expr": "number", "value": i}}},
+				"series":           []map[string]any{{"id": "s", "function": k.fn, "field": nullable(k.field)}},
+				"conditions":       map[string]any{"expression": map[string]any{"expr": ">", "left": map[string]any{"expr": "number-ref", "ref": "s"}, "right": map[string]any{"expr": "number", "value": i}}},
 				"search_within_ms": every.Milliseconds(), "execute_every_ms": every.Milliseconds()},
 			"key_spec": []string{}, "notification_settings": map[string]any{"grace_period_ms": 0}}
 		b, _ := json.Marshal(body)

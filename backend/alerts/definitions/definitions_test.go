@@ -64,7 +64,9 @@ func TestValidate(t *testing.T) {
 		want map[string][]string
 	}{
 		{"valid filter", func(*Definition) {}, nil},
-		{"valid aggregation", func(d *Definition) { d.Config.Series, d.Config.Conditions, d.Config.GroupBy = count, cond, []string{"source"} }, nil},
+		{"valid aggregation", func(d *Definition) {
+			d.Config.Series, d.Config.Conditions, d.Config.GroupBy = count, cond, []string{"source"}
+		}, nil},
 		{"empty title", func(d *Definition) { d.Title = "" }, map[string][]string{"title": {"Event Definition title cannot be empty."}}},
 		{"other type", func(d *Definition) { d.Config.Type = "correlation-v1" }, map[string][]string{"config": {"Event Definition config type cannot be empty."}}},
 		{"windows", func(d *Definition) { d.Config.SearchWithinMs, d.Config.ExecuteEveryMs = 0, -1 }, map[string][]string{

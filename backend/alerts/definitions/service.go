@@ -60,6 +60,17 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 	return s.docs.Delete(ctx, id)
 }
 
+// AddNotifications adds to a definition the notifications it lacks.
+func (s *Service) AddNotifications(ctx context.Context, id string, refs []NotificationRef) error {
+	return s.docs.Update(ctx, id, func(d *Definition) {
+		for _, r := range refs {
+			if !slices.ContainsFunc(d.Notifications, func(n NotificationRef) bool { return n.NotificationID == r.NotificationID }) {
+				d.Notifications = append(d.Notifications, r)
+			}
+		}
+	})
+}
+
 // RemoveNotification drops a deleted notification from every definition.
 func (s *Service) RemoveNotification(ctx context.Context, notificationID string) error {
 	all, err := s.All(ctx)

@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/bson/primitive"
 
 	"github.com/loggate/loggate/backend/alerts/definitions"
+	"github.com/loggate/loggate/backend/alerts/legacy"
 	"github.com/loggate/loggate/backend/alerts/notify"
 	"github.com/loggate/loggate/backend/alerts/scheduler"
 	"github.com/loggate/loggate/backend/api"
@@ -36,16 +37,19 @@ type Alerts struct {
 	// the same compare-and-set.
 	Events     *scheduler.Scheduler
 	Deliveries *scheduler.Scheduler
+	// Legacy are the 2.x/3.0 stream alert conditions and alarm callbacks.
+	Legacy *legacy.Service
 }
 
 // newID makes ObjectId-like ids, as Graylog's documents have.
 func newID() string { return primitive.NewObjectID().Hex() }
 
 // openAlerts builds the alerts and returns the events routes (the listings
-// and the event search), the definitions', the notifications' and the
-// scheduler's. It runs after the message pipeline, whose search and store
-// the event processor uses.
-func (n *Node) openAlerts(now func() time.Time) []api.Route {
+// and the event search), the definitions', the notifications', the
+// scheduler's and the legacy alerting's; first are the routes that must
+// come before /streams/{streamId}. It runs after the message pipeline,
+// whose search and store the event processor uses.
+func (n *Node) openAlerts(now func() time.Time) (first, routes []api.Route) {
 	a := &n.Alerts
 	st := n.Store
 	onErr := func(err error) { n.log.Warn("alerts scheduler", "error", err) }
@@ -70,13 +74,21 @@ func (n *Node) openAlerts(now func() time.Time) []api.Route {
 	a.Deliveries.Register(notify.TypeExecutionJob,
 		notify.NewJob(a.Notify, a.Definitions, a.Processor, a.Deliverer, n.Notices.Notifications, now))
 
+	a.Legacy = legacy.NewService(st, n.Streams, a.Definitions, a.Notify, now, n.Config.AlertCheckInterval)
+
 	evs := events.NewHandler(alertSource{a}, now).SetSearch(&events.Searching{
 		Store: n.Messages.Store, Prefixes: n.eventPrefixes, Stream: n.streamTitle})
-	return slices.Concat(evs.Routes(),
+	first, old := legacy.NewHandler(a.Legacy, n.Config.EnableLegacyAlerts, onErr).Routes()
+	return first, slices.Concat(evs.Routes(),
 		definitions.NewHandler(a.Definitions, a.Processor).Routes(),
 		notify.NewHandler(a.Notify, a.Deliverer, now).Routes(),
-		scheduler.NewHandler(a.Events).Routes())
+		scheduler.NewHandler(a.Events).Routes(), old)
 }
+
+// legacyMigration is compat's view of the legacy alerting.
+type legacyMigration struct{}
+
+func (legacyMigration) MigrateNow(ctx context.Context) context.Context { return legacy.MigrateNow(ctx) }
 
 // runAlerts runs the schedulers until ctx ends; they work while this node
 // holds the leader lease.
@@ -84,6 +96,21 @@ func (n *Node) runAlerts(ctx context.Context, wg *sync.WaitGroup) {
 	if n.Alerts.Events == nil {
 		return
 	}
+	wg.Go(func() {
+		// Graylog 4.0 migrates the legacy conditions and callbacks at every
+		// start; here the leader does, once it leads.
+		for ctx.Err() == nil && !n.Nodes.IsLeader() {
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+		}
+		if ctx.Err() == nil {
+			if err := n.Alerts.Legacy.MigrateAll(ctx); err != nil {
+				n.log.Warn("migrating legacy alert conditions", "error", err)
+			}
+		}
+	})
 	wg.Go(func() { n.Alerts.Events.Run(ctx) })
 	wg.Go(func() { n.Alerts.Deliveries.Run(ctx) })
 }

@@ -281,8 +281,10 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 	roleHandler := roles.NewHandler(n.Roles, n.Users)
 	// The browser documents the routes only compatibility serves too.
 	browser := apibrowser.New(func() []api.Route { return n.Router.Routes() }).WithCompat(compat.Documented(compat.All(compat.Deps{})))
+	alertsFirst, alertRoutes := n.openAlerts(o.Now)
 	var routes []api.Route
 	for _, rs := range [][]api.Route{
+		alertsFirst,
 		system.NewHandler(n.Info, o.Now).SetRegistry(n.Nodes).Routes(),
 		cluster.NewHandler(n.Info.ID, local).SetPeers(n.Nodes, nil, 0).Routes(),
 		sessions.NewHandler(n.Sessions, n.Auth, o.Now).Routes(),
@@ -300,7 +302,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 		notifications.NewHandler(n.Notices.Notifications).Routes(),
 		systemmessages.NewHandler(n.Notices.Messages).Routes(),
 		systemRoutes,
-		n.openAlerts(o.Now),
+		alertRoutes,
 		browser.Routes(),
 	} {
 		routes = append(routes, rs...)
@@ -317,7 +319,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 	}
 	chain := compat.NewChain(router.Prefix, compat.All(compat.Deps{
 		Users: userResolver{n.Users}, LegacyViews: n.legacyViews(), LegacyLDAP: n.legacyLDAP(), IndexSets: n.IndexSets,
-		AuthenticationConfig: n.authenticationConfig(),
+		AuthenticationConfig: n.authenticationConfig(), LegacyAlerts: legacyMigration{},
 	})...)
 	n.Router = router.New(router.Options{
 		Routes: routes, Auth: n.Auth, Chain: chain, DefaultRelease: rel.def, MinRelease: rel.min, AccessLog: accessLog,
