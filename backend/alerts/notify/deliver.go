@@ -67,6 +67,30 @@ var (
 	errUnknownLegacy = errors.New("unknown alarm callback")
 )
 
+// failure is a failed delivery: Graylog's words for it (the test
+// endpoints answer them), its kind and its cause.
+type failure struct {
+	msg         string
+	kind, cause error
+}
+
+func (f *failure) Error() string { return f.msg }
+
+func (f *failure) Unwrap() []error {
+	var out []error
+	for _, e := range []error{f.kind, f.cause} {
+		if e != nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// failed builds a failure whose message is format with args.
+func failed(kind, cause error, format string, args ...any) error {
+	return &failure{msg: fmt.Sprintf(format, args...), kind: kind, cause: cause}
+}
+
 // Deliver sends one notification of m.
 func (d *Deliverer) Deliver(ctx context.Context, n Notification, m Model) error {
 	switch n.Config.Type {
@@ -87,7 +111,7 @@ func (d *Deliverer) post(ctx context.Context, url string, body any) error {
 		return err
 	}
 	if !ok {
-		return fmt.Errorf("URL <%s> is not whitelisted.: %w", url, errNotAllowed)
+		return failed(errNotAllowed, nil, "URL <%s> is not whitelisted.", url)
 	}
 	b, err := json.Marshal(body)
 	if err != nil {
@@ -103,12 +127,12 @@ func (d *Deliverer) post(ctx context.Context, url string, body any) error {
 	}
 	resp, err := d.HTTP.Do(req)
 	if err != nil {
-		return fmt.Errorf("Error while sending the HTTP notification: %w", err)
+		return failed(nil, err, "Error while sending the HTTP notification: %v", err)
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return fmt.Errorf("Expected successful HTTP response [2xx] but got [%d]. %s", resp.StatusCode, url)
+		return failed(nil, nil, "Expected successful HTTP response [2xx] but got [%d]. %s", resp.StatusCode, url)
 	}
 	return nil
 }
@@ -122,7 +146,7 @@ func (d *Deliverer) email(ctx context.Context, c Config, m Model) error {
 // emailWith sends an email notification with the given template model.
 func (d *Deliverer) emailWith(ctx context.Context, c Config, model map[string]any) error {
 	if !d.Email.Enabled {
-		return fmt.Errorf("Email transport is not enabled in server configuration file!: %w", errTransportOff)
+		return failed(errTransportOff, nil, "Email transport is not enabled in server configuration file!")
 	}
 	to := append([]string{}, c.EmailRecipients...)
 	if len(c.UserRecipients) > 0 && d.Users != nil {
@@ -133,7 +157,7 @@ func (d *Deliverer) emailWith(ctx context.Context, c Config, model map[string]an
 		to = append(to, emails...)
 	}
 	if len(to) == 0 {
-		return fmt.Errorf("No recipients have been defined!: %w", errNoRecipients)
+		return failed(errNoRecipients, nil, "No recipients have been defined!")
 	}
 	subject, err := render(c.Subject, model)
 	if err != nil {

@@ -2,7 +2,6 @@ package notify
 
 import (
 	"context"
-	"fmt"
 	"strings"
 )
 
@@ -121,5 +120,5 @@ func (d *Deliverer) legacy(ctx context.Context, n Notification, m Model) error {
 			BodyTemplate: str("body", legacyDefaultBody), EmailRecipients: list("email_receivers"), UserRecipients: list("user_receivers")}
 		return d.emailWith(ctx, c, model)
 	}
-	return fmt.Errorf("Unknown alarm callback type %s: %w", n.Config.CallbackType, errUnknownLegacy)
+	return failed(errUnknownLegacy, nil, "Unknown alarm callback type %s", n.Config.CallbackType)
 }

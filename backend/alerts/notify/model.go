@@ -2,8 +2,6 @@ package notify
 
 import (
 	"encoding/json"
-	"maps"
-	"slices"
 
 	"github.com/loggate/loggate/backend/alerts/definitions"
 	"github.com/loggate/loggate/backend/api"
@@ -90,6 +88,3 @@ func testModel(username string, now api.Time) Model {
 		EventDefinitionTitle: "Event Definition Test Title", EventDefinitionDescription: "Event Definition Test Description",
 		JobDefinitionID: "<unknown>", JobTriggerID: "<unknown>", Event: ev, Backlog: []BacklogMessage{}}
 }
-
-// sortedKeys lists a map's keys in order.
-func sortedKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
