@@ -332,3 +332,71 @@ func TestAlertDeliveryRetried(t *testing.T) {
 		t.Errorf("the retry sent event %s, the first try %s", b, a)
 	}
 }
+
+// The definitions API answers as 4.0: 200 on create, validation results
+// as 400 bodies, ids that must match, schedule state in the listing,
+// permissions per definition.
+func TestAlertDefinitionsAPI(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	bad := countDefinition("", 1)
+	bad["config"].(map[string]any)["execute_every_ms"] = 0
+	v := h.Do("POST", "/events/definitions", bad, root).Want(t, http.StatusBadRequest)
+	if !v.Get("failed").Bool() || v.Get("errors.title.0").String() != "Event Definition title cannot be empty." ||
+		v.Get("errors.execute_every_ms.0").String() != "Filter & Aggregation execute_every_ms must be greater than 0." || v.Get("type").Exists() {
+		t.Errorf("validation: %s", v.Body)
+	}
+	if r := h.Do("POST", "/events/definitions/validate", bad, root).Want(t, http.StatusOK); !r.Get("failed").Bool() || r.Get("errors.title").Exists() {
+		t.Errorf("validate (the config only): %s", r.Body)
+	}
+	h.Do("POST", "/events/definitions", map[string]any{"title": "x"}, root).WantError(t, http.StatusBadRequest, "Missing required properties: description")
+	created := h.Do("POST", "/events/definitions?schedule=false", countDefinition("Errors", 1), root).Want(t, http.StatusOK)
+	id := created.Get("id").String()
+	if created.Get("storage.0.type").String() != "persist-to-streams-v1" || created.Get("config.series.0.id").String() != "c" {
+		t.Errorf("created: %s", created.Body)
+	}
+	state := func() gjson.Result {
+		return h.Do("GET", "/events/definitions/"+id+"/with-context", nil, root).Want(t, http.StatusOK).Get("context.scheduler." + id)
+	}
+	if state().Get("is_scheduled").Bool() {
+		t.Error("scheduled with schedule=false")
+	}
+	h.Do("PUT", "/events/definitions/"+id+"/schedule", nil, root).Want(t, http.StatusNoContent)
+	if s := state(); !s.Get("is_scheduled").Bool() || s.Get("status").String() != "runnable" || s.Get("data.type").String() != "event-processor-execution-v1" {
+		t.Errorf("after schedule: %s", s.Raw)
+	}
+	h.Do("PUT", "/events/definitions/"+id+"/unschedule", nil, root).Want(t, http.StatusNoContent)
+	if state().Get("is_scheduled").Bool() {
+		t.Error("still scheduled after unschedule")
+	}
+	upd := countDefinition("Errors renamed", 1)
+	upd["id"] = "000000000000000000000abc"
+	if r := h.Do("PUT", "/events/definitions/"+id, upd, root).Want(t, http.StatusBadRequest); r.Get("errors.id.0").String() != "Event definition IDs don't match" {
+		t.Errorf("id mismatch: %s", r.Body)
+	}
+	upd["id"] = id
+	if r := h.Do("PUT", "/events/definitions/"+id, upd, root).Want(t, http.StatusOK); r.Get("title").String() != "Errors renamed" {
+		t.Errorf("update: %s", r.Body)
+	}
+	if !state().Get("is_scheduled").Bool() {
+		t.Error("PUT with the default schedule=true did not schedule")
+	}
+	h.CreateUser("viewer", "viewerpass1", "Reader")
+	viewer := nodetest.Basic("viewer", "viewerpass1")
+	h.Do("GET", "/events/definitions/"+id, nil, viewer).WantError(t, http.StatusForbidden, "Not authorized")
+	if n := h.Do("GET", "/events/definitions", nil, viewer).Want(t, http.StatusOK).Get("total").Int(); n != 0 {
+		t.Errorf("a reader lists %d definitions", n)
+	}
+	h.Do("POST", "/events/definitions", countDefinition("mine", 1), viewer).Want(t, http.StatusForbidden)
+	types := h.Do("GET", "/events/entity_types", nil, viewer).Want(t, http.StatusOK)
+	if types.Get("processor_types.0").String() != "aggregation-v1" || types.Get("notification_types.#").Int() != 3 {
+		t.Errorf("entity types: %s", types.Body)
+	}
+	h.Do("DELETE", "/events/definitions/"+id, nil, root).Want(t, http.StatusNoContent)
+	h.Do("DELETE", "/events/definitions/"+id, nil, root).Want(t, http.StatusNoContent)
+	h.Do("GET", "/events/definitions/"+id, nil, root).WantError(t, http.StatusNotFound, "Event definition "+id+" doesn't exist")
+	if n := h.Do("GET", "/scheduler/jobs", nil, root).Want(t, http.StatusOK).Get(`job_definitions.#(config.event_definition_id=="` + id + `")#`).Array(); len(n) != 0 {
+		t.Errorf("the deleted definition's job is left: %v", n)
+	}
+	h.Do("GET", "/scheduler/jobs", nil, viewer).Want(t, http.StatusForbidden)
+}
