@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -399,4 +400,40 @@ func TestAlertDefinitionsAPI(t *testing.T) {
 		t.Errorf("the deleted definition's job is left: %v", n)
 	}
 	h.Do("GET", "/scheduler/jobs", nil, viewer).Want(t, http.StatusForbidden)
+}
+
+// A filter definition (no series) makes one event per matching message,
+// pointing at it.
+func TestAlertFilterDefinition(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	def := countDefinition("Payment failed", 0)
+	cfg := def["config"].(map[string]any)
+	cfg["query"], cfg["group_by"], cfg["series"], cfg["conditions"] = "source:pay-1", []string{}, []any{}, nil
+	def["alert"] = false
+	t0 := h.Clock.Now()
+	did := h.Do("POST", "/events/definitions", def, root).Want(t, http.StatusOK).Get("id").String()
+	_, addr := h.CreateInput(httpInput)
+	at := float64(t0.Add(10*time.Second).UnixMilli()) / 1000
+	for _, src := range []string{"pay-1", "pay-2", "pay-1"} {
+		postGELF(t, addr, src, "declined", at)
+	}
+	h.WaitProcessed(3)
+	h.Clock.Advance(61 * time.Second)
+	search := func() *nodetest.Response {
+		return h.Do("POST", "/events/search", map[string]any{"filter": map[string]any{"alerts": "exclude", "event_definitions": []string{did}},
+			"timerange": map[string]any{"type": "relative", "range": 0}}, root).Want(t, http.StatusOK)
+	}
+	runAlerts(t, h, func() bool { return search().Get("total_events").Int() == 2 })
+	found := search()
+	msgs := h.Do("GET", "/search/universal/relative?query=source:pay-1&range=0", nil, root).Want(t, http.StatusOK)
+	for i := range 2 {
+		ev := found.Get("events." + strconv.Itoa(i) + ".event")
+		origin := ev.Get("origin_context").String()
+		if ev.Get("message").String() != "Payment failed" || ev.Get("timerange_start").Type != gjson.Null || ev.Get("alert").Bool() ||
+			!msgs.Get(`messages.#(message._id=="`+strings.TrimPrefix(origin, "urn:graylog:message:es:graylog_0:")+`")`).Exists() ||
+			ev.Get("timestamp").String() != iso(t0.Add(10*time.Second).Truncate(time.Millisecond)) {
+			t.Errorf("event %d: %s", i, ev.Raw)
+		}
+	}
 }
