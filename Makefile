@@ -6,7 +6,7 @@ BUILD     := $(shell git rev-parse --short=7 HEAD 2>/dev/null || echo dev)
 LDFLAGS   := -X github.com/loggate/loggate/backend/system/overview.Build=$(BUILD)
 STATICCHECK ?= $(shell command -v staticcheck 2>/dev/null || echo $(HOME)/go/bin/staticcheck)
 
-.PHONY: build run test race bench load bench-gateway bench-large memtest fuzz lint staticcheck clean
+.PHONY: build run test race bench load bench-gateway bench-large bench-alerts memtest fuzz lint staticcheck clean
 
 # A cold build is silent for minutes while modules download and every
 # dependency compiles: say what is happening.
@@ -46,6 +46,10 @@ LARGEN ?= 1000000
 bench-large:
 	LOGGATE_BENCH_LARGE=$(LARGEN) $(GO) test -run '^$$' -bench Large -benchtime 40x -timeout 30m ./backend/logs/messages/embedded
 	LOGGATE_BENCH_LARGE=1 $(GO) test -run '^$$' -bench SearchPage -benchtime 40x -timeout 30m ./backend/analysis/views
+
+## bench-alerts: 100 aggregation event definitions every 5 s over 1,000,000 stored messages, CPU share of one core (at most 20%)
+bench-alerts:
+	LOGGATE_BENCH_ALERTS=1000000 LOGGATE_BENCH_ALERTS_RATE=$${RATE:-200} $(GO) test -count=1 -run 'TestAggregationCPU' -v -timeout 30m ./backend/alerts/definitions
 
 ## memtest: decompression bombs against a loggate process, peak RSS under 500 MB
 memtest:

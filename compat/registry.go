@@ -20,11 +20,13 @@ type Deps struct {
 	AuthenticationConfig AuthenticationConfig
 	// IndexSets name the default index set of streams old clients create.
 	IndexSets IndexSets
+	// LegacyAlerts migrates the alert conditions of clients before 3.1.
+	LegacyAlerts LegacyAlerts
 }
 
 // All returns every version change loggate applies, oldest release first.
 func All(d Deps) []*Change {
-	changes := []*Change{OutputIDs(), StreamIndexSet(d.IndexSets), CSRFHeader(), PipelinesPath(), LegacyViewsAPI(d.LegacyViews), UsersByID(d.Users), LegacyViewsRemoval(d.LegacyViews), LegacyLDAPAPI(d.LegacyLDAP), AuthenticationConfigAPI(d.AuthenticationConfig), CountTotal(), SearchAggregations()}
+	changes := []*Change{OutputIDs(), StreamIndexSet(d.IndexSets), CSRFHeader(), PipelinesPath(), EventDefinitions(d.LegacyAlerts), LegacyViewsAPI(d.LegacyViews), UsersByID(d.Users), LegacyViewsRemoval(d.LegacyViews), LegacyLDAPAPI(d.LegacyLDAP), AuthenticationConfigAPI(d.AuthenticationConfig), CountTotal(), SearchAggregations()}
 	return NewChain("", append(changes, FieldAdditions()...)...).Changes()
 }
 

@@ -1,8 +1,8 @@
-// Package events owns Graylog 4.0's events API: event definitions, event
-// notifications and the event search the alerts page shows. loggate does
-// not create events yet: the definitions and notifications come from a
-// Source, which is empty until the events capability exists, and the event
-// search finds nothing, in the shapes Graylog 4.0 answers.
+// Package events owns Graylog 4.0's events: the event document as the
+// events index set stores it, the listings of event definitions and
+// notifications (from a Source), and the event search the alerts page
+// shows. A server without the events capability has the empty Source and
+// no event store, and answers in the same shapes.
 package events
 
 import (

@@ -13,8 +13,15 @@ import (
 // Handler serves /events/definitions, /events/notifications and
 // /events/search.
 type Handler struct {
-	src Source
-	now func() time.Time
+	src    Source
+	now    func() time.Time
+	events *Searching
+}
+
+// Scheduled is a Source that knows the scheduling state of its
+// definitions, for context.scheduler of the listing.
+type Scheduled interface {
+	SchedulerContext(ctx context.Context, ids []string) (map[string]any, error)
 }
 
 // NewHandler returns the events resources over src.
@@ -74,9 +81,17 @@ func (h *Handler) list(key, perm string, all func(context.Context) ([]Entity, er
 		}
 		l := api.Listing{Key: key, Items: docs, Count: len(docs), Total: total, GrandTotal: &grandTotal, Page: page}
 		if scheduler {
-			// No definition is scheduled while loggate runs no event
-			// processors.
-			l.Context = map[string]any{"scheduler": map[string]any{}}
+			states := map[string]any{}
+			if sc, ok := h.src.(Scheduled); ok {
+				ids := make([]string, len(shown))
+				for i, e := range shown {
+					ids[i] = e.ID
+				}
+				if states, err = sc.SchedulerContext(ctx, ids); err != nil {
+					return err
+				}
+			}
+			l.Context = map[string]any{"scheduler": states}
 		}
 		api.WriteJSON(w, http.StatusOK, l.Body())
 		return nil

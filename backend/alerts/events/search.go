@@ -68,12 +68,20 @@ func (h *Handler) search(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	api.WriteJSON(w, http.StatusOK, searchResponse{
-		Events: []json.RawMessage{}, UsedIndices: []string{}, Parameters: params,
-		Duration: h.now().Sub(started).Milliseconds(),
-		Context:  searchContext{EventDefinitions: map[string]any{}, Streams: map[string]any{}},
-	})
+	out := searchResponse{Events: []json.RawMessage{}, UsedIndices: []string{}, Parameters: params,
+		Context: searchContext{EventDefinitions: map[string]any{}, Streams: map[string]any{}}}
+	if h.events != nil {
+		if out, err = h.find(r.Context(), params); err != nil {
+			return err
+		}
+	}
+	out.Duration = h.now().Sub(started).Milliseconds()
+	api.WriteJSON(w, http.StatusOK, out)
 	return nil
+}
+
+func errInvalidRange(err error) error {
+	return api.Errorf(api.Invalid, "Invalid timerange: %v", err)
 }
 
 // parameters validates the request and fills in Graylog's defaults.

@@ -228,15 +228,22 @@ func (s *Service) scope(ctx context.Context, selected []string) ([]string, int, 
 		}
 	}
 	if selected == nil {
+		events := false
 		for _, is := range sets {
 			// Events index sets hold events, not messages: their window
-			// does not limit a message search.
+			// does not limit a message search, and, as Graylog leaves the
+			// events streams out of the streams a search may read, their
+			// events are not found by one.
 			if is.IndexTemplateType == nil || *is.IndexTemplateType != indexsets.TemplateEvents {
 				use(is)
+			} else {
+				events = true
 			}
 		}
-		// Every index set: the store searches all prefixes.
-		prefixes = nil
+		if !events {
+			// Every index set: the store searches all prefixes.
+			prefixes = nil
+		}
 	} else {
 		for _, st := range s.streams.All() {
 			if slices.Contains(selected, st.ID) {

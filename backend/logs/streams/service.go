@@ -2,6 +2,7 @@ package streams
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -220,6 +221,19 @@ func (s *Service) modify(ctx context.Context, id string, fn func(*Stream) error)
 	s.publish(out)
 	s.changed(ctx)
 	return out, nil
+}
+
+// UpdateAlertConditions changes a stream's legacy alert conditions with
+// fn, atomically, as modify changes the rest of it.
+func (s *Service) UpdateAlertConditions(ctx context.Context, id string, fn func([]json.RawMessage) ([]json.RawMessage, error)) (*Stream, error) {
+	return s.modify(ctx, id, func(st *Stream) error {
+		conds, err := fn(slices.Clone(st.AlertConditions))
+		if err != nil {
+			return err
+		}
+		st.AlertConditions = conds
+		return nil
+	})
 }
 
 // remove deletes a stream with its rules.

@@ -95,3 +95,47 @@ func testConcurrentInsert(t *testing.T, f Factory) {
 
 // userDoc is the document inserted by worker i: all claim username alice.
 func userDoc(i int) string { return fmt.Sprintf(`{"username":"alice","worker":%d}`, i) }
+
+// errClaimed aborts a claim that finds the document claimed already.
+var errClaimed = errors.New("claimed already")
+
+// testConditionalUpdate checks that Update is a compare-and-set: of
+// concurrent writers that each change a document only if it is still in the
+// state they read (a scheduler claiming a trigger), exactly one succeeds and
+// the others get fn's error with nothing written.
+func testConditionalUpdate(t *testing.T, f Factory) {
+	h := open(t, f)
+	h.insert(roles, "trigger", `{"owner":""}`)
+	wins := make(chan int, workers)
+	var wg sync.WaitGroup
+	for i := range workers {
+		wg.Go(func() {
+			err := h.s.Update(t.Context(), roles, "trigger", func(doc []byte) ([]byte, error) {
+				var tr struct{ Owner string }
+				if err := json.Unmarshal(doc, &tr); err != nil {
+					return nil, err
+				}
+				if tr.Owner != "" {
+					return nil, errClaimed
+				}
+				return fmt.Appendf(nil, `{"owner":"w%d"}`, i), nil
+			})
+			switch {
+			case err == nil:
+				wins <- i
+			case !errors.Is(err, errClaimed):
+				t.Errorf("Update: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	close(wins)
+	var winners []int
+	for w := range wins {
+		winners = append(winners, w)
+	}
+	if len(winners) != 1 {
+		t.Fatalf("%d claims succeeded, want 1", len(winners))
+	}
+	h.wantDoc(roles, "trigger", fmt.Sprintf(`{"owner":"w%d"}`, winners[0]))
+}

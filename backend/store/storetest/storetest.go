@@ -55,6 +55,7 @@ func Run(t *testing.T, f Factory) {
 		{"ListStop", testListStop},
 		{"ListWrites", testListWrites},
 		{"ConcurrentUpdate", testConcurrentUpdate},
+		{"ConditionalUpdate", testConditionalUpdate},
 		{"ConcurrentInsert", testConcurrentInsert},
 		{"Isolation", testIsolation},
 		{"Canceled", testCanceled},

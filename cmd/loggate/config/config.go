@@ -41,6 +41,26 @@ type Config struct {
 	SearchMaxConcurrent  int           // search_max_concurrent: searches at once; 0 for twice the CPUs, at least 4
 	SearchMaxQueue       time.Duration // search_max_queue_duration: wait for a search place before a 503
 	ConfigFile           string        // the --config path, if any
+	Email                Email         // transport_email_*: the mail server notifications are sent through
+	EnableLegacyAlerts   bool          // enable_legacy_alerts: evaluate legacy stream alert conditions
+	AlertCheckInterval   time.Duration // alert_check_interval: how often legacy conditions are evaluated
+}
+
+// Email is Graylog's email transport (transport_email_* keys).
+type Email struct {
+	Enabled         bool
+	Hostname        string
+	Port            int
+	UseAuth         bool
+	Username        string
+	Password        string
+	UseTLS          bool // STARTTLS
+	UseSSL          bool // TLS from the first byte (SMTPS)
+	FromEmail       string
+	SubjectPrefix   string
+	WebInterfaceURL string
+	ConnectTimeout  time.Duration
+	SocketTimeout   time.Duration
 }
 
 // Listener is an extra HTTP listener whose clients are served as Release

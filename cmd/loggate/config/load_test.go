@@ -49,6 +49,8 @@ func TestDefault(t *testing.T) {
 		JournalMaxAge:        12 * time.Hour,
 		DecodeBudget:         64 << 20,
 		SearchMaxQueue:       10 * time.Second,
+		Email:                config.Email{Port: 25, ConnectTimeout: 10 * time.Second, SocketTimeout: 10 * time.Second},
+		AlertCheckInterval:   time.Minute,
 	}
 	if got := config.Default(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Default() = %+v\nwant %+v", got, want)

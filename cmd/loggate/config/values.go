@@ -407,3 +407,24 @@ func formatDuration(d time.Duration) string {
 	}
 	return d.String()
 }
+
+// parsePort reads a TCP port number.
+func parsePort(s string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 1 || n > 65535 {
+		return 0, fmt.Errorf("want a port number from 1 to 65535")
+	}
+	return n, nil
+}
+
+// parseSeconds reads a whole number of seconds, as Graylog's integer
+// interval keys are written.
+func parseSeconds(s string) (time.Duration, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 1 || n > 86400 {
+		return 0, fmt.Errorf("want a number of seconds from 1 to 86400")
+	}
+	return time.Duration(n) * time.Second, nil
+}
+
+func formatSeconds(d time.Duration) string { return strconv.Itoa(int(d / time.Second)) }

@@ -39,7 +39,6 @@ import (
 	"github.com/loggate/loggate/backend/access/sessions"
 	"github.com/loggate/loggate/backend/access/tokens"
 	"github.com/loggate/loggate/backend/access/users"
-	"github.com/loggate/loggate/backend/alerts/events"
 	"github.com/loggate/loggate/backend/store"
 	"github.com/loggate/loggate/backend/store/bolt"
 	"github.com/loggate/loggate/backend/store/mongo"
@@ -86,6 +85,8 @@ type Node struct {
 	// System are the system resources of the web interface's overview,
 	// nodes and configuration pages.
 	System SystemResources
+	// Alerts are the event definitions, notifications and their schedulers.
+	Alerts Alerts
 
 	// GeneratedRootPassword is set on the first start without
 	// root_password_sha2: the password to print once. Only its hash is kept.
@@ -319,8 +320,10 @@ func (n *Node) routes(ctx context.Context, o Options) ([]api.Route, error) {
 	roleHandler := roles.NewHandler(n.Roles, n.Users)
 	// The browser documents the routes only compatibility serves too.
 	browser := apibrowser.New(func() []api.Route { return n.Router.Routes() }).WithCompat(compat.Documented(compat.All(compat.Deps{})))
+	alertsFirst, alertRoutes := n.openAlerts(o.Now)
 	var routes []api.Route
 	for _, rs := range [][]api.Route{
+		alertsFirst,
 		overview.NewHandler(n.Info, o.Now).SetRegistry(n.Nodes).Routes(),
 		cluster.NewHandler(n.Info.ID, local).SetPeers(n.Nodes, nil, 0).Routes(),
 		sessions.NewHandler(n.Sessions, n.Auth, o.Now).Routes(),
@@ -340,7 +343,7 @@ func (n *Node) routes(ctx context.Context, o Options) ([]api.Route, error) {
 		systemmessages.NewHandler(n.Notices.Messages).Routes(),
 		systemRoutes,
 		inputRoutes,
-		events.NewHandler(events.None{}, o.Now).Routes(),
+		alertRoutes,
 		browser.Routes(),
 	} {
 		routes = append(routes, rs...)
@@ -367,7 +370,7 @@ func (n *Node) openRouter(routes []api.Route, rel releases) error {
 	}
 	chain := compat.NewChain(router.Prefix, compat.All(compat.Deps{
 		Users: userResolver{n.Users}, LegacyViews: n.legacyViews(), LegacyLDAP: n.legacyLDAP(), IndexSets: n.IndexSets,
-		AuthenticationConfig: n.authenticationConfig(),
+		AuthenticationConfig: n.authenticationConfig(), LegacyAlerts: legacyMigration{},
 	})...)
 	n.Router = router.New(router.Options{
 		Routes: routes, Auth: n.Auth, Chain: chain, DefaultRelease: rel.def, MinRelease: rel.min, AccessLog: accessLog,
@@ -547,6 +550,7 @@ func (n *Node) Background(ctx context.Context) (wait func()) {
 	n.runMessages(ctx, &wg)
 	n.watchNotices(ctx, &wg)
 	n.runTraffic(ctx, &wg)
+	n.runAlerts(ctx, &wg)
 	return wg.Wait
 }
 

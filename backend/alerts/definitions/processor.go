@@ -1,0 +1,364 @@
+package definitions
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/loggate/loggate/auth"
+	"github.com/loggate/loggate/auth/permission"
+	"github.com/loggate/loggate/backend/alerts/events"
+	"github.com/loggate/loggate/backend/alerts/scheduler"
+	"github.com/loggate/loggate/backend/alerts/template"
+	"github.com/loggate/loggate/backend/analysis/search"
+	"github.com/loggate/loggate/backend/analysis/search/query"
+	"github.com/loggate/loggate/backend/logs/messages"
+	"github.com/loggate/loggate/backend/logs/streams"
+	"github.com/loggate/loggate/router/api"
+)
+
+// Searcher runs the searches of a definition; *search.Service is one.
+type Searcher interface {
+	Aggregate(ctx context.Context, r search.Request, a search.Aggregation) (*search.Aggregated, error)
+	Scan(ctx context.Context, r search.Request, window int) (messages.Cursor, query.Node, error)
+}
+
+// EventWriter stores events (in the events index set).
+type EventWriter interface {
+	WriteEvents(ctx context.Context, evs []events.Event) error
+}
+
+// Notifier schedules the notifications of a definition's new events.
+type Notifier interface {
+	Notify(ctx context.Context, d Definition, evs []events.Event) error
+}
+
+// Streams lists the ids of the message streams (events streams excluded).
+type Streams func() []string
+
+// Processor is the event processor: the job of event-processor-execution-v1
+// job definitions, and the runner of /execute.
+type Processor struct {
+	defs    *Service
+	search  Searcher
+	out     EventWriter
+	notify  Notifier
+	streams Streams
+	now     func() time.Time
+	source  string
+}
+
+// NewProcessor returns the event processor. source is the node's host
+// name, each event's source.
+func NewProcessor(defs *Service, s Searcher, out EventWriter, n Notifier, st Streams, now func() time.Time, source string) *Processor {
+	return &Processor{defs: defs, search: s, out: out, notify: n, streams: st, now: now, source: source}
+}
+
+// maxFiltered bounds the events one window of a filter definition makes.
+const maxFiltered = 10_000
+
+// groupLimit is how many groups of a group_by an aggregation keeps.
+const groupLimit = 10_000
+
+// systemContext is ctx as the server itself: every stream readable.
+func systemContext(ctx context.Context) context.Context {
+	perms, _ := permission.NewSet([]string{"*"}) // "*" always parses
+	return auth.WithPrincipal(ctx, &auth.Principal{UserID: "system", Username: "system", Permissions: perms})
+}
+
+// Execute runs one firing of a definition's job: the trigger's window,
+// unless it ends in the future, then moves the trigger to the next window.
+// A firing that runs again (its runner died before recording it) makes the
+// same events with the same ids, which replace the stored ones, and
+// notifications scheduled under fixed ids: nothing is doubled.
+func (p *Processor) Execute(ctx context.Context, job scheduler.JobDefinition, tr scheduler.Trigger) (scheduler.Outcome, error) {
+	var cfg jobConfig
+	if err := json.Unmarshal(job.Config, &cfg); err != nil {
+		return scheduler.Outcome{}, &scheduler.Permanent{Err: fmt.Errorf("job %s: %w", job.ID, err)}
+	}
+	var data triggerData
+	if err := json.Unmarshal(tr.Data, &data); err != nil || data.TimerangeTo.IsZero() {
+		return scheduler.Outcome{}, &scheduler.Permanent{Err: fmt.Errorf("trigger %s has no window", tr.ID)}
+	}
+	if data.TimerangeTo.After(p.now()) {
+		return scheduler.Outcome{Next: data.TimerangeTo.Time}, nil
+	}
+	d, err := p.defs.Get(ctx, cfg.EventDefinitionID)
+	if err != nil {
+		if api.ErrorCode(err) == api.NotFound {
+			return scheduler.Outcome{}, &scheduler.Permanent{Err: err}
+		}
+		return scheduler.Outcome{}, err
+	}
+	if err := p.Run(ctx, d, data.TimerangeFrom, data.TimerangeTo); err != nil {
+		return scheduler.Outcome{}, err
+	}
+	hop := time.Duration(d.Config.ExecuteEveryMs) * time.Millisecond
+	nextTo := data.TimerangeTo.Add(hop)
+	nextFrom, _ := window(nextTo, d.Config)
+	next, _ := json.Marshal(triggerData{Type: TypeExecutionJob, TimerangeFrom: api.Time{Time: nextFrom}, TimerangeTo: api.Time{Time: nextTo}})
+	return scheduler.Outcome{Next: nextTo, Data: next}, nil
+}
+
+// Run runs a definition over [from, to]: its events are stored and their
+// notifications scheduled.
+func (p *Processor) Run(ctx context.Context, d Definition, from, to api.Time) error {
+	evs, err := p.Events(ctx, d, from.Time, to.Time)
+	if err != nil || len(evs) == 0 {
+		return err
+	}
+	if len(d.Notifications) > 0 && p.notify != nil {
+		if err := p.notify.Notify(ctx, d, evs); err != nil {
+			return err
+		}
+	}
+	return p.out.WriteEvents(ctx, evs)
+}
+
+// request is the search of a definition over a window.
+func (p *Processor) request(d Definition, from, to time.Time) search.Request {
+	r := search.Request{Query: d.Config.Query, Range: search.TimeRange{From: from, To: to}, Streams: d.Config.Streams}
+	if len(r.Streams) == 0 {
+		// Every message stream; never the events streams.
+		r.Streams = p.streams()
+	}
+	return r
+}
+
+// Backlog returns up to n messages of the event's window matching the
+// definition, newest first: what a notification shows with the event.
+func (p *Processor) Backlog(ctx context.Context, d Definition, ev events.Event, n int) ([]messages.Hit, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	from, to := ev.Timestamp.Time, ev.Timestamp.Time
+	if ev.TimerangeStart != nil && ev.TimerangeEnd != nil {
+		from, to = ev.TimerangeStart.Time, ev.TimerangeEnd.Time
+	}
+	r := p.request(d, from, to)
+	r.Limit = n
+	cur, _, err := p.search.Scan(systemContext(ctx), r, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer cur.Close()
+	var out []messages.Hit
+	for h, ok := cur.Next(); ok && len(out) < n; h, ok = cur.Next() {
+		out = append(out, h)
+	}
+	return out, cur.Err()
+}
+
+// Events computes the events of a definition over [from, to].
+func (p *Processor) Events(ctx context.Context, d Definition, from, to time.Time) ([]events.Event, error) {
+	if d.Config.Type != TypeAggregation {
+		return nil, &scheduler.Permanent{Err: fmt.Errorf("event definition %s has config type %q", d.ID, d.Config.Type)}
+	}
+	ctx = systemContext(ctx)
+	r := p.request(d, from, to)
+	if len(r.Streams) == 0 {
+		return nil, nil
+	}
+	if d.Config.IsAggregation() {
+		return p.aggregate(ctx, d, r, from, to)
+	}
+	return p.filter(ctx, d, r)
+}
+
+// filter makes one event per matching message.
+func (p *Processor) filter(ctx context.Context, d Definition, r search.Request) ([]events.Event, error) {
+	r.Sort = messages.Sort{Asc: true}
+	r.Limit = maxFiltered
+	cur, _, err := p.search.Scan(ctx, r, maxFiltered)
+	if err != nil {
+		return nil, err
+	}
+	defer cur.Close()
+	var out []events.Event
+	for h, ok := cur.Next(); ok; h, ok = cur.Next() {
+		m := h.Message
+		origin := "urn:graylog:message:es:" + h.Index + ":" + m.ID
+		ev := p.event(d, eventID(m.Timestamp, d.ID, m.ID), m.Timestamp, d.Title)
+		ev.OriginContext = &origin
+		ev.SourceStreams = sourceStreams(m.Streams, d.Config.Streams)
+		source := m.Map()
+		p.finish(&ev, d, source)
+		out = append(out, ev)
+	}
+	return out, cur.Err()
+}
+
+func sourceStreams(msg, def []string) []string {
+	var out []string
+	for _, s := range msg {
+		if len(def) == 0 || slices.Contains(def, s) {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		out = slices.Clone(def)
+	}
+	return nonNil(out)
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// aggregate makes one event per result row whose conditions hold.
+func (p *Processor) aggregate(ctx context.Context, d Definition, r search.Request, from, to time.Time) ([]events.Event, error) {
+	a := search.Aggregation{}
+	for _, f := range d.Config.GroupBy {
+		a.Rows = append(a.Rows, search.Grouping{Field: f, Limit: groupLimit})
+	}
+	for _, s := range d.Config.Series {
+		field := ""
+		if s.Field != nil {
+			field = *s.Field
+		}
+		a.Series = append(a.Series, search.Series{ID: s.ID, Type: s.Function, Field: field})
+	}
+	res, err := p.search.Aggregate(ctx, r, a)
+	if err != nil {
+		return nil, err
+	}
+	var out []events.Event
+	var walk func(b *search.Bucket, keys []string)
+	walk = func(b *search.Bucket, keys []string) {
+		if len(keys) < len(d.Config.GroupBy) {
+			for _, c := range b.Buckets {
+				walk(c, append(slices.Clone(keys), c.Key))
+			}
+			return
+		}
+		values := map[string]float64{}
+		for i, s := range d.Config.Series {
+			values[s.ID] = toFloat(b.Values[i])
+		}
+		if c := d.Config.Conditions; c != nil && c.Expression != nil && !c.Expression.Holds(values) {
+			return
+		}
+		out = append(out, p.aggregationEvent(d, keys, values, from, to))
+	}
+	if res.Root != nil {
+		walk(res.Root, nil)
+	}
+	return out, nil
+}
+
+func toFloat(v any) float64 {
+	switch n := v.(type) {
+	case float64:
+		return n
+	case int64:
+		return float64(n)
+	case int:
+		return float64(n)
+	}
+	return math.NaN()
+}
+
+// aggregationEvent is the event of one result row, with the fields of
+// Graylog's synthetic source message.
+func (p *Processor) aggregationEvent(d Definition, keys []string, values map[string]float64, from, to time.Time) events.Event {
+	var msg strings.Builder
+	msg.WriteString(d.Title)
+	key := strings.Join(keys, "|")
+	if key != "" {
+		msg.WriteString(": " + key)
+	}
+	source := map[string]any{"aggregation_key": key}
+	for i, f := range d.Config.GroupBy {
+		source[f] = keys[i]
+	}
+	parts := make([]string, 0, len(d.Config.Series))
+	for _, s := range d.Config.Series {
+		field := ""
+		if s.Field != nil {
+			field = *s.Field
+		}
+		parts = append(parts, fmt.Sprintf("%s(%s)=%s", s.Function, field, template.JavaDouble(values[s.ID])))
+		name := "aggregation_value_" + s.Function
+		if field != "" {
+			name += "_" + field
+		}
+		source[name] = values[s.ID]
+	}
+	if len(parts) > 0 {
+		msg.WriteString(" - " + strings.Join(parts, " "))
+	}
+	ev := p.event(d, eventID(to, d.ID, from.Format(time.RFC3339Nano), key), to, msg.String())
+	start, end := api.Time{Time: from}, api.Time{Time: to}
+	ev.TimerangeStart, ev.TimerangeEnd = &start, &end
+	ev.SourceStreams = nonNil(slices.Clone(d.Config.Streams))
+	if len(ev.SourceStreams) == 0 {
+		ev.SourceStreams = nonNil(p.streams())
+	}
+	p.finish(&ev, d, source)
+	return ev
+}
+
+// event is an event of d with what every event has.
+func (p *Processor) event(d Definition, id string, at time.Time, message string) events.Event {
+	return events.Event{ID: id, EventDefinitionType: d.Config.Type, EventDefinitionID: d.ID,
+		Timestamp: api.Time{Time: at.UTC()}, TimestampProcessing: api.Time{Time: p.now().UTC().Truncate(time.Millisecond)},
+		Streams: []string{streams.EventsStreamID}, Message: message, Source: p.source,
+		Priority: d.Priority, Alert: d.Alert, KeyTuple: []string{}, Fields: map[string]string{}}
+}
+
+// finish evaluates the field specs over the source message, then the key.
+func (p *Processor) finish(ev *events.Event, d Definition, source map[string]any) {
+	model := map[string]any{"source": source}
+	for name, spec := range d.FieldSpec {
+		for _, pr := range spec.Providers {
+			if pr.Type != TypeTemplateField {
+				continue
+			}
+			t, err := template.Parse(pr.Template)
+			if err != nil {
+				continue
+			}
+			if v := t.Execute(model); v != "" || !pr.RequireValues {
+				ev.Fields[name] = v
+			}
+		}
+	}
+	for _, k := range d.KeySpec {
+		ev.KeyTuple = append(ev.KeyTuple, ev.Fields[k])
+	}
+	key := strings.Join(ev.KeyTuple, "|")
+	ev.Key = &key
+}
+
+// crockford is ULID's alphabet.
+const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+// eventID is a ULID, as Graylog's event ids are, whose time is the event's
+// and whose random part is a hash of what identifies the event, so that
+// running a window again gives its events the same ids.
+func eventID(at time.Time, parts ...string) string {
+	h := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
+	var b [16]byte
+	ms := uint64(at.UnixMilli())
+	binary.BigEndian.PutUint16(b[0:2], uint16(ms>>32))
+	binary.BigEndian.PutUint32(b[2:6], uint32(ms))
+	copy(b[6:], h[:10])
+	// 128 bits in 26 base-32 digits, the first carrying 3 bits.
+	var out [26]byte
+	hi, lo := binary.BigEndian.Uint64(b[0:8]), binary.BigEndian.Uint64(b[8:16])
+	for i := 25; i >= 0; i-- {
+		out[i] = crockford[lo&31]
+		lo = lo>>5 | hi<<59
+		hi >>= 5
+	}
+	return string(out[:])
+}

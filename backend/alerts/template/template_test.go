@@ -1,0 +1,66 @@
+package template
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestExecute(t *testing.T) {
+	var model map[string]any
+	_ = json.Unmarshal([]byte(`{"event_definition_title":"Errors","event":{"message":"too many","priority":2,"alert":true,
+		"source_streams":["a","b"],"fields":{"z":"1","a":"2"},"key":""},"backlog":[{"message":"m1"},{"message":"m2"}],"empty":[]}`), &model)
+	tests := []struct{ name, src, want string }{
+		{"value", "${event_definition_title}: ${event.message}", "Errors: too many"},
+		{"number and bool", "${event.priority} ${event.alert}", "2 true"},
+		{"list", "${event.source_streams}", "[a, b]"},
+		{"absent", "[${event.nothing}][${nothing.at.all}]", "[][]"},
+		{"default", `${event.key!none} ${event.missing!"n/a"}`, "none n/a"},
+		{"renderer ignored", "${event.message;upper}", "too many"},
+		{"map entries in key order", "${foreach event.fields f}${f.key}=${f.value};${end}", "a=2;z=1;"},
+		{"list with separator", "${foreach backlog m , }${m.message}${end}", "m1, m2"},
+		{"if", "${if backlog}B${end}${if empty}E${else}no E${end}${if !empty}!E${end}", "Bno E!E"},
+		{"outer names inside foreach", "${foreach backlog m}${event_definition_title}${end}", "ErrorsErrors"},
+		{"escape", `\${event.message} costs $5`, "${event.message} costs $5"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tpl, err := Parse(tt.src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tpl.Execute(model); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, src := range []string{"${", "${if a}", "${end}", "${foreach a}${end}", "${}", "${if a}${else}", "${if }x${end}"} {
+		if _, err := Parse(src); err == nil {
+			t.Errorf("%q parsed", src)
+		}
+	}
+}
+
+func TestJavaDouble(t *testing.T) {
+	for v, want := range map[float64]string{12: "12.0", 0.5: "0.5", 1e7: "1.0E7", 1.5e-4: "1.5E-4", 0: "0.0", -3.25: "-3.25"} {
+		if got := JavaDouble(v); got != want {
+			t.Errorf("%v: %q, want %q", v, got, want)
+		}
+	}
+}
+
+func FuzzTemplate(f *testing.F) {
+	for _, s := range []string{"${a}", "${foreach a b , }${b}${end}", "${if !a}x${else}y${end}", `\${a}`, "$$", "${a!b;c}"} {
+		f.Add(s)
+	}
+	model := map[string]any{"a": []any{"x", map[string]any{"k": 1.5}}, "b": true}
+	f.Fuzz(func(t *testing.T, src string) {
+		tpl, err := Parse(src)
+		if err != nil {
+			return
+		}
+		_ = tpl.Execute(model)
+	})
+}

@@ -1,0 +1,116 @@
+package node_test
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
+)
+
+// A 2.4 script creates a stream, a message count condition and an HTTP
+// alarm callback, and gets alerts: both are migrated at once, as 3.1's
+// migration would, and the callback posts the 2.x check result when the
+// condition holds.
+func TestLegacyConditionAlertsOldClient(t *testing.T) {
+	h := nodetest.Start(t)
+	v24 := []nodetest.ReqOption{nodetest.AsRoot(), nodetest.Header("X-API-Version", "2.4")}
+	root := nodetest.AsRoot()
+	hk := startHook(t)
+	allowURL(t, h, hk.url())
+	sid := h.Do("POST", "/streams", map[string]any{"title": "web", "matching_type": "AND", "index_set_id": defaultIndexSet(t, h),
+		"rules": []map[string]any{{"field": "source", "type": 1, "value": "web-1", "inverted": false}}}, v24...).Want(t, http.StatusCreated).Get("stream_id").String()
+	h.Do("POST", "/streams/"+sid+"/resume", nil, v24...).Want(t, http.StatusNoContent)
+	h.Do("POST", "/streams/"+sid+"/alarmcallbacks", map[string]any{"type": "org.graylog2.alarmcallbacks.HTTPAlarmCallback", "title": "hook",
+		"configuration": map[string]any{"url": hk.url()}}, v24...).Want(t, http.StatusCreated)
+	t0 := h.Clock.Now().UTC().Truncate(time.Millisecond)
+	cid := h.Do("POST", "/streams/"+sid+"/alerts/conditions", map[string]any{"type": "message_count", "title": "busy",
+		"parameters": map[string]any{"time": 1, "threshold_type": "MORE", "threshold": 1, "grace": 0, "backlog": 2, "query": "*"}},
+		v24...).Want(t, http.StatusCreated).Get("alert_condition_id").String()
+
+	conds := h.Do("GET", "/streams/"+sid+"/alerts/conditions", nil, v24...).Want(t, http.StatusOK)
+	if conds.Get("total").Int() != 1 || conds.Get("conditions.0.id").String() != cid || conds.Get("conditions.0.parameters.threshold").Int() != 1 {
+		t.Errorf("conditions: %s", conds.Body)
+	}
+	defs := h.Do("GET", "/events/definitions", nil, root).Want(t, http.StatusOK)
+	def := defs.Get(`event_definitions.#(title=="busy")`)
+	if def.Get("description").String() != "Migrated message count alert condition" || def.Get("config.streams.0").String() != sid ||
+		def.Get("config.search_within_ms").Int() != 60000 || def.Get("config.execute_every_ms").Int() != 60000 ||
+		def.Get("config.conditions.expression.expr").String() != ">" || def.Get("notification_settings.backlog_size").Int() != 2 ||
+		def.Get("notifications.#").Int() != 1 {
+		t.Fatalf("migrated definition: %s", def.Raw)
+	}
+	notes := h.Do("GET", "/events/notifications", nil, root).Want(t, http.StatusOK)
+	if n := notes.Get(`notifications.#(title=="hook")`); n.Get("config.type").String() != "legacy-alarm-callback-notification-v1" ||
+		n.Get("description").String() != "Migrated legacy alarm callback" || n.Get("config.configuration.url").String() != hk.url() {
+		t.Fatalf("migrated notification: %s", notes.Body)
+	}
+
+	_, addr := h.CreateInput(httpInput)
+	at := float64(t0.Add(10*time.Second).UnixMilli()) / 1000
+	postGELF(t, addr, "web-1", "one", at)
+	postGELF(t, addr, "web-1", "two", at)
+	h.WaitProcessed(2)
+	h.Clock.Advance(61 * time.Second)
+	runAlerts(t, h, func() bool { return len(hk.received()) == 1 })
+	body := gjson.ParseBytes(hk.received()[0].body)
+	if body.Get("stream.id").String() != sid || !body.Get("check_result.triggered").Bool() ||
+		body.Get("check_result.result_description").String() != "busy - count()=2.0" ||
+		body.Get("check_result.triggered_condition.title").String() != "busy" || body.Get("check_result.matching_messages.#").Int() != 2 {
+		t.Errorf("callback payload: %s", body.Raw)
+	}
+}
+
+// A 4.0 client's legacy condition is kept and listed, but becomes an event
+// definition only at the next start, as Graylog 4.0's migration does
+// (enable_legacy_alerts is off).
+func TestLegacyConditionNewClient(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	is := defaultIndexSet(t, h)
+	sid := h.Do("POST", "/streams", map[string]any{"title": "web", "index_set_id": is}, root).Want(t, http.StatusCreated).Get("stream_id").String()
+	h.Do("POST", "/streams/"+sid+"/alerts/conditions", map[string]any{"type": "field_value", "title": "slow",
+		"parameters": map[string]any{"field": "took", "time": 5, "threshold_type": "HIGHER", "threshold": 2.5, "type": "MEAN", "grace": 1, "backlog": 0}},
+		root).Want(t, http.StatusCreated)
+	h.Do("POST", "/streams/"+sid+"/alerts/conditions", map[string]any{"type": "nope", "parameters": map[string]any{}}, root).
+		WantError(t, http.StatusBadRequest, "Unable to load alert condition of type nope")
+	h.Do("POST", "/streams/"+sid+"/alerts/conditions", map[string]any{"type": "message_count", "parameters": map[string]any{"time": 1}}, root).
+		WantError(t, http.StatusBadRequest, "Invalid alert condition parameters")
+	if all := h.Do("GET", "/alerts/conditions", nil, root).Want(t, http.StatusOK); all.Get("total").Int() != 1 {
+		t.Errorf("all conditions: %s", all.Body)
+	}
+	for _, p := range []string{"/streams/alerts/paginated", "/streams/alerts", "/streams/" + sid + "/alerts/paginated"} {
+		if r := h.Do("GET", p, nil, root).Want(t, http.StatusOK); r.Get("total").Int() != 0 || !r.Get("alerts").IsArray() {
+			t.Errorf("%s: %s", p, r.Body)
+		}
+	}
+	if types := h.Do("GET", "/alerts/conditions/types", nil, root).Want(t, http.StatusOK); !types.Get("message_count.requested_configuration.threshold").Exists() {
+		t.Errorf("types: %s", types.Body)
+	}
+	if n := h.Do("GET", "/events/definitions", nil, root).Want(t, http.StatusOK).Get("total").Int(); n != 0 {
+		t.Fatalf("%d definitions before the restart", n)
+	}
+	h.Restart()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		defs := h.Do("GET", "/events/definitions", nil, root).Want(t, http.StatusOK)
+		if d := defs.Get(`event_definitions.#(title=="slow")`); d.Exists() {
+			if d.Get("config.series.0.function").String() != "avg" || d.Get("config.series.0.field").String() != "took" ||
+				d.Get("config.conditions.expression.right.value").Float() != 2 || d.Get("config.search_within_ms").Int() != 300000 ||
+				d.Get("notification_settings.grace_period_ms").Int() != 60000 {
+				t.Errorf("migrated: %s", d.Raw)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not migrated at the restart: %s", defs.Body)
+		}
+		time.Sleep(20 * time.Millisecond) // polling an observable condition
+	}
+	h.Restart() // migrated once only
+	if n := h.Do("GET", "/events/definitions", nil, root).Want(t, http.StatusOK).Get("total").Int(); n != 1 {
+		t.Errorf("%d definitions after a second restart", n)
+	}
+}
