@@ -71,26 +71,25 @@ func scheduleParam(r *http.Request) (bool, error) {
 	return b, nil
 }
 
-// read parses and validates a body; a failed validation is answered here
-// (handled reports it).
-func (h *Handler) read(w http.ResponseWriter, r *http.Request) (d Definition, handled bool, err error) {
+// read parses and validates a body; a failed validation is a 400 whose
+// body is the validation result.
+func (h *Handler) read(r *http.Request) (d Definition, err error) {
 	body, err := api.ReadBody(r)
 	if err != nil {
-		return d, false, err
+		return d, err
 	}
 	if d, err = ParseDefinition(body, h.s.NewID); err != nil {
-		return d, false, err
+		return d, err
 	}
 	if v := d.Validate(); v.Failed {
-		api.WriteJSON(w, http.StatusBadRequest, v)
-		return d, true, nil
+		return d, invalid(v)
 	}
 	for _, perm := range d.Config.RequiredPermissions() {
 		if err := auth.Require(r.Context(), perm); err != nil {
-			return d, false, err
+			return d, err
 		}
 	}
-	return d, false, nil
+	return d, nil
 }
 
 func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
@@ -98,8 +97,8 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d, handled, err := h.read(w, r)
-	if err != nil || handled {
+	d, err := h.read(r)
+	if err != nil {
 		return err
 	}
 	d.ID = ""
@@ -166,15 +165,14 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
 	if _, err := h.s.Get(r.Context(), id); err != nil {
 		return err
 	}
-	d, handled, err := h.read(w, r)
-	if err != nil || handled {
+	d, err := h.read(r)
+	if err != nil {
 		return err
 	}
 	if d.ID != id {
 		v := newValidation()
 		v.add("id", "Event definition IDs don't match")
-		api.WriteJSON(w, http.StatusBadRequest, v)
-		return nil
+		return invalid(v)
 	}
 	if d, err = h.s.Save(r.Context(), d, schedule); err != nil {
 		return err
@@ -262,4 +260,9 @@ func (h *Handler) entityTypes(w http.ResponseWriter, r *http.Request) error {
 		"notification_types":    {"email-notification-v1", "http-notification-v1", "legacy-alarm-callback-notification-v1"},
 	})
 	return nil
+}
+
+// invalid is a failed validation, answered 400 with its result as the body.
+func invalid(v any) error {
+	return &api.Error{Code: api.Invalid, Message: "Validation failed", Body: v}
 }

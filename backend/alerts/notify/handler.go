@@ -42,25 +42,25 @@ func (h *Handler) Routes() []api.Route {
 	}
 }
 
-// read parses and validates a body; a failed validation is answered here.
-func read(w http.ResponseWriter, r *http.Request) (n Notification, handled bool, err error) {
+// read parses and validates a body; a failed validation is a 400 whose
+// body is the validation result.
+func read(r *http.Request) (n Notification, err error) {
 	body, err := api.ReadBody(r)
 	if err != nil {
-		return n, false, err
+		return n, err
 	}
 	if n, err = Parse(body); err != nil {
-		return n, false, err
+		return n, err
 	}
 	if v := n.Validate(); v.Failed {
-		api.WriteJSON(w, http.StatusBadRequest, v)
-		return n, true, nil
+		return n, invalid(v)
 	}
-	return n, false, nil
+	return n, nil
 }
 
 func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
-	n, handled, err := read(w, r)
-	if err != nil || handled {
+	n, err := read(r)
+	if err != nil {
 		return err
 	}
 	n.ID = ""
@@ -92,8 +92,8 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
 	if _, err := h.s.Get(r.Context(), id); err != nil {
 		return err
 	}
-	n, handled, err := read(w, r)
-	if err != nil || handled {
+	n, err := read(r)
+	if err != nil {
 		return err
 	}
 	if n.ID != id {
@@ -141,8 +141,8 @@ func (h *Handler) testSaved(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *Handler) testUnsaved(w http.ResponseWriter, r *http.Request) error {
-	n, handled, err := read(w, r)
-	if err != nil || handled {
+	n, err := read(r)
+	if err != nil {
 		return err
 	}
 	return h.test(w, r, n)
@@ -154,4 +154,9 @@ func (h *Handler) legacyTypes(w http.ResponseWriter, r *http.Request) error {
 	}
 	api.WriteJSON(w, http.StatusOK, map[string]any{"types": LegacyTypes()})
 	return nil
+}
+
+// invalid is a failed validation, answered 400 with its result as the body.
+func invalid(v any) error {
+	return &api.Error{Code: api.Invalid, Message: "Validation failed", Body: v}
 }

@@ -99,8 +99,7 @@ func (h *Handler) Routes() []api.Route {
 			var errs lang.Errors
 			if errors.As(err, &errs) {
 				// Graylog answers parse errors with their list as the body.
-				api.WriteJSON(w, http.StatusBadRequest, []lang.Error(errs))
-				return nil
+				return &api.Error{Code: api.Invalid, Message: errs.Error(), Err: err, Body: []lang.Error(errs)}
 			}
 			return err
 		}
