@@ -584,10 +584,10 @@ func (n *Node) served() http.Handler {
 	})
 }
 
-// webInterface opens web_interface_dir, if set.
+// webInterface opens web_interface_dir, if set; else loggate's own.
 func (n *Node) webInterface() error {
 	if n.Config.WebInterfaceDir == "" {
-		return nil
+		return n.ownInterface()
 	}
 	h, err := graylog.New(graylog.Options{
 		Dir:          n.Config.WebInterfaceDir,
