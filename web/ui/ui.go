@@ -18,10 +18,12 @@ import (
 	"embed"
 	"encoding/base64"
 	"encoding/hex"
+	"fmt"
 	"io/fs"
 	"mime"
 	"net/http"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -71,10 +73,31 @@ func New() (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	page = bytes.ReplaceAll(page, []byte("{{PRELOAD}}"), h.preloads())
 	page = bytes.ReplaceAll(page, []byte("{{BASE}}"), []byte(h.base))
 	h.page = newFile(page, "text/html; charset=utf-8")
 	h.csp = policy(page)
 	return h, nil
+}
+
+// preloads are links that fetch every module at once, rather than each
+// only once the module importing it has arrived.
+func (h *Handler) preloads() []byte {
+	names := make([]string, 0, len(h.files))
+	for p := range h.files {
+		if path.Ext(p) == ".js" {
+			names = append(names, p)
+		}
+	}
+	slices.Sort(names)
+	var b bytes.Buffer
+	for i, p := range names {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, `<link rel="modulepreload" href="{{BASE}}%s">`, p)
+	}
+	return b.Bytes()
 }
 
 // policy is the page's Content-Security-Policy: scripts only from loggate

@@ -301,6 +301,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 		systemRoutes,
 		events.NewHandler(events.None{}, o.Now).Routes(),
 		browser.Routes(),
+		interfaceRoutes(cfg.AccessLog, o.Now),
 	} {
 		routes = append(routes, rs...)
 	}

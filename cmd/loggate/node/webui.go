@@ -1,6 +1,12 @@
 package node
 
-import "github.com/loggate/loggate/web/ui"
+import (
+	"time"
+
+	"github.com/loggate/loggate/backend/api"
+	"github.com/loggate/loggate/backend/compatreport"
+	"github.com/loggate/loggate/web/ui"
+)
 
 // ownInterface serves loggate's own web interface at / when the operator
 // has not pointed web_interface_dir at Graylog's: theirs wins.
@@ -11,4 +17,10 @@ func (n *Node) ownInterface() error {
 	}
 	n.web = h
 	return nil
+}
+
+// interfaceRoutes are the API routes only loggate's interface needed: the
+// compatibility report from the access log.
+func interfaceRoutes(accessLog string, now func() time.Time) []api.Route {
+	return compatreport.NewHandler(accessLog, now).Routes()
 }

@@ -37,7 +37,9 @@ function expired() {
   const s = session.get();
   session.clear();
   me.user = null;
-  loginNotice.message = s ? 'Your session has expired. Please log in again.' : 'Please log in.';
+  // Calls that fail together all come here: the first says why.
+  if (s) loginNotice.message = 'Your session has expired. Please log in again.';
+  else if (!loginNotice.message) loginNotice.message = 'Please log in.';
   if (location.pathname !== '/login') loginNotice.next = location.pathname + location.search;
   navigate('/login', { replace: true });
 }

@@ -182,12 +182,16 @@ function Histogram({ s }) {
       }
       const order = xs.map((_, i) => i).sort((a, b) => xs[a] - xs[b]);
       const data = [order.map((i) => xs[i]), order.map((i) => ys[i])];
+      // The axis spans the range searched, not just the buckets found.
+      const eff = st.effective_timerange || {};
+      let lo = Date.parse(eff.from) / 1000, hi = Date.parse(eff.to) / 1000;
+      if (!(lo > 0) || !(hi > lo)) { lo = data[0][0] ?? Date.now() / 1000 - 300; hi = Math.max(data[0].at(-1) ?? lo, lo + 60); }
       const tz = timeZone();
       plot = new uPlot({
         width: el.current.clientWidth || 1000, height: 140,
         tzDate: (ts) => uPlot.tzDate(new Date(ts * 1e3), tz),
         legend: { show: false }, cursor: { drag: { x: true, y: false } },
-        scales: { x: { time: true } },
+        scales: { x: { time: true, range: () => [lo, hi] } },
         series: [{}, { label: 'messages', stroke: '#1f6feb', fill: 'rgba(31,111,235,0.25)', paths: uPlot.paths.bars({ size: [0.9, 40] }) }],
         axes: [{}, { size: 50 }],
         hooks: { setSelect: [(u) => {

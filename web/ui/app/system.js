@@ -362,6 +362,7 @@ export function CompatPage() {
     <label class="inline">Since <select value=${since} onChange=${(e) => setSince(e.currentTarget.value)}>
       <option value="24h">the last day</option><option value="168h">the last 7 days</option><option value="720h">the last 30 days</option><option value="0">ever</option></select></label>
     ${r.error && html`<${Err} error=${r.error} />`}
+    ${r.data && !r.data.enabled && html`<p class="notice">No access log is kept: set <code>access_log</code> to a file, and this page reports on it.</p>`}
     ${r.data && html`<p id="compat-read">${r.data.read} requests read.</p>
       <${Table} empty="No client needed compatibility." rows=${r.data.clients} cols=${[
         ['User', (c) => c.user || '–'], ['Token', (c) => c.token_id || '–'], ['User agent', (c) => c.user_agent],
