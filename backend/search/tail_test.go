@@ -134,3 +134,31 @@ func TestTailRefuses(t *testing.T) {
 		}
 	}
 }
+
+// FuzzTail calls the tail with any query, cursor and limit: an answer is a
+// 200 whose messages come after the cursor, or a 4xx, never a panic or a 500.
+func FuzzTail(f *testing.F) {
+	start := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	msgs := received(start, 20)
+	for _, s := range [][3]string{{"*", "", "5"}, {"source:web-1", msgs[3].Fields[2].Value.(string), "2"}, {"(", "x", "0"},
+		{"message:n1*", "00000000000000000000000000", "500"}, {"", "7ZZZZZZZZZZZZZZZZZZZZZZZZZ", ""}} {
+		f.Add(s[0], s[1], s[2])
+	}
+	e := newEnv(f, msgs, start.Add(time.Minute), Options{})
+	c := routertest.Client{H: routertest.Handler(NewHandler(e.svc).Routes())}
+	root := routertest.Principal(f, "*")
+	f.Fuzz(func(t *testing.T, query, after, limit string) {
+		rec := c.Do(root, "GET", "/search/tail?"+url.Values{"query": {query}, "after": {after}, "limit": {limit}}.Encode(), "")
+		if rec.Code >= 500 || rec.Code != http.StatusOK && rec.Code/100 != 4 {
+			t.Fatalf("query %q after %q limit %q: %d %s", query, after, limit, rec.Code, rec.Body)
+		}
+		if rec.Code != http.StatusOK || after == "" {
+			return
+		}
+		for _, m := range gjson.Get(rec.Body.String(), "messages.#.message.gl2_message_id").Array() {
+			if m.String() <= strings.ToUpper(after) {
+				t.Fatalf("after %q: message %s", after, m)
+			}
+		}
+	})
+}

@@ -135,6 +135,9 @@ func newFile(b []byte, ctype string) *file {
 }
 
 func contentType(p string) string {
+	if strings.HasPrefix(path.Base(p), "LICENSE") {
+		return "text/plain; charset=utf-8"
+	}
 	switch path.Ext(p) {
 	case ".js":
 		return "text/javascript; charset=utf-8"
