@@ -130,7 +130,10 @@ func gelf(t *testing.T, addr net.Addr, fields map[string]any) {
 // URL and by typing, the detail, paging, a parse error, live tail, tokens,
 // logging, streams, a 401; a screenshot of every page; and the figures.
 func TestInterface(t *testing.T) {
-	h := nodetest.Start(t, nodetest.WithConfig(func(c *config.Config) { c.AccessLog = filepath.Join(t.TempDir(), "access.log") }))
+	h := nodetest.Start(t, nodetest.WithConfig(func(c *config.Config) {
+		c.AccessLog = filepath.Join(t.TempDir(), "access.log")
+		c.RootTimezone = "Asia/Kolkata" // +05:30: times must be shown in it
+	}))
 	_, addr := h.CreateInput(nodetest.GELFHTTP)
 	// An old client, for the compatibility page.
 	h.Do("GET", "/streams", nil, nodetest.AsRoot(), nodetest.Header("X-API-Version", "2.4"), nodetest.Header("User-Agent", "old-dashboard/1")).Want(t, http.StatusOK)
@@ -161,6 +164,16 @@ func TestInterface(t *testing.T) {
 	}
 	if total := eval[string](b, `document.getElementById('total').dataset.total`); total != "150" {
 		t.Errorf("total %s, want 150", total)
+	}
+	// In the user's time zone.
+	first := h.Do("GET", "/search/universal/relative?query=source:web-1&range=300&limit=1", nil, nodetest.AsRoot()).Get("messages.0.message.timestamp").String()
+	at, err := time.Parse(time.RFC3339, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kolkata, _ := time.LoadLocation("Asia/Kolkata")
+	if shown, want := eval[string](b, `document.querySelector('#messages td.c-timestamp').textContent`), at.In(kolkata).Format("2006-01-02 15:04:05.000"); shown != want {
+		t.Errorf("the first message's time is shown as %s, want %s (Asia/Kolkata)", shown, want)
 	}
 	b.until("histogram", `Number(document.getElementById('histogram').dataset.buckets) > 0`)
 	// The render time of 150 rows, over several searches: the layout is
