@@ -21,6 +21,7 @@ import (
 	"github.com/loggate/loggate/cmd/loggate/config"
 	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
 	"github.com/loggate/loggate/internal/browsertest"
+	"github.com/loggate/loggate/internal/servicetest"
 	"github.com/loggate/loggate/web/ui"
 )
 
@@ -151,7 +152,11 @@ func TestInterface(t *testing.T) {
 	// Not logged in: the login page, then on to the page asked for.
 	b.open("/search?q=source%3Aweb-1&rangetype=relative&relative=300", "#login-form")
 	usable := eval[float64](b, `performance.getEntriesByName('login:usable')[0].startTime`)
-	t.Logf("FIGURE login page usable %.0f ms after navigation start (first visit, nothing cached)", usable)
+	t.Logf("FIGURE login page usable %.0f ms after navigation start (first visit, nothing cached; %s)", usable,
+		eval[string](b, `(() => { const n = performance.getEntriesByType('navigation')[0];
+			const files = performance.getEntriesByType('resource').filter(r => r.name.includes('/ui/'));
+			return 'page answered at ' + n.responseEnd.toFixed(0) + ' ms, ' + files.length + ' files loaded by ' +
+				Math.max(...files.map(r => r.responseEnd)).toFixed(0) + ' ms'; })()`))
 	within(t, "login page usable", usable, 1000)
 	b.shot("login")
 	b.login()
@@ -231,6 +236,7 @@ func TestInterface(t *testing.T) {
 	tokens(t, b)
 	logging(t, b)
 	streams(t, b, addr)
+	inputs(t, b)
 
 	// Every other page loads, with no error shown.
 	for _, p := range []struct{ path, wait string }{
@@ -269,6 +275,12 @@ func TestInterface(t *testing.T) {
 	}
 	b.login()
 	b.until("back where it was", `location.pathname === '/streams'`)
+
+	// Logged out, the login page again, its files now cached.
+	b.do("log out", chromedp.Click(chromedp.ID("logout")), chromedp.WaitVisible(chromedp.ID("login-form")))
+	b.open("/login", "#login-form")
+	b.until("usable", `performance.getEntriesByName('login:usable').length > 0`)
+	t.Logf("FIGURE login page usable %.0f ms after navigation start (files cached)", eval[float64](b, `performance.getEntriesByName('login:usable')[0].startTime`))
 }
 
 // tokens: create a token in the interface, reveal and copy it, use it, delete
@@ -380,6 +392,34 @@ func median(xs []float64) float64 {
 	s := slices.Clone(xs)
 	slices.Sort(s)
 	return s[len(s)/2]
+}
+
+// inputs: launch a GELF TCP input, see it run; one more on its port fails,
+// saying why; stop and start the first.
+func inputs(t *testing.T, b *browser) {
+	port, err := servicetest.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.open("/system/inputs", "#input-launch")
+	launch := func(title string) {
+		b.do("launch "+title, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`void (() => {
+			const set = (id, v) => { const e = document.getElementById(id); e.value = v; e.dispatchEvent(new Event('input', {bubbles: true})); };
+			set('input-type', %q); set('input-title', %q); set('input-bind', '127.0.0.1'); set('input-port', '%d'); })()`, nodetest.GELFTCP, title, port)),
+			chromedp.Click(chromedp.CSS("#input-launch button")))
+	}
+	launch("ui-tcp")
+	b.until("running", `document.querySelector('#inputs tr[data-input="ui-tcp"] .badge.on') !== null`)
+	launch("ui-tcp-clash")
+	b.until("failed", `/FAILED/.test(document.querySelector('#inputs tr[data-input="ui-tcp-clash"]')?.innerText || '') && document.querySelector('#inputs tr[data-input="ui-tcp-clash"] .error') !== null`)
+	b.shot("system-inputs-failed")
+	row := `#inputs tr[data-input="ui-tcp"] `
+	b.do("stop", chromedp.Click(chromedp.CSS(row+".actions button")))
+	b.until("stopped", `document.querySelector('#inputs tr[data-input="ui-tcp"] .badge.off') !== null`)
+	b.do("start", chromedp.Click(chromedp.CSS(row+".actions button")))
+	b.until("running again", `document.querySelector('#inputs tr[data-input="ui-tcp"] .badge.on') !== null`)
+	b.do("delete the failed one", chromedp.Click(chromedp.CSS(`#inputs tr[data-input="ui-tcp-clash"] .danger`)),
+		chromedp.WaitNotPresent(chromedp.CSS(`#inputs tr[data-input="ui-tcp-clash"]`)))
 }
 
 // TestShippedSize: everything the interface ships, gzipped as it is sent.

@@ -44,6 +44,11 @@ export function InputsPage() {
   const [state, run] = useAction();
   const counters = useCounters(inputs.data && inputs.data.inputs);
   const reload = () => { inputs.reload(); states.reload(); };
+  // States change by themselves (an input starting, failing): follow them.
+  useEffect(() => {
+    const timer = setInterval(states.reload, 2000);
+    return () => clearInterval(timer);
+  }, []);
   const launch = (e) => {
     e.preventDefault();
     run(async () => {

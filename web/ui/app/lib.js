@@ -207,6 +207,11 @@ export function Table({ cols, rows, empty = 'Nothing here yet.', rowKey }) {
 export function field(obj, set, key) {
   return {
     value: obj[key] ?? '',
-    onInput: (e) => set({ ...obj, [key]: e.currentTarget.type === 'checkbox' ? e.currentTarget.checked : e.currentTarget.value }),
+    // An update of the latest state, so that several inputs before the
+    // next render (autofill) all count.
+    onInput: (e) => {
+      const v = e.currentTarget.type === 'checkbox' ? e.currentTarget.checked : e.currentTarget.value;
+      set((o) => ({ ...o, [key]: v }));
+    },
   };
 }
