@@ -2,7 +2,6 @@
 // |keyword, streams), the histogram, 150 messages a page, their detail,
 // CSV export, and live tail over GET /api/search/tail.
 import { useState, useEffect, useLayoutEffect, useRef } from 'preact/hooks';
-import uPlot from 'uplot';
 import { html, api, q, navigate, useApi, fmtTime, timeZone, Err, Page, ApiError } from './lib.js';
 
 export const PAGE_SIZE = 150;
@@ -170,7 +169,10 @@ function Histogram({ s }) {
       search_types: [{ id: 'h', type: 'pivot', row_groups: [{ type: 'time', field: 'timestamp', interval: { type: 'auto', scaling: 1.0 } }],
         column_groups: [], series: [{ type: 'count', id: 'count()' }], sort: [], rollup: true }] };
     if (s.stream) query.filter = { type: 'or', filters: [{ type: 'stream', id: s.stream }] };
-    api('POST', '/views/search/sync', { queries: [query] }, { signal: ctl.signal }).then((r) => {
+    // uPlot is loaded when a chart is drawn, so that the login page waits
+    // for nothing it does not use.
+    Promise.all([api('POST', '/views/search/sync', { queries: [query] }, { signal: ctl.signal }), import('uplot')]).then(([r, { default: uPlot }]) => {
+      if (ctl.signal.aborted) return;
       const st = r.results && r.results.q && r.results.q.search_types.h;
       if (!st) throw new Error('no histogram in the answer');
       const xs = [], ys = [];
