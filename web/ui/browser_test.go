@@ -237,6 +237,7 @@ func TestInterface(t *testing.T) {
 	logging(t, b)
 	streams(t, b, addr)
 	inputs(t, b)
+	users(t, b)
 
 	// Every other page loads, with no error shown.
 	for _, p := range []struct{ path, wait string }{
@@ -420,6 +421,37 @@ func inputs(t *testing.T, b *browser) {
 	b.until("running again", `document.querySelector('#inputs tr[data-input="ui-tcp"] .badge.on') !== null`)
 	b.do("delete the failed one", chromedp.Click(chromedp.CSS(`#inputs tr[data-input="ui-tcp-clash"] .danger`)),
 		chromedp.WaitNotPresent(chromedp.CSS(`#inputs tr[data-input="ui-tcp-clash"]`)))
+}
+
+// fill sets form fields, each by its CSS selector, as typing would.
+func (b *browser) fill(name string, fields map[string]string) {
+	b.t.Helper()
+	js, _ := json.Marshal(fields)
+	b.do(name, chromedp.Evaluate[chromedp.Void](`void Object.entries(`+string(js)+`).forEach(([sel, v]) => {
+		const e = document.querySelector(sel); e.value = v; e.dispatchEvent(new Event('input', {bubbles: true})); })`))
+}
+
+// users: create a user, give them a time zone, disable them.
+func users(t *testing.T, b *browser) {
+	b.open("/system/users", "#user-create")
+	f := `#user-create input[aria-label="%s"]`
+	b.fill("a new user", map[string]string{fmt.Sprintf(f, "Username"): "carol", fmt.Sprintf(f, "Full name"): "Carol C",
+		fmt.Sprintf(f, "E-mail"): "carol@example.org", fmt.Sprintf(f, "Password"): "carolpass1", fmt.Sprintf(f, "Roles"): "Reader"})
+	b.do("create", chromedp.Click(chromedp.CSS("#user-create button")))
+	b.until("listed", `[...document.querySelectorAll('table.grid td')].some(td => td.textContent === 'carol')`)
+	row := `[...document.querySelectorAll('table.grid tr')].find(tr => tr.firstChild.textContent === 'carol')`
+	b.do("edit", chromedp.Evaluate[chromedp.Void](`void [...`+row+`.querySelectorAll('button')].find(x => x.textContent === 'Edit').click()`),
+		chromedp.WaitVisible(chromedp.CSS(`form.editor input[aria-label="Time zone"]`)))
+	b.fill("a time zone", map[string]string{`form.editor input[aria-label="Time zone"]`: "Europe/Berlin"})
+	b.do("save", chromedp.Click(chromedp.CSS("form.editor button.primary")), chromedp.WaitNotPresent(chromedp.CSS("form.editor")))
+	b.do("disable", chromedp.Evaluate[chromedp.Void](`void [...`+row+`.querySelectorAll('button')].find(x => x.textContent === 'Disable').click()`))
+	b.until("disabled", row+`.innerText.includes('disabled')`)
+	u := b.h.Do("GET", "/users/carol", nil, nodetest.AsRoot()).Want(t, http.StatusOK)
+	if u.Get("full_name").String() != "Carol C" || u.Get("timezone").String() != "Europe/Berlin" || u.Get("account_status").String() != "disabled" ||
+		u.Get("roles.0").String() != "Reader" {
+		t.Errorf("the user made in the interface: %s", u.Body)
+	}
+	b.shot("system-users")
 }
 
 // TestShippedSize: everything the interface ships, gzipped as it is sent.
