@@ -288,6 +288,9 @@ func TestInterface(t *testing.T) {
 // it in the interface and see the API refuse it.
 func tokens(t *testing.T, b *browser) {
 	b.open("/system/users/tokens/local:admin", "#token-create")
+	if sel := eval[string](b, `document.getElementById('token-user').selectedOptions[0]?.textContent + ' | ' + document.querySelector('h1').textContent`); sel != "admin | Tokens of admin" {
+		t.Errorf("the token page's user: %q", sel)
+	}
 	b.do("create a token",
 		chromedp.SendKeys(chromedp.ID("token-name"), "from-ui"),
 		chromedp.Click(chromedp.ID("token-create-button")),
@@ -341,6 +344,9 @@ func logging(t *testing.T, b *browser) {
 // streams: create a stream with a rule, start it, and see routed messages.
 func streams(t *testing.T, b *browser, addr net.Addr) {
 	b.open("/streams", "#stream-create")
+	if n := eval[int](b, `document.querySelectorAll('[data-stream="All messages"] button').length`); n != 0 {
+		t.Errorf("the built-in stream All messages offers %d buttons, want none", n)
+	}
 	b.do("create a stream",
 		chromedp.SendKeys(chromedp.ID("stream-title"), "Web nine"),
 		chromedp.Click(chromedp.ID("stream-create-button")),

@@ -7,6 +7,7 @@ export const ruleTypes = [
   [1, 'match exactly'], [2, 'match regular expression'], [3, 'greater than'], [4, 'smaller than'],
   [5, 'field presence'], [6, 'contain'], [7, 'always match'], [8, 'match input'],
 ];
+const builtinStreams = ['000000000000000000000001', '000000000000000000000002', '000000000000000000000003'];
 const ruleName = (t) => (ruleTypes.find(([n]) => n === t) || [0, 'type ' + t])[1];
 
 export function StreamsPage() {
@@ -31,6 +32,7 @@ export function StreamsPage() {
       <input id="stream-title" aria-label="Title" placeholder="Title" required ...${field(form, setForm, 'title')} />
       <input id="stream-description" aria-label="Description" placeholder="Description" ...${field(form, setForm, 'description')} />
       <select aria-label="Index set" ...${field(form, setForm, 'index_set_id')}>
+        <option value="">Default index set</option>
         ${sets.data && sets.data.index_sets.filter((x) => x.writable !== false).map((x) => html`<option value=${x.id}>${x.title}</option>`)}
       </select>
       <label><input type="checkbox" checked=${form.remove} onChange=${(e) => setForm({ ...form, remove: e.currentTarget.checked })} /> Remove matches from the default stream</label>
@@ -46,7 +48,8 @@ export function StreamsPage() {
 
 function StreamCard({ s, reload, open, setOpen }) {
   const [state, run] = useAction();
-  const builtin = s.is_editable === false;
+  // All messages, All events and All system events cannot be changed.
+  const builtin = builtinStreams.includes(s.id);
   const toggle = () => run(async () => { await api('POST', `/streams/${q(s.id)}/${s.disabled ? 'resume' : 'pause'}`); reload(); });
   const del = () => run(async () => { await api('DELETE', `/streams/${q(s.id)}`); reload(); });
   return html`<div class="card">
@@ -55,7 +58,7 @@ function StreamCard({ s, reload, open, setOpen }) {
       <span class=${'badge ' + (s.disabled ? 'off' : 'on')}>${s.disabled ? 'Paused' : 'Running'}</span>
       <span class="muted">${s.description}</span>
       <span class="spacer"></span>
-      ${s.is_editable !== false && html`
+      ${!builtin && html`
         <button class="stream-toggle" onClick=${toggle}>${s.disabled ? 'Start stream' : 'Pause stream'}</button>
         <button class="stream-edit" aria-expanded=${open} onClick=${() => setOpen(!open)}>${open ? 'Close' : 'Edit'}</button>
         <button class="danger" onClick=${del}>Delete</button>`}

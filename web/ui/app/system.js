@@ -161,7 +161,10 @@ export function TokensPage({ params }) {
   const [shown, setShown] = useState({});
   const [created, setCreated] = useState(null);
   const [state, run] = useAction();
-  const user = users.data && users.data.users.find((u) => u.id === userId);
+  // The root user is not in the paginated list: it is the logged-in one.
+  const all = users.data ? [...users.data.users] : [];
+  if (me.user && !all.some((u) => u.id === me.user.id)) all.unshift(me.user);
+  const user = all.find((u) => u.id === userId);
   const create = (e) => {
     e.preventDefault();
     run(async () => {
@@ -175,7 +178,7 @@ export function TokensPage({ params }) {
   const del = (t) => run(async () => { await api('DELETE', `/users/${q(userId)}/tokens/${q(t.id)}`); tokens.reload(); }, `Token ${t.name} deleted.`);
   return html`<${Page} title=${'Tokens of ' + (user ? user.username : userId)}>
     <label class="inline">User <select id="token-user" value=${userId} onChange=${(e) => navigate(`/system/users/tokens/${q(e.currentTarget.value)}`)}>
-      ${users.data && users.data.users.map((u) => html`<option value=${u.id}>${u.username}</option>`)}
+      ${all.map((u) => html`<option value=${u.id}>${u.username}</option>`)}
     </select></label>
     ${!own && html`<p class="notice" id="token-not-owner">Only the owner of a token may manage it, administrators included: log in as ${user ? user.username : 'this user'} to edit these tokens.</p>`}
     ${own && html`
