@@ -343,6 +343,8 @@ func logging(t *testing.T, b *browser) {
 
 // streams: create a stream with a rule, start it, and see routed messages.
 func streams(t *testing.T, b *browser, addr net.Addr) {
+	b.h.Do("POST", "/system/outputs", map[string]any{"title": "forward", "type": "org.graylog2.outputs.GelfOutput", "streams": []string{},
+		"configuration": map[string]any{"hostname": "127.0.0.1", "port": 1, "protocol": "UDP"}}, nodetest.AsRoot()).Want(t, http.StatusCreated)
 	b.open("/streams", "#stream-create")
 	if n := eval[int](b, `document.querySelectorAll('[data-stream="All messages"] button').length`); n != 0 {
 		t.Errorf("the built-in stream All messages offers %d buttons, want none", n)
@@ -362,6 +364,9 @@ func streams(t *testing.T, b *browser, addr net.Addr) {
 			ta.value = '{"source":"web-9","message":"x"}'; ta.dispatchEvent(new Event('input', {bubbles: true})); })()`),
 		chromedp.Click(chromedp.CSS(sel+".test-message + button")),
 		chromedp.WaitVisible(chromedp.CSS(sel+".test-result.on")))
+	b.do("attach the output", chromedp.Evaluate[chromedp.Void](`void [...document.querySelectorAll('[data-stream="Web nine"] .editor li')]
+		.find(li => li.textContent.includes('forward')).querySelector('button').click()`))
+	b.until("attached", `[...document.querySelectorAll('[data-stream="Web nine"] .editor li')].some(li => li.textContent.includes('forward') && li.textContent.includes('Detach'))`)
 	b.do("start the stream", chromedp.Click(chromedp.CSS(sel+".stream-toggle")))
 	b.until("running", `document.querySelector('[data-stream="Web nine"] .badge.on') !== null`)
 	b.shot("streams")
@@ -370,6 +375,9 @@ func streams(t *testing.T, b *browser, addr net.Addr) {
 		if s.Get("title").String() == "Web nine" {
 			id = s.Get("id").String()
 		}
+	}
+	if outs := b.h.Do("GET", "/streams/"+id+"/outputs", nil, nodetest.AsRoot()).Get("outputs.#.title").String(); outs != `["forward"]` {
+		t.Errorf("outputs of the stream: %s, want the one attached in the interface", outs)
 	}
 	before := b.h.Node.Messages.Journal.End()
 	gelf(t, addr, map[string]any{"host": "web-9", "short_message": "routed to web nine"})
