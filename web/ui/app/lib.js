@@ -206,6 +206,7 @@ export function Table({ cols, rows, empty = 'Nothing here yet.', rowKey }) {
 // field binds an input to a key of a state object.
 export function field(obj, set, key) {
   return {
+    name: key,
     value: obj[key] ?? '',
     // An update of the latest state, so that several inputs before the
     // next render (autofill) all count.

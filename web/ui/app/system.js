@@ -254,12 +254,12 @@ const emptyBackend = {
 export function AuthServicesPage() {
   const backends = useApi('/system/authentication/services/backends');
   const active = useApi('/system/authentication/services/configuration');
-  const roles = useApi('/roles');
+  const roles = useApi('/authz/roles?per_page=0');
   const [form, setForm] = useState(emptyBackend);
   const [result, setResult] = useState(null);
   const [state, run] = useAction();
   const roleIds = () => form.default_roles.split(',').map((n) => n.trim()).filter(Boolean)
-    .map((n) => { const r = roles.data && roles.data.roles.find((x) => x.name === n); return r ? r.id || r.name : n; });
+    .map((n) => { const r = roles.data && roles.data.roles.find((x) => x.name === n); return r ? r.id : n; });
   const body = () => ({
     title: form.title, description: '', default_roles: roleIds(),
     config: { type: form.type, servers: [{ host: form.host, port: parseInt(form.port, 10) }], transport_security: form.transport_security,
@@ -275,7 +275,7 @@ export function AuthServicesPage() {
   });
   const create = (e) => {
     e.preventDefault();
-    run(async () => { await api('POST', '/system/authentication/services/backends', body()); backends.reload(); }, 'Service created (inactive).');
+    run(async () => { await api('POST', '/system/authentication/services/backends', body()); backends.reload(); }, 'Service created. Activate it to log users in through it.');
   };
   const activate = (id) => run(async () => { await api('POST', '/system/authentication/services/configuration', { active_backend: id }); active.reload(); });
   const activeId = active.data && active.data.configuration && active.data.configuration.active_backend;
@@ -288,7 +288,7 @@ export function AuthServicesPage() {
       ['', (b) => (b.id === activeId ? html`<span class="badge on">Active</span> <button class="link" onClick=${() => activate(null)}>Deactivate</button>`
         : html`<button class="link" onClick=${() => activate(b.id)}>Activate</button>`)]]} />`}
     <h2>Configure a service</h2>
-    <form class="grid-form" onSubmit=${create}>
+    <form id="auth-form" class="grid-form" onSubmit=${create}>
       <label>Type <select ...${field(form, setForm, 'type')}><option value="ldap">LDAP</option><option value="active-directory">Active Directory</option></select></label>
       <label>Title <input required ...${field(form, setForm, 'title')} /></label>
       <label>Host <input required ...${field(form, setForm, 'host')} /></label>
@@ -303,10 +303,10 @@ export function AuthServicesPage() {
       <label>Full name attribute <input ...${field(form, setForm, 'user_full_name_attribute')} /></label>
       <label>Unique id attribute <input ...${field(form, setForm, 'user_unique_id_attribute')} /></label>
       <label>Default roles <input ...${field(form, setForm, 'default_roles')} /></label>
-      <div class="inline"><button type="button" onClick=${() => test('connection')}>Test connection</button></div>
+      <div class="inline"><button id="auth-test-connection" type="button" onClick=${() => test('connection')}>Test connection</button></div>
       <label>Test user <input autocomplete="off" ...${field(form, setForm, 'test_user')} /></label>
       <label>Test password <input type="password" autocomplete="off" ...${field(form, setForm, 'test_password')} /></label>
-      <div class="inline"><button type="button" onClick=${() => test('login')}>Test login</button><button class="primary">Create service</button></div>
+      <div class="inline"><button id="auth-test-login" type="button" onClick=${() => test('login')}>Test login</button><button id="auth-create" class="primary">Create service</button></div>
     </form>
     <${Status} state=${state} />
     ${result && html`<div class=${result.success ? 'ok' : 'error'} id="auth-test-result"><p>${result.message}</p>
