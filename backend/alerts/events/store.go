@@ -10,6 +10,7 @@ import (
 	"github.com/loggate/loggate/backend/analysis/search"
 	"github.com/loggate/loggate/backend/analysis/search/query"
 	"github.com/loggate/loggate/backend/logs/messages"
+	"github.com/loggate/loggate/router/api"
 )
 
 // Store is the part of the message store the event search reads.
@@ -67,7 +68,8 @@ func (h *Handler) find(ctx context.Context, p searchParameters) (searchResponse,
 	}
 	node, err := query.Parse(strings.Join(q, " AND "), query.Options{})
 	if err != nil {
-		return out, err
+		// Only the caller's query can fail to parse.
+		return out, api.Errorf(api.Invalid, "%s", err.Error())
 	}
 	prefixes, err := h.events.Prefixes(ctx)
 	if err != nil {

@@ -41,6 +41,10 @@ func (h *Handler) Routes() []api.Route {
 			Query: []string{"timeout"}, Body: syncExample, Handler: h.sync},
 		api.Route{Method: "POST", Path: "/views/search/messages", Summary: "Export a message table as CSV",
 			Body: exportExample, Handler: h.exportMessages},
+		// Permission as the relative search: searches:relative, or
+		// streams:read on each stream of the filter (checked in tail).
+		api.Route{Method: "GET", Path: "/search/tail", Summary: "Live tail (loggate): the messages received after the cursor `after` (a gl2_message_id; without it the newest of the last hour), oldest first, at most `limit` (100, up to 500), with the cursor to pass next; `query` and `filter` as in the relative search, and its permissions: searches:relative, or streams:read on each stream of the filter",
+			Query: tailQuery, Handler: h.tail},
 	)
 	return routes
 }

@@ -70,34 +70,40 @@ func (h *Handler) parseUniversal(r *http.Request, kind string) (universal, error
 			}
 		}
 	}
-	filter := strings.TrimSpace(q.Get("filter"))
-	switch {
-	case filter == "" || filter == "*":
-		if err := auth.Require(r.Context(), "searches:"+kind); err != nil {
-			return u, err
-		}
-	case strings.HasPrefix(filter, "streams:"):
-		// Graylog's checkSearchPermission: streams:read on every stream
-		// of the filter, and no searches:<kind>.
-		u.req.Streams = []string{}
-		for _, id := range strings.Split(strings.TrimPrefix(filter, "streams:"), ",") {
-			if id = strings.TrimSpace(id); id != "" {
-				u.req.Streams = append(u.req.Streams, id)
-			}
-		}
-		if len(u.req.Streams) == 0 {
-			return u, api.Errorf(api.Forbidden, "Not allowed to search with filter: [%s]", filter)
-		}
-		p := auth.FromContext(r.Context())
-		for _, id := range u.req.Streams {
-			if p == nil || !p.Permits("streams:read:"+id) {
-				return u, api.Errorf(api.Forbidden, "Not allowed to search with filter: [%s]. (Forbidden stream: %s)", filter, id)
-			}
-		}
-	default:
-		return u, api.Errorf(api.Forbidden, "Not allowed to search with filter: [%s]", filter)
+	if u.req.Streams, err = streamFilter(r, kind, q.Get("filter")); err != nil {
+		return u, err
 	}
 	return u, nil
+}
+
+// streamFilter checks the caller may search with filter (Graylog's
+// checkSearchPermission) and returns its streams: nil without a filter,
+// which needs searches:<kind>; a streams: filter needs streams:read on each
+// of its streams and no searches:<kind>.
+func streamFilter(r *http.Request, kind, filter string) ([]string, error) {
+	filter = strings.TrimSpace(filter)
+	switch {
+	case filter == "" || filter == "*":
+		return nil, auth.Require(r.Context(), "searches:"+kind)
+	case strings.HasPrefix(filter, "streams:"):
+		ids := []string{}
+		for _, id := range strings.Split(strings.TrimPrefix(filter, "streams:"), ",") {
+			if id = strings.TrimSpace(id); id != "" {
+				ids = append(ids, id)
+			}
+		}
+		if len(ids) == 0 {
+			return nil, api.Errorf(api.Forbidden, "Not allowed to search with filter: [%s]", filter)
+		}
+		p := auth.FromContext(r.Context())
+		for _, id := range ids {
+			if p == nil || !p.Permits("streams:read:"+id) {
+				return nil, api.Errorf(api.Forbidden, "Not allowed to search with filter: [%s]. (Forbidden stream: %s)", filter, id)
+			}
+		}
+		return ids, nil
+	}
+	return nil, api.Errorf(api.Forbidden, "Not allowed to search with filter: [%s]", filter)
 }
 
 // parseSort reads field:asc|desc; anything else is the default, timestamp

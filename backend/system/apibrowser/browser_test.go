@@ -3,9 +3,6 @@ package apibrowser_test
 import (
 	"context"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,12 +11,12 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
+	"github.com/loggate/loggate/internal/browsertest"
 )
 
 // TestBrowser drives the page in headless Chromium against a real node: a
 // failed login, a good one, the resource list, and a call of GET /cluster.
 func TestBrowser(t *testing.T) {
-	bin := chromium(t)
 	h := nodetest.Start(t)
 	doc := validateOpenAPI(t, h.Do("GET", "/api-browser/openapi.json", nil).Want(t, http.StatusOK).Body)
 	operations := 0
@@ -27,31 +24,7 @@ func TestBrowser(t *testing.T) {
 		operations += len(item)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(bin),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 1000),
-	)
-	defer cancelAlloc()
-	ctx, cancelTab := chromedp.NewContext(alloc)
-	defer cancelTab()
-
-	// Start the browser on the tab's context, so that the shorter contexts
-	// of the steps bound the steps only.
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("start %s: %v", bin, err)
-	}
+	ctx := browsertest.Start(t, 1280, 1000, 60*time.Second)
 	step := func(name string, actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		sctx, cancel := context.WithTimeout(ctx, 15*time.Second)
@@ -135,39 +108,5 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("storage, cookies and URL: %q (%v), want them empty and the plain page URL", kept, err)
 	}
 
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Fatalf("screenshot: %v", err)
-	}
-	dir := os.Getenv("LOGGATE_ARTIFACTS")
-	if dir == "" {
-		dir = filepath.Join(os.TempDir(), "loggate-artifacts")
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "api-browser.png")
-	if err := os.WriteFile(path, png, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshot: %s", path)
-}
-
-// chromium returns the browser to test with: $CHROMIUM or Debian's. Without
-// one the test is skipped, loudly, unless LOGGATE_REQUIRE_SERVICES=1 says
-// that CI must run it.
-func chromium(t *testing.T) string {
-	t.Helper()
-	bin := os.Getenv("CHROMIUM")
-	if bin == "" {
-		bin = "/usr/bin/chromium"
-	}
-	if _, err := exec.LookPath(bin); err != nil {
-		msg := "no Chromium at " + bin + " (" + err.Error() + "); install Debian's chromium or set $CHROMIUM"
-		if os.Getenv("LOGGATE_REQUIRE_SERVICES") == "1" {
-			t.Fatal("LOGGATE_REQUIRE_SERVICES=1 and " + msg)
-		}
-		t.Skip("SKIPPED: " + msg)
-	}
-	return bin
+	browsertest.Screenshot(t, ctx, "api-browser")
 }

@@ -345,6 +345,7 @@ func (n *Node) routes(ctx context.Context, o Options) ([]api.Route, error) {
 		inputRoutes,
 		alertRoutes,
 		browser.Routes(),
+		interfaceRoutes(cfg.AccessLog, o.Now),
 	} {
 		routes = append(routes, rs...)
 	}
@@ -639,10 +640,10 @@ func (n *Node) served() http.Handler {
 	})
 }
 
-// webInterface opens web_interface_dir, if set.
+// webInterface opens web_interface_dir, if set; else loggate's own.
 func (n *Node) webInterface() error {
 	if n.Config.WebInterfaceDir == "" {
-		return nil
+		return n.ownInterface()
 	}
 	h, err := graylog.New(graylog.Options{
 		Dir:          n.Config.WebInterfaceDir,
