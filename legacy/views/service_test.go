@@ -34,7 +34,7 @@ func newEnv(t testing.TB, values legacyviews.WidgetValues) *env {
 	}
 	t.Cleanup(func() { _ = st.Close() })
 	vs := views.NewService(st, func() time.Time { return epoch })
-	return &env{st: st, views: vs, svc: legacyviews.New(vs, st, values)}
+	return &env{st: st, views: vs, svc: legacyviews.New(vs, st, views.NewSearches(st, vs, func() time.Time { return epoch }), values)}
 }
 
 // as returns a context whose caller is user with perms.
