@@ -3,6 +3,7 @@ package views
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/tidwall/sjson"
 
 	"github.com/loggate/loggate/backend/analysis/views"
+	"github.com/loggate/loggate/backend/store"
 	"github.com/loggate/loggate/router/api"
 )
 
@@ -20,6 +22,7 @@ import (
 // search its search_id names and executing it, so every view this package
 // writes names a stored search that runs its widgets.
 type Searches interface {
+	Get(ctx context.Context, id string) (views.ViewSearch, error)
 	Save(ctx context.Context, s views.ViewSearch, owner string) (views.ViewSearch, error)
 	Delete(ctx context.Context, id string) error
 }
@@ -32,6 +35,77 @@ type scope struct {
 	QueryString string
 	TimeRange   json.RawMessage
 	Streams     []string
+}
+
+// Repair gives the views that stand for legacy dashboards and saved
+// searches, stored by loggate versions that wrote no search for them, the
+// search they name (and a saved search its widgets), and returns how many
+// it repaired. It runs as a node job, so it needs no caller.
+func (s *Service) Repair(ctx context.Context) (int, error) {
+	var todo []views.View
+	for _, typ := range []views.Type{views.Dashboard, views.Search} {
+		err := s.eachView(ctx, typ, func(v views.View) error {
+			if v.Summary != DashboardSummary && v.Summary != SavedSearchSummary {
+				return nil // a 4.0 client's view names its own search
+			}
+			_, err := s.searches.Get(ctx, v.SearchID)
+			if errors.Is(err, store.ErrNotFound) {
+				todo = append(todo, v)
+				return nil
+			}
+			return err
+		})
+		if err != nil {
+			return 0, fmt.Errorf("repair legacy views: %w", err)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, v := range todo {
+		if v.Type == views.Search {
+			if err := addSavedSearchWidgets(&v); err != nil {
+				return n, err
+			}
+		}
+		if err := s.writeSearch(ctx, &v, ownerOf(v)); err != nil {
+			return n, err
+		}
+		_, err := s.views.Update(ctx, v.ID, v)
+		switch {
+		case errors.Is(err, store.ErrNotFound): // deleted meanwhile
+			if err := s.deleteSearch(ctx, v); err != nil {
+				return n, err
+			}
+		case err != nil:
+			return n, fmt.Errorf("repair view %s: %w", v.ID, err)
+		default:
+			n++
+		}
+	}
+	return n, nil
+}
+
+// addSavedSearchWidgets gives every state entry of a saved search's view
+// the widgets of a saved search, showing its selected fields.
+func addSavedSearchWidgets(v *views.View) error {
+	state := maps.Clone(v.State)
+	for id, raw := range v.State {
+		q, err := decodeState(raw)
+		if err != nil {
+			return err
+		}
+		var fields []string
+		_ = json.Unmarshal(q.raw["selected_fields"], &fields) // null: the default fields
+		if err := savedSearchWidgets(q, fields); err != nil {
+			return err
+		}
+		if state[id], err = q.encode(); err != nil {
+			return err
+		}
+	}
+	v.State = state
+	return nil
 }
 
 // deleteSearch deletes the search of a view deleted, unless another view

@@ -1,6 +1,9 @@
 package node
 
 import (
+	"context"
+	"time"
+
 	"github.com/loggate/loggate/backend/analysis/views"
 	"github.com/loggate/loggate/compat"
 	legacyldap "github.com/loggate/loggate/legacy/ldap"
@@ -25,5 +28,12 @@ func (n *Node) legacyLDAPService() *legacyldap.Service {
 // node's views; widget values are computed by the node's message search.
 func (n *Node) legacyViews() compat.LegacyViews {
 	searches := views.NewSearches(n.Store, n.Views, n.Messages.now)
-	return legacyviews.NewAPI(legacyviews.New(n.Views, n.Store, searches, legacyviews.SearchValues{Search: n.Messages.Search}))
+	svc := legacyviews.New(n.Views, n.Store, searches, legacyviews.SearchValues{Search: n.Messages.Search})
+	// Views earlier versions stored for legacy clients named no search;
+	// the first run gives them one, later runs find nothing to do.
+	n.Nodes.Every("legacy views' searches", time.Hour, func(ctx context.Context) error {
+		_, err := svc.Repair(ctx)
+		return err
+	})
+	return legacyviews.NewAPI(svc)
 }
