@@ -42,6 +42,9 @@ func TestSearchTypeOfWidget(t *testing.T) {
 		{"QUICKVALUES_HISTOGRAM", `{"field":"status","interval":"day"}`, map[string]string{
 			"column_groups": `[{"field":"status","limit":15,"type":"values"}]`, "row_groups.0.interval.timeunit": `"1d"`,
 		}},
+		{"STATS_COUNT", `{"field":"took_ms","stats_function":"std_dev"}`, map[string]string{
+			"series": `[{"field":"took_ms","id":"stddev(took_ms)","type":"stddev"}]`,
+		}},
 		{"STACKED_CHART", `{"series":[{"field":"a","statistical_function":"max"},{"field":"b","statistical_function":"total"}]}`, map[string]string{
 			"series.#.id": `["max(a)","sum(b)"]`,
 		}},
