@@ -2,6 +2,7 @@ package node_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -110,6 +111,7 @@ func TestLegacyViewsOpenInWebInterface(t *testing.T) {
 	stats := widget("STATS_COUNT", map[string]any{"field": "took_ms", "stats_function": "total", "query": ""})
 	stacked := widget("STACKED_CHART", map[string]any{"interval": "minute", "renderer": "bar",
 		"series": []map[string]any{{"query": "", "field": "took_ms", "statistical_function": "count"}}})
+	histogram := widget("QUICKVALUES_HISTOGRAM", map[string]any{"field": "source", "interval": "minute", "query": "", "limit": 5})
 	gone := widget("SEARCH_RESULT_COUNT", map[string]any{"query": ""})
 	// Legacy edits: a widget changed, one deleted, positions set.
 	h.Do("PUT", "/dashboards/"+dash+"/widgets/"+stats, map[string]any{"description": "min took", "type": "STATS_COUNT", "cache_time": 10,
@@ -120,8 +122,8 @@ func TestLegacyViewsOpenInWebInterface(t *testing.T) {
 		root, v24).Want(t, http.StatusNoContent)
 
 	view, res := openView(t, h, dash)
-	if len(res) != 6 {
-		t.Fatalf("%d widgets opened, want 6: %s", len(res), view.Body)
+	if len(res) != 7 {
+		t.Fatalf("%d widgets opened, want 7: %s", len(res), view.Body)
 	}
 	if n := view.Get("state.*.widget_mapping." + gjson.Escape(gone)); n.Exists() {
 		t.Errorf("the deleted widget is still mapped: %s", view.Body)
@@ -150,9 +152,12 @@ func TestLegacyViewsOpenInWebInterface(t *testing.T) {
 	if got := res[stacked].Get("total").Int(); got != 3 {
 		t.Errorf("STACKED_CHART: total %d, want 3: %s", got, res[stacked].Raw)
 	}
+	if got := res[histogram].Get("total").Int(); got != 3 || !strings.Contains(res[histogram].Raw, `"web-2"`) {
+		t.Errorf("QUICKVALUES_HISTOGRAM: total %d, want 3 with web-2's column: %s", got, res[histogram].Raw)
+	}
 	// The 3.x view of the dashboard is what it was.
 	legacy := h.Do("GET", "/dashboards/"+dash, nil, root, v24).Want(t, http.StatusOK)
-	if legacy.Get("widgets.#").Int() != 6 || legacy.Get("positions."+gjson.Escape(count)+".width").Int() != 2 {
+	if legacy.Get("widgets.#").Int() != 7 || legacy.Get("positions."+gjson.Escape(count)+".width").Int() != 2 {
 		t.Errorf("legacy dashboard: %s", legacy.Body)
 	}
 
