@@ -194,7 +194,8 @@ var legacySteps = []legacyStep{
 		}},
 
 	// Saved searches.
-	{name: "create-saved-search", release: "2.4", method: "POST", path: "/search/saved", body: searchBody, status: 201, save: "search"},
+	{name: "create-saved-search", release: "2.4", method: "POST", path: "/search/saved", body: searchBody, status: 201, save: "search",
+		after: nameSearchWidgets("search")},
 	{name: "create-saved-search-without-query", release: "2.4", method: "POST", path: "/search/saved", body: `{"title":"Errors"}`, status: 400},
 	{name: "list-saved-searches", release: "2.4", method: "GET", path: "/search/saved", status: 200},
 	{name: "get-saved-search", release: "2.4", method: "GET", path: "/search/saved/{search}", status: 200,
@@ -368,6 +369,18 @@ func renderLegacy(st legacyStep, r *nodetest.Response, e *legacyEnv) string {
 	}
 	fmt.Fprintf(&b, "\n%s\n", body)
 	return b.String()
+}
+
+// nameSearchWidgets names the widgets of the view that stands for the saved
+// search saved as name (its message count and message list), so that
+// goldens keyed by their random ids compare stably.
+func nameSearchWidgets(name string) func(t *testing.T, e *legacyEnv, r *nodetest.Response) {
+	return func(t *testing.T, e *legacyEnv, _ *nodetest.Response) {
+		v := e.h.Do("GET", "/views/"+e.ids[name], nil, nodetest.AsRoot()).Want(t, 200)
+		for _, w := range v.Get("state.*.widgets").Array() {
+			e.ids[name+"-"+w.Get("type").Str] = w.Get("id").Str
+		}
+	}
 }
 
 func normalise(s string, e *legacyEnv) string {

@@ -53,11 +53,7 @@ func (s *Service) CreateSavedSearch(ctx context.Context, req SavedSearchRequest)
 		SearchID: primitive.NewObjectID().Hex(), Properties: []string{}, Requires: map[string]json.RawMessage{},
 		State: map[string]json.RawMessage{newUUID(): state},
 	}
-	created, err := s.views.Create(ctx, v, p.Username)
-	if err != nil {
-		return "", err
-	}
-	return created.ID, nil
+	return s.create(ctx, v, p.Username)
 }
 
 // UpdateSavedSearch replaces a saved search's title and query and returns
@@ -83,6 +79,9 @@ func (s *Service) UpdateSavedSearch(ctx context.Context, id string, req SavedSea
 		v.State = map[string]json.RawMessage{}
 	}
 	v.State[queryID] = state
+	if err := s.writeSearch(ctx, &v, ownerOf(v)); err != nil {
+		return SavedSearch{}, err
+	}
 	updated, err := s.views.Update(ctx, id, v)
 	if errors.Is(err, store.ErrNotFound) {
 		return SavedSearch{}, searchNotFound(id)
@@ -97,14 +96,11 @@ func (s *Service) UpdateSavedSearch(ctx context.Context, id string, req SavedSea
 func (s *Service) DeleteSavedSearch(ctx context.Context, id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, err := s.search(ctx, id, canDeleteSearch, "savedsearches:edit:"); err != nil {
+	v, err := s.search(ctx, id, canDeleteSearch, "savedsearches:edit:")
+	if err != nil {
 		return err
 	}
-	_, err := s.views.Delete(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return searchNotFound(id)
-	}
-	return err
+	return s.delete(ctx, v, searchNotFound)
 }
 
 // search loads a SEARCH view for an action allowed decides, checking the
@@ -129,6 +125,9 @@ func searchState(q *queryState, legacyQuery json.RawMessage) (json.RawMessage, e
 	}
 	if b, err := api.Marshal(fields); err == nil {
 		q.raw["selected_fields"] = b
+	}
+	if err := savedSearchWidgets(q, fields); err != nil {
+		return nil, err
 	}
 	return q.encode()
 }

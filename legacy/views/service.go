@@ -54,9 +54,10 @@ const (
 // savedsearches:create, savedsearches:edit:<id>); as in 4.0, a view's owner
 // and view:* permissions also pass.
 type Service struct {
-	views  Views
-	list   Lister
-	values WidgetValues
+	views    Views
+	list     Lister
+	searches Searches
+	values   WidgetValues
 
 	// mu serialises this node's read-modify-write of views: the views
 	// service replaces whole views, and two widgets added at once must
@@ -64,10 +65,11 @@ type Service struct {
 	mu sync.Mutex
 }
 
-// New returns the service. values may be nil while the server has no
-// message search: widget values then answer 503.
-func New(v Views, list Lister, values WidgetValues) *Service {
-	return &Service{views: v, list: list, values: values}
+// New returns the service; the views it writes name searches it keeps in
+// searches. values may be nil while the server has no message search:
+// widget values then answer 503.
+func New(v Views, list Lister, searches Searches, values WidgetValues) *Service {
+	return &Service{views: v, list: list, searches: searches, values: values}
 }
 
 // Dashboards returns the legacy dashboards the caller may read: the
@@ -128,7 +130,15 @@ func (s *Service) CreateDashboard(ctx context.Context, req DashboardRequest) (st
 		SearchID: primitive.NewObjectID().Hex(), Properties: []string{}, Requires: map[string]json.RawMessage{},
 		State: map[string]json.RawMessage{newUUID(): state},
 	}
-	created, err := s.views.Create(ctx, v, p.Username)
+	return s.create(ctx, v, p.Username)
+}
+
+// create stores a new view with its search and returns its id.
+func (s *Service) create(ctx context.Context, v views.View, owner string) (string, error) {
+	if err := s.writeSearch(ctx, &v, owner); err != nil {
+		return "", err
+	}
+	created, err := s.views.Create(ctx, v, owner)
 	if err != nil {
 		return "", err
 	}
@@ -153,14 +163,23 @@ func (s *Service) UpdateDashboard(ctx context.Context, id string, req DashboardR
 func (s *Service) DeleteDashboard(ctx context.Context, id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, err := s.dashboard(ctx, id, canDeleteDashboard, "dashboards:edit:"); err != nil {
+	v, err := s.dashboard(ctx, id, canDeleteDashboard, "dashboards:edit:")
+	if err != nil {
 		return err
 	}
-	_, err := s.views.Delete(ctx, id)
+	return s.delete(ctx, v, dashboardNotFound)
+}
+
+// delete deletes a view and its search.
+func (s *Service) delete(ctx context.Context, v views.View, notFound func(string) error) error {
+	_, err := s.views.Delete(ctx, v.ID)
 	if errors.Is(err, store.ErrNotFound) {
-		return dashboardNotFound(id)
+		return notFound(v.ID)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	return s.deleteSearch(ctx, v)
 }
 
 // SetPositions replaces the positions of a dashboard's widgets.
@@ -246,6 +265,9 @@ func (s *Service) save(ctx context.Context, v views.View, queryID string, q *que
 		v.State = map[string]json.RawMessage{}
 	}
 	v.State[queryID] = raw
+	if err := s.writeSearch(ctx, &v, ownerOf(v)); err != nil {
+		return err
+	}
 	_, err = s.views.Update(ctx, v.ID, v)
 	if errors.Is(err, store.ErrNotFound) {
 		return dashboardNotFound(v.ID) // deleted meanwhile
@@ -266,10 +288,7 @@ func firstQuery(v views.View) (string, *queryState, error) {
 // dashboardOf is the legacy form of a DASHBOARD view: the widgets and
 // positions of all its queries, in query id order.
 func dashboardOf(v views.View) (Dashboard, error) {
-	owner := ""
-	if v.Owner != nil {
-		owner = *v.Owner
-	}
+	owner := ownerOf(v)
 	d := Dashboard{
 		ID: v.ID, Title: v.Title, Description: v.Description, CreatedAt: v.CreatedAt, CreatorUserID: v.Owner,
 		Widgets: []Widget{}, Positions: map[string]Position{},
@@ -317,6 +336,10 @@ func dashboardNotFound(id string) error {
 
 func notAuthorized(id string) error {
 	return api.Errorf(api.Forbidden, "Not authorized to access resource id %s", id)
+}
+
+func ownerOf(v views.View) string {
+	return deref(v.Owner)
 }
 
 func deref(s *string) string {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -35,7 +36,7 @@ func newEnv(t testing.TB, values legacyviews.WidgetValues) *env {
 	}
 	t.Cleanup(func() { _ = st.Close() })
 	vs := views.NewService(st, func() time.Time { return epoch })
-	return &env{st: st, views: vs, svc: legacyviews.New(vs, st, values)}
+	return &env{st: st, views: vs, svc: legacyviews.New(vs, st, views.NewSearches(st, vs, func() time.Time { return epoch }), values)}
 }
 
 // as returns a context whose caller is user with perms.
@@ -354,5 +355,69 @@ func TestDeleteDashboard(t *testing.T) {
 	if err := e.svc.DeleteDashboard(ctx, id); code(err) != api.Forbidden {
 		// jane owned it; it is gone, and she holds no dashboards:edit.
 		t.Errorf("second delete: %v", err)
+	}
+}
+
+// Views earlier versions stored for legacy clients named a search that was
+// never stored: Repair stores it, with a search type for every widget, and
+// gives a saved search its widgets; a second run has nothing to do.
+func TestRepairStoresMissingSearches(t *testing.T) {
+	e := newEnv(t, nil)
+	ctx := as(t, "admin", "*")
+	state := func(s string) map[string]json.RawMessage { return map[string]json.RawMessage{"q1": json.RawMessage(s)} }
+	dash, err := e.views.Create(ctx, views.View{Type: views.Dashboard, Title: "old", Summary: legacyviews.DashboardSummary,
+		SearchID: "5f1a2b3c4d5e6f7a8b9c0d01", State: state(`{"widget_mapping":{},"widgets":[{"id":"w1","type":"aggregation",` +
+			`"config":{"row_pivots":[],"series":[{"function":"count()"}]},"timerange":{"type":"relative","range":60}}]}`)}, "admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved, err := e.views.Create(ctx, views.View{Type: views.Search, Title: "old search", Summary: legacyviews.SavedSearchSummary,
+		SearchID: "5f1a2b3c4d5e6f7a8b9c0d02", State: state(`{"selected_fields":["message"],"widget_mapping":{},"widgets":[],` +
+			`"legacy_query":{"query":"a","rangeType":"relative","relative":3600}}`)}, "admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := e.views.Create(ctx, views.View{Type: views.Dashboard, Title: "4.0", SearchID: "5f1a2b3c4d5e6f7a8b9c0d03"}, "admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	searches := views.NewSearches(e.st, e.views, func() time.Time { return epoch })
+	if n, err := e.svc.Repair(context.Background()); err != nil || n != 2 {
+		t.Fatalf("Repair: %d, %v; want 2", n, err)
+	}
+	for _, tt := range []struct {
+		view  views.View
+		types int
+	}{{dash, 1}, {saved, 2}} {
+		v, err := e.views.Get(ctx, tt.view.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := searches.Get(ctx, v.SearchID)
+		if err != nil {
+			t.Fatalf("%s: %v", v.Title, err)
+		}
+		var st struct {
+			Mapping map[string][]string `json:"widget_mapping"`
+		}
+		if err := json.Unmarshal(v.State["q1"], &st); err != nil {
+			t.Fatal(err)
+		}
+		mapping := st.Mapping
+		q, _ := json.Marshal(s.Queries)
+		if len(s.Queries) != 1 || len(mapping) != tt.types || *s.Owner != "admin" {
+			t.Errorf("%s: mapping %v, search %s", v.Title, mapping, q)
+		}
+		for _, ids := range mapping {
+			if !json.Valid(q) || !strings.Contains(string(q), `"id":"`+ids[0]+`"`) {
+				t.Errorf("%s: search type %s not in %s", v.Title, ids[0], q)
+			}
+		}
+	}
+	if _, err := searches.Get(ctx, own.SearchID); err == nil {
+		t.Errorf("a 4.0 client's view got a search written for it")
+	}
+	if n, err := e.svc.Repair(context.Background()); err != nil || n != 0 {
+		t.Errorf("second Repair: %d, %v; want 0", n, err)
 	}
 }

@@ -98,10 +98,7 @@ func (s *Service) editWidget(ctx context.Context, id, widgetID string, change fu
 	if err != nil {
 		return err
 	}
-	owner := ""
-	if v.Owner != nil {
-		owner = *v.Owner
-	}
+	owner := ownerOf(v)
 	for _, queryID := range slices.Sorted(maps.Keys(v.State)) {
 		q, err := decodeState(v.State[queryID])
 		if err != nil {

@@ -57,11 +57,10 @@ type query struct {
 	QueryString string `json:"query_string"`
 }
 
-// Function names of legacy statistics and their 4.0 series functions.
-var toSeries = map[string]string{"mean": "avg", "total": "sum", "cardinality": "card"}
-
+// seriesOf is the 4.0 series of a legacy statistic (statsSeries names
+// them) of field.
 func seriesOf(fn, field string) series {
-	if f, ok := toSeries[fn]; ok {
+	if f, ok := statsSeries[fn]; ok {
 		fn = f
 	}
 	if fn == "" || fn == "count" && field == "" {
@@ -158,8 +157,8 @@ func toView(w Widget, tr json.RawMessage) viewWidget {
 // Series functions of 4.0 and the legacy names of STATS_COUNT's
 // stats_function and FIELD_CHART's valuetype.
 var (
-	toStats     = map[string]string{"avg": "mean", "card": "cardinality"}
-	toValueType = map[string]string{"avg": "mean", "sum": "total", "card": "cardinality"}
+	toStats     = map[string]string{"avg": "mean", "card": "cardinality", "stddev": "std_dev", "sumofsquares": "sum_of_squares"}
+	toValueType = map[string]string{"avg": "mean", "sum": "total", "card": "cardinality", "stddev": "std_dev", "sumofsquares": "sum_of_squares"}
 )
 
 // fromView converts a 4.0 widget that has no legacy original (a 4.0 client

@@ -264,3 +264,13 @@ func (s *Searches) Purge(ctx context.Context, cutoff time.Time) (int, error) {
 	}
 	return n, nil
 }
+
+// Delete deletes a search; a missing one is no error, for what is asked
+// for holds.
+func (s *Searches) Delete(ctx context.Context, id string) error {
+	err := s.st.Delete(ctx, SearchCollection, id)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("delete search %s: %w", id, err)
+	}
+	return nil
+}

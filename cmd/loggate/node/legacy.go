@@ -1,6 +1,10 @@
 package node
 
 import (
+	"context"
+	"time"
+
+	"github.com/loggate/loggate/backend/analysis/views"
 	"github.com/loggate/loggate/compat"
 	legacyldap "github.com/loggate/loggate/legacy/ldap"
 	legacyviews "github.com/loggate/loggate/legacy/views"
@@ -23,5 +27,13 @@ func (n *Node) legacyLDAPService() *legacyldap.Service {
 // legacyViews serves the legacy dashboards and saved searches on the
 // node's views; widget values are computed by the node's message search.
 func (n *Node) legacyViews() compat.LegacyViews {
-	return legacyviews.NewAPI(legacyviews.New(n.Views, n.Store, legacyviews.SearchValues{Search: n.Messages.Search}))
+	searches := views.NewSearches(n.Store, n.Views, n.Messages.now)
+	svc := legacyviews.New(n.Views, n.Store, searches, legacyviews.SearchValues{Search: n.Messages.Search})
+	// Views earlier versions stored for legacy clients named no search;
+	// the first run gives them one, later runs find nothing to do.
+	n.Nodes.Every("legacy views' searches", time.Hour, func(ctx context.Context) error {
+		_, err := svc.Repair(ctx)
+		return err
+	})
+	return legacyviews.NewAPI(svc)
 }
