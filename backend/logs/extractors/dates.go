@@ -1,9 +1,10 @@
 package extractors
 
 import (
-	"fmt"
 	"strings"
 	"time"
+
+	"github.com/loggate/loggate/backend/logs/joda"
 )
 
 // dateParser is the date converter: a Joda-Time pattern translated to a Go
@@ -19,7 +20,8 @@ type dateParser struct {
 // cannot express (week years, day of year, era, zone ids ...) are refused,
 // which makes Graylog skip the converter.
 func newDateParser(pattern string, loc *time.Location, now func() time.Time) (*dateParser, error) {
-	layout, hasYear, hasZone, err := jodaLayout(pattern)
+	l, err := joda.Translate(pattern, joda.Options{ZuluOffsets: true})
+	layout, hasYear, hasZone := l.Go, l.HasYear, l.HasZone
 	if err != nil {
 		return nil, err
 	}
@@ -41,105 +43,6 @@ func (p *dateParser) parse(v string) (any, error) {
 		t = time.Date(p.now().In(p.loc).Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), t.Location())
 	}
 	return t, nil
-}
-
-// jodaLayout translates a Joda-Time DateTimeFormat pattern into a Go layout.
-func jodaLayout(pattern string) (layout string, hasYear, hasZone bool, err error) {
-	var b strings.Builder
-	rs := []rune(pattern)
-	for i := 0; i < len(rs); {
-		c := rs[i]
-		if c == '\'' {
-			// Quoted literal; '' is a quote.
-			j := i + 1
-			if j < len(rs) && rs[j] == '\'' {
-				b.WriteRune('\'')
-				i += 2
-				continue
-			}
-			for ; j < len(rs); j++ {
-				if rs[j] == '\'' {
-					if j+1 < len(rs) && rs[j+1] == '\'' {
-						b.WriteRune('\'')
-						j++
-						continue
-					}
-					break
-				}
-				b.WriteRune(rs[j])
-			}
-			i = j + 1
-			continue
-		}
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
-			b.WriteRune(c)
-			i++
-			continue
-		}
-		n := 1
-		for i+n < len(rs) && rs[i+n] == c {
-			n++
-		}
-		i += n
-		var s string
-		switch c {
-		case 'y', 'Y', 'u':
-			hasYear = true
-			s = "2006"
-			if n == 2 {
-				s = "06"
-			}
-		case 'M':
-			s = [...]string{"1", "01", "Jan", "January"}[min(n, 4)-1]
-		case 'd':
-			s = "2"
-			if n >= 2 {
-				s = "02"
-			}
-		case 'H':
-			s = "15"
-		case 'h':
-			s = "3"
-			if n >= 2 {
-				s = "03"
-			}
-		case 'm':
-			s = "4"
-			if n >= 2 {
-				s = "04"
-			}
-		case 's':
-			s = "5"
-			if n >= 2 {
-				s = "05"
-			}
-		case 'S':
-			if !strings.HasSuffix(b.String(), ".") && !strings.HasSuffix(b.String(), ",") {
-				return "", false, false, fmt.Errorf("fractions of a second must follow '.' or ','")
-			}
-			s = strings.Repeat("0", n)
-		case 'a':
-			s = "PM"
-		case 'E':
-			s = "Mon"
-			if n >= 4 {
-				s = "Monday"
-			}
-		case 'Z':
-			hasZone = true
-			s = "Z0700"
-			if n >= 2 {
-				s = "Z07:00"
-			}
-		case 'z':
-			hasZone = true
-			s = "MST"
-		default:
-			return "", false, false, fmt.Errorf("pattern letter %q is not supported", c)
-		}
-		b.WriteString(s)
-	}
-	return b.String(), hasYear, hasZone, nil
 }
 
 // flexLayouts are the forms the flexdate converter reads. Graylog's uses

@@ -1,20 +1,21 @@
 package functions
 
 import (
-	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/loggate/loggate/backend/logs/indexsets"
+	"github.com/loggate/loggate/backend/logs/joda"
 	"github.com/loggate/loggate/backend/logs/pipelines/lang"
 )
 
 func dateFunctions(d Deps) []*lang.Function {
 	tz := opt("timezone", lang.TString, "The timezone to apply to the date, defaults to UTC")
 	pattern := req("pattern", lang.TString, "The pattern to parse the date with, see http://www.joda.org/joda-time/apidocs/org/joda/time/format/DateTimeFormat.html")
-	pattern.Prepare = func(v any) (any, error) { return jodaLayout(v.(string)) }
+	pattern.Prepare = func(v any) (any, error) {
+		l, err := joda.Translate(v.(string), joda.Options{})
+		return l.Go, err
+	}
 	format := req("format", lang.TString, "The format string to use, see http://www.joda.org/joda-time/apidocs/org/joda/time/format/DateTimeFormat.html")
 	format.Prepare = pattern.Prepare
 	period := func(name, desc string, f func(n int64) lang.Period) *lang.Function {
@@ -70,102 +71,4 @@ func dateFunctions(d Deps) []*lang.Function {
 			return p, nil
 		}, req("value", lang.TString, "The string representation of the period. For example, P1D is one day, PT1H is one hour.")),
 	}
-}
-
-// jodaLayout translates a Joda-Time pattern into a Go layout. Go's layouts
-// cannot say everything Joda's can: a letter without a Go form (week
-// years, era, a zone id for parsing) is refused when the rule is parsed.
-func jodaLayout(p string) (string, error) {
-	var b strings.Builder
-	for i := 0; i < len(p); {
-		c := p[i]
-		if c == '\'' {
-			end := strings.IndexByte(p[i+1:], '\'')
-			if end < 0 {
-				return "", errors.New("unterminated quote in date pattern " + strconv.Quote(p))
-			}
-			if end == 0 {
-				b.WriteByte('\'')
-			} else {
-				b.WriteString(p[i+1 : i+1+end])
-			}
-			i += end + 2
-			continue
-		}
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
-			if strings.ContainsRune("0123456789", rune(c)) {
-				return "", fmt.Errorf("digits in date pattern %q cannot be expressed", p)
-			}
-			b.WriteByte(c)
-			i++
-			continue
-		}
-		n := 1
-		for i+n < len(p) && p[i+n] == c {
-			n++
-		}
-		i += n
-		var out string
-		switch c {
-		case 'y', 'Y', 'x':
-			out = "2006"
-			if n == 2 {
-				out = "06"
-			}
-		case 'M':
-			out = [...]string{"", "1", "01", "Jan", "January"}[min(n, 4)]
-		case 'd':
-			out = "2"
-			if n >= 2 {
-				out = "02"
-			}
-		case 'D':
-			out = "002"
-		case 'H':
-			out = "15"
-		case 'h':
-			out = "3"
-			if n >= 2 {
-				out = "03"
-			}
-		case 'm':
-			out = "4"
-			if n >= 2 {
-				out = "04"
-			}
-		case 's':
-			out = "5"
-			if n >= 2 {
-				out = "05"
-			}
-		case 'S':
-			// Go reads a fraction only after a '.' or ','.
-			s := b.String()
-			if s == "" || (s[len(s)-1] != '.' && s[len(s)-1] != ',') {
-				return "", fmt.Errorf("fraction of second in date pattern %q must follow '.' or ','", p)
-			}
-			out = strings.Repeat("0", n)
-		case 'a':
-			out = "PM"
-		case 'E':
-			out = "Mon"
-			if n >= 4 {
-				out = "Monday"
-			}
-		case 'Z':
-			out = "-0700"
-			if n == 2 {
-				out = "-07:00"
-			}
-			if n >= 3 {
-				return "", fmt.Errorf("zone ids (ZZZ) in date pattern %q are not supported", p)
-			}
-		case 'z':
-			out = "MST"
-		default:
-			return "", fmt.Errorf("illegal pattern component: %s", strings.Repeat(string(c), n))
-		}
-		b.WriteString(out)
-	}
-	return b.String(), nil
 }
