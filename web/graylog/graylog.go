@@ -101,7 +101,7 @@ func page(files fs.FS) ([]byte, error) {
 		}
 		js, css = append(js, v.Files.JS...), append(css, v.Files.CSS...)
 	}
-	js, css = append(js, m.Files.JS...), append(css, m.Files.CSS...)
+	js, css = append(js, m.sortedJS()...), append(css, m.Files.CSS...)
 	var buf bytes.Buffer
 	err = indexTemplate.Execute(&buf, struct{ JS, CSS []string }{assetPaths(js), assetPaths(css)})
 	return buf.Bytes(), err
@@ -128,9 +128,28 @@ func builtPage(files fs.FS) ([]byte, error) {
 // manifest is the part of Graylog's module.json the page is made from.
 type manifest struct {
 	Files struct {
-		JS  []string `json:"js"`
-		CSS []string `json:"css"`
+		JS     []string `json:"js"`
+		CSS    []string `json:"css"`
+		Chunks map[string]struct {
+			Entry string `json:"entry"`
+		} `json:"chunks"`
 	} `json:"files"`
+}
+
+// sortedJS orders the bundles as Graylog's server does (PluginAssets): the
+// polyfill chunk first, then the builtins, the app last. The list in
+// module.json has no meaningful order (3.3's names the app first, and its
+// stores are then missing when the app starts).
+func (m manifest) sortedJS() []string {
+	rank := map[string]int{}
+	for name, r := range map[string]int{"polyfill": -2, "builtins": -1, "app": 1} {
+		if c, ok := m.Files.Chunks[name]; ok && c.Entry != "" {
+			rank[c.Entry] = r
+		}
+	}
+	js := slices.Clone(m.Files.JS)
+	slices.SortStableFunc(js, func(a, b string) int { return rank[a] - rank[b] })
+	return js
 }
 
 // assetPaths puts bare file names under /assets/, where they are served.

@@ -97,15 +97,19 @@ func TestConfigJS(t *testing.T) {
 
 // Graylog's server package holds module.json, and a webpack build writes it
 // beside its own index.html: the page is made from it as Graylog makes it,
-// config.js first, vendor bundles before the application's.
+// config.js first, vendor bundles, then the polyfill, the builtins, other
+// chunks and the application last.
 func TestPageFromModuleManifest(t *testing.T) {
 	h := serve(t, dir(t, map[string]string{
 		"index.html":         `<html><script src="/vendor.1c.js"></script></html>`,
-		"module.json":        `{"files":{"js":["app.9f.js"],"css":["app.9f.css"],"chunks":{}}}`,
+		// 3.3's build lists the app first; Graylog loads it last.
+		"module.json": `{"files":{"js":["app.9f.js","builtins.9f.js","plugin.js","polyfill.9f.js"],"css":["app.9f.css"],
+"chunks":{"app":{"entry":"app.9f.js"},"builtins":{"entry":"builtins.9f.js"},"polyfill":{"entry":"polyfill.9f.js"}}}}`,
 		"vendor-module.json": `{"files":{"js":["vendor.1c.js"],"css":[]}}`,
 	}))
 	_, body, _ := get(h, "GET", "/system/overview")
-	order := []string{`href="/assets/app.9f.css"`, `src="/config.js"`, `src="/assets/vendor.1c.js"`, `src="/assets/app.9f.js"`}
+	order := []string{`href="/assets/app.9f.css"`, `src="/config.js"`, `src="/assets/vendor.1c.js"`, `src="/assets/polyfill.9f.js"`,
+		`src="/assets/builtins.9f.js"`, `src="/assets/plugin.js"`, `src="/assets/app.9f.js"`}
 	last := -1
 	for _, s := range order {
 		i := strings.Index(body, s)
