@@ -1,14 +1,17 @@
 package browsertest
 
 import (
+	"bufio"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,10 +56,12 @@ type bidiMessage struct {
 
 // firefoxPrefs is the profile's user.js: a clean, quiet headless run that
 // reaches nothing but loopback. Updates, telemetry, first-run and
-// what's-new pages, remote settings, safe browsing and the like are off,
-// and every other connection goes to a proxy on a closed loopback port, so
-// that whatever was missed fails at once instead of leaving the machine
-// (Firefox never sends loopback addresses to a proxy).
+// what's-new pages, remote settings, safe browsing and the like are off.
+// Every other connection goes to a proxy that is the test's own listener
+// (proxyPrefs), which refuses it and fails the test, so that whatever was
+// missed shows instead of leaving the machine (Firefox never sends loopback
+// addresses to a proxy); forceResolve answers every name lookup with
+// 127.0.0.1, so no DNS query leaves either.
 const firefoxPrefs = `
 user_pref("app.update.disabledForTesting", true);
 user_pref("app.update.auto", false);
@@ -88,19 +93,65 @@ user_pref("extensions.update.enabled", false);
 user_pref("extensions.getAddons.cache.enabled", false);
 user_pref("extensions.systemAddon.update.enabled", false);
 user_pref("media.gmp-manager.updateEnabled", false);
+user_pref("dom.push.connection.enabled", false);
+user_pref("dom.push.serverURL", "");
+user_pref("network.trr.mode", 5);
 user_pref("network.captive-portal-service.enabled", false);
 user_pref("network.connectivity-service.enabled", false);
 user_pref("network.dns.disablePrefetch", true);
 user_pref("network.prefetch-next", false);
 user_pref("network.http.speculative-parallel-limit", 0);
 user_pref("network.proxy.type", 1);
-user_pref("network.proxy.http", "127.0.0.1");
-user_pref("network.proxy.http_port", 9);
-user_pref("network.proxy.share_proxy_settings", true);
+user_pref("network.proxy.failover_direct", false);
+user_pref("network.dns.forceResolve", "127.0.0.1");
 user_pref("network.proxy.allow_hijacking_localhost", false);
 user_pref("datareporting.usage.uploadEnabled", false);
 user_pref("remote.prefs.recommended", true);
 `
+
+// proxyPrefs sends HTTP and HTTPS to the proxy on port.
+const proxyPrefs = `
+user_pref("network.proxy.http", "127.0.0.1");
+user_pref("network.proxy.http_port", %[1]d);
+user_pref("network.proxy.ssl", "127.0.0.1");
+user_pref("network.proxy.ssl_port", %[1]d);
+`
+
+// refuseOutside listens as the profile's proxy: every request to it is one
+// for outside the machine, refused, and an error of the test when it ends.
+// It returns the port.
+func refuseOutside(t testing.TB) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked []string
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return // closed at the end of the test
+			}
+			_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+			line, _ := bufio.NewReader(c).ReadString('\n')
+			_ = c.Close()
+			if line = strings.TrimSpace(line); !slices.Contains(asked, line) {
+				asked = append(asked, line) // read only once done is closed
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		_ = ln.Close()
+		<-done
+		if len(asked) > 0 {
+			t.Errorf("firefox tried to reach outside the machine (refused): %q", asked)
+		}
+	})
+	return ln.Addr().(*net.TCPAddr).Port
+}
 
 // FirefoxBin returns the Firefox to test with: $FIREFOX or Debian's
 // firefox-esr. Without one the test is skipped, loudly, unless
@@ -124,7 +175,8 @@ func StartFirefox(t testing.TB, width, height int, timeout time.Duration) *Firef
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	t.Cleanup(cancel)
 	profile := t.TempDir()
-	if err := os.WriteFile(filepath.Join(profile, "user.js"), []byte(firefoxPrefs), 0o644); err != nil {
+	prefs := firefoxPrefs + fmt.Sprintf(proxyPrefs, refuseOutside(t))
+	if err := os.WriteFile(filepath.Join(profile, "user.js"), []byte(prefs), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	port, err := servicetest.FreePort()
@@ -134,7 +186,10 @@ func StartFirefox(t testing.TB, width, height int, timeout time.Duration) *Firef
 	logPath := filepath.Join(t.TempDir(), "firefox.log")
 	cmd := exec.Command(bin, "--headless", "--no-remote", "--profile", profile,
 		"--remote-debugging-port", strconv.Itoa(port), "about:blank")
-	cmd.Env = append(os.Environ(), "MOZ_CRASHREPORTER_DISABLE=1", "MOZ_HEADLESS=1")
+	// A release build takes services.settings.server from the profile only
+	// with MOZ_REMOTE_SETTINGS_DEVTOOLS=1; without it Firefox fetches
+	// remote settings from Mozilla at start.
+	cmd.Env = append(os.Environ(), "MOZ_CRASHREPORTER_DISABLE=1", "MOZ_HEADLESS=1", "MOZ_REMOTE_SETTINGS_DEVTOOLS=1")
 	proc, err := servicetest.Start(cmd, logPath)
 	if err != nil {
 		t.Fatal(err)
@@ -250,7 +305,10 @@ func (f *Firefox) Send(ctx context.Context, method string, params, result any) e
 	if err != nil {
 		return err
 	}
-	if err := f.conn.Write(ctx, websocket.MessageText, cmd); err != nil {
+	// Written under the browser's context, not ctx: the library closes the
+	// connection when a write's context ends during the write, and a step
+	// that times out must not end the session for the steps after it.
+	if err := f.conn.Write(f.ctx, websocket.MessageText, cmd); err != nil {
 		return fmt.Errorf("%s: %w", method, err)
 	}
 	select {
