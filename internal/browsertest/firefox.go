@@ -11,8 +11,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -153,6 +153,9 @@ func refuseOutside(t testing.TB) int {
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
+// listening is what Firefox prints once its remote agent listens.
+var listening = regexp.MustCompile(`WebDriver BiDi listening on ws://(127\.0\.0\.1:[0-9]+)`)
+
 // FirefoxBin returns the Firefox to test with: $FIREFOX or Debian's
 // firefox-esr. Without one the test is skipped, loudly, unless
 // LOGGATE_REQUIRE_SERVICES=1 says that CI must run it.
@@ -179,13 +182,9 @@ func StartFirefox(t testing.TB, width, height int, timeout time.Duration) *Firef
 	if err := os.WriteFile(filepath.Join(profile, "user.js"), []byte(prefs), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	port, err := servicetest.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
 	logPath := filepath.Join(t.TempDir(), "firefox.log")
 	cmd := exec.Command(bin, "--headless", "--no-remote", "--profile", profile,
-		"--remote-debugging-port", strconv.Itoa(port), "about:blank")
+		"--remote-debugging-port", "0", "about:blank") // 0: a free port, which it prints
 	// A release build takes services.settings.server from the profile only
 	// with MOZ_REMOTE_SETTINGS_DEVTOOLS=1; without it Firefox fetches
 	// remote settings from Mozilla at start.
@@ -201,31 +200,48 @@ func StartFirefox(t testing.TB, width, height int, timeout time.Duration) *Firef
 		t.Fatalf("firefox: "+format+"\n%s", append(args, out)...)
 	}
 
-	// Firefox says when its remote agent listens; a loaded machine may
-	// take many seconds to get there.
-	listening := fmt.Sprintf("WebDriver BiDi listening on ws://127.0.0.1:%d", port)
+	// Firefox says where its remote agent listens once it does; a loaded
+	// machine may take many seconds to get there.
+	var addr string
 	ready := time.NewTicker(20 * time.Millisecond)
 	defer ready.Stop()
 	for {
-		if out, _ := os.ReadFile(logPath); strings.Contains(string(out), listening) {
+		if out, _ := os.ReadFile(logPath); listening.Match(out) {
+			addr = string(listening.FindSubmatch(out)[1])
 			break
 		}
 		select {
 		case <-ctx.Done():
-			fail("not listening on port %d: %v", port, ctx.Err())
+			fail("no WebDriver BiDi listening: %v", ctx.Err())
 		case <-proc.Exited():
 			fail("exited early: %v", proc.State())
 		case <-ready.C:
 		}
 	}
-	conn, _, err := websocket.Dial(ctx, fmt.Sprintf("ws://127.0.0.1:%d/session", port), nil)
+	conn, _, err := websocket.Dial(ctx, "ws://"+addr+"/session", nil)
 	if err != nil {
 		fail("connect: %v", err)
 	}
 	conn.SetReadLimit(64 << 20) // a full-page screenshot comes in one message
 	f := &Firefox{t: t, ctx: ctx, conn: conn, waiting: map[int64]chan bidiMessage{}, closed: make(chan struct{})}
 	go f.read()
-	t.Cleanup(func() { _ = conn.CloseNow() })
+	// At the end Firefox quits as asked, so that no process of it still
+	// writes to the profile while the test removes it; one that does not
+	// within 30 s is killed (proc.Stop, after this).
+	t.Cleanup(func() {
+		defer conn.CloseNow()
+		quit, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := f.Send(quit, "browser.close", map[string]any{}, nil); err != nil {
+			t.Logf("firefox: browser.close: %v; killed", err)
+			return
+		}
+		select {
+		case <-proc.Exited():
+		case <-quit.Done():
+			t.Logf("firefox: still running 30 s after browser.close; killed")
+		}
+	})
 
 	if err := f.Send(ctx, "session.new", map[string]any{"capabilities": map[string]any{}}, nil); err != nil {
 		fail("session.new: %v", err)
