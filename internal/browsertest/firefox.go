@@ -189,6 +189,7 @@ func StartFirefox(t testing.TB, width, height int, timeout time.Duration) *Firef
 	// with MOZ_REMOTE_SETTINGS_DEVTOOLS=1; without it Firefox fetches
 	// remote settings from Mozilla at start.
 	cmd.Env = append(os.Environ(), "MOZ_CRASHREPORTER_DISABLE=1", "MOZ_HEADLESS=1", "MOZ_REMOTE_SETTINGS_DEVTOOLS=1")
+	started := time.Now()
 	proc, err := servicetest.Start(cmd, logPath)
 	if err != nil {
 		t.Fatal(err)
@@ -255,6 +256,7 @@ func StartFirefox(t testing.TB, width, height int, timeout time.Duration) *Firef
 		fail("no tab (%v)", err)
 	}
 	f.tab = tree.Contexts[0].Context
+	t.Logf("firefox: session open %v after start", time.Since(started).Round(time.Millisecond))
 	if err := f.Send(ctx, "browsingContext.setViewport", map[string]any{"context": f.tab,
 		"viewport": map[string]int{"width": width, "height": height}}, nil); err != nil {
 		fail("set the viewport: %v", err)
