@@ -1,5 +1,6 @@
-// Package browsertest starts a headless Chromium for tests of loggate's web
-// pages (the API browser, the web interface), and keeps their screenshots.
+// Package browsertest starts a headless Chromium (over chromedp) or Firefox
+// (over WebDriver BiDi, firefox.go) for tests of loggate's web pages (the
+// API browser, the web interface), and keeps their screenshots.
 package browsertest
 
 import (
@@ -86,8 +87,14 @@ func Screenshot(t testing.TB, ctx context.Context, name string) {
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
 	}
-	path := filepath.Join(Artifacts(t), name+".png")
-	if err := os.WriteFile(path, png, 0o644); err != nil {
+	writeArtifact(t, name+".png", png)
+}
+
+// writeArtifact writes data to <Artifacts>/<name> and logs where.
+func writeArtifact(t testing.TB, name string, data []byte) {
+	t.Helper()
+	path := filepath.Join(Artifacts(t), name)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("screenshot: %s", path)
