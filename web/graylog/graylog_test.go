@@ -101,7 +101,7 @@ func TestConfigJS(t *testing.T) {
 // chunks and the application last.
 func TestPageFromModuleManifest(t *testing.T) {
 	h := serve(t, dir(t, map[string]string{
-		"index.html":         `<html><script src="/vendor.1c.js"></script></html>`,
+		"index.html": `<html><script src="/vendor.1c.js"></script></html>`,
 		// 3.3's build lists the app first; Graylog loads it last.
 		"module.json": `{"files":{"js":["app.9f.js","builtins.9f.js","plugin.js","polyfill.9f.js"],"css":["app.9f.css"],
 "chunks":{"app":{"entry":"app.9f.js"},"builtins":{"entry":"builtins.9f.js"},"polyfill":{"entry":"polyfill.9f.js"}}}}`,
