@@ -273,23 +273,24 @@ func (h *Handler) allCallbacks(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// ownCallback returns the callback of the path if it belongs to the
-// path's stream.
-func (h *Handler) ownCallback(r *http.Request, sid string) (Callback, error) {
+// streamCallback checks the caller's verb on the path's stream and returns
+// the stream's id and the callback of the path, if it belongs to that
+// stream.
+func (h *Handler) streamCallback(r *http.Request, verb string) (string, Callback, error) {
+	sid, err := streamPerm(r, verb)
+	if err != nil {
+		return "", Callback{}, err
+	}
 	id := api.Var(r, "alarmCallbackId")
 	c, err := h.s.Callback(r.Context(), id)
 	if err == nil && c.StreamID != sid {
 		err = api.Errorf(api.NotFound, "Couldn't find alarm callback %s", id)
 	}
-	return c, err
+	return sid, c, err
 }
 
 func (h *Handler) callback(w http.ResponseWriter, r *http.Request) error {
-	sid, err := streamPerm(r, "read")
-	if err != nil {
-		return err
-	}
-	c, err := h.ownCallback(r, sid)
+	_, c, err := h.streamCallback(r, "read")
 	if err != nil {
 		return err
 	}
@@ -333,11 +334,7 @@ func (h *Handler) createCallback(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *Handler) updateCallback(w http.ResponseWriter, r *http.Request) error {
-	sid, err := streamPerm(r, "edit")
-	if err != nil {
-		return err
-	}
-	c, err := h.ownCallback(r, sid)
+	sid, c, err := h.streamCallback(r, "edit")
 	if err != nil {
 		return err
 	}
@@ -355,11 +352,7 @@ func (h *Handler) updateCallback(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *Handler) deleteCallback(w http.ResponseWriter, r *http.Request) error {
-	sid, err := streamPerm(r, "edit")
-	if err != nil {
-		return err
-	}
-	c, err := h.ownCallback(r, sid)
+	_, c, err := h.streamCallback(r, "edit")
 	if err != nil {
 		return err
 	}

@@ -27,14 +27,14 @@ func (h *Handler) Routes() []api.Route {
 	const list = "/system/inputs/{inputId}/extractors"
 	const one = list + "/{extractorId}"
 	return []api.Route{
-		{Method: "GET", Path: list, Summary: "List all extractors of an input", Permission: "inputs:read:{inputId}", Handler: h.list},
-		{Method: "POST", Path: list, Summary: "Add an extractor to an input", Permission: "inputs:edit:{inputId}", Body: extractorBody, Handler: h.create},
-		{Method: "POST", Path: list + "/order", Summary: "Update extractor order of an input", Permission: "inputs:edit:{inputId}", Body: orderBody, Handler: h.order},
-		{Method: "GET", Path: one, Summary: "Get information of a single extractor of an input", Permission: "inputs:read:{inputId}", Handler: h.get},
-		{Method: "PUT", Path: one, Summary: "Update an extractor", Permission: "inputs:edit:{inputId}", Body: extractorBody, Handler: h.update},
-		{Method: "DELETE", Path: one, Summary: "Delete an extractor", Permission: "inputs:edit:{inputId}", Handler: h.delete},
-		{Method: "POST", Path: "/system/inputs/{inputId}/staticfields", Summary: "Add a static field to an input", Permission: "inputs:edit:{inputId}", Body: staticBody, Handler: h.addStatic},
-		{Method: "DELETE", Path: "/system/inputs/{inputId}/staticfields/{key}", Summary: "Remove static field of an input", Permission: "inputs:edit:{inputId}", Handler: h.removeStatic},
+		{Method: "GET", Path: list, Summary: "List all extractors of an input", Permission: "inputs:read:{inputId}", PathChecked: true, Handler: api.JSON(h.list)},
+		{Method: "POST", Path: list, Summary: "Add an extractor to an input", Permission: "inputs:edit:{inputId}", PathChecked: true, Body: extractorBody, Handler: h.create},
+		{Method: "POST", Path: list + "/order", Summary: "Update extractor order of an input", Permission: "inputs:edit:{inputId}", PathChecked: true, Body: orderBody, Handler: h.order},
+		{Method: "GET", Path: one, Summary: "Get information of a single extractor of an input", Permission: "inputs:read:{inputId}", PathChecked: true, Handler: api.JSON(h.get)},
+		{Method: "PUT", Path: one, Summary: "Update an extractor", Permission: "inputs:edit:{inputId}", PathChecked: true, Body: extractorBody, Handler: api.JSON(h.update)},
+		{Method: "DELETE", Path: one, Summary: "Delete an extractor", Permission: "inputs:edit:{inputId}", PathChecked: true, Handler: h.delete},
+		{Method: "POST", Path: "/system/inputs/{inputId}/staticfields", Summary: "Add a static field to an input", Permission: "inputs:edit:{inputId}", PathChecked: true, Body: staticBody, Handler: h.addStatic},
+		{Method: "DELETE", Path: "/system/inputs/{inputId}/staticfields/{key}", Summary: "Remove static field of an input", Permission: "inputs:edit:{inputId}", PathChecked: true, Handler: h.removeStatic},
 	}
 }
 
@@ -96,52 +96,31 @@ func (h *Handler) summary(e Extractor) Summary {
 	}
 }
 
-// input returns the input id of a request after checking the caller's
-// permission on it: checked before the lookup, so a 404 tells nothing of
-// inputs one may not see.
-func input(r *http.Request, action string) (string, error) {
-	id := api.Var(r, "inputId")
-	return id, auth.Require(r.Context(), "inputs:"+action+":"+id)
-}
-
-func (h *Handler) list(w http.ResponseWriter, r *http.Request) error {
-	id, err := input(r, "read")
+func (h *Handler) list(r *http.Request) (any, error) {
+	list, err := h.s.List(r.Context(), api.Var(r, "inputId"))
 	if err != nil {
-		return err
-	}
-	list, err := h.s.List(r.Context(), id)
-	if err != nil {
-		return err
+		return nil, err
 	}
 	out := make([]Summary, len(list))
 	for i, e := range list {
 		out[i] = h.summary(e)
 	}
-	api.WriteJSON(w, http.StatusOK, struct {
+	return struct {
 		Total      int       `json:"total"`
 		Extractors []Summary `json:"extractors"`
-	}{len(out), out})
-	return nil
+	}{len(out), out}, nil
 }
 
-func (h *Handler) get(w http.ResponseWriter, r *http.Request) error {
-	id, err := input(r, "read")
+func (h *Handler) get(r *http.Request) (any, error) {
+	e, err := h.s.Get(r.Context(), api.Var(r, "inputId"), api.Var(r, "extractorId"))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	e, err := h.s.Get(r.Context(), id, api.Var(r, "extractorId"))
-	if err != nil {
-		return err
-	}
-	api.WriteJSON(w, http.StatusOK, h.summary(e))
-	return nil
+	return h.summary(e), nil
 }
 
 func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
-	id, err := input(r, "edit")
-	if err != nil {
-		return err
-	}
+	id := api.Var(r, "inputId")
 	var req Request
 	if err := api.Decode(r, &req, true); err != nil {
 		return err
@@ -157,33 +136,28 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
-	id, err := input(r, "edit")
-	if err != nil {
-		return err
-	}
+func (h *Handler) update(r *http.Request) (any, error) {
 	var req Request
 	if err := api.Decode(r, &req, true); err != nil {
-		return err
+		return nil, err
 	}
-	e, err := h.s.Update(r.Context(), id, api.Var(r, "extractorId"), req, auth.FromContext(r.Context()).Username)
+	e, err := h.s.Update(r.Context(), api.Var(r, "inputId"), api.Var(r, "extractorId"), req, auth.FromContext(r.Context()).Username)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.WriteJSON(w, http.StatusOK, h.summary(e))
-	return nil
+	return h.summary(e), nil
 }
 
 func (h *Handler) delete(w http.ResponseWriter, r *http.Request) error {
-	id, err := input(r, "edit")
-	if err != nil {
-		return err
+	return noContent(w, h.s.Delete(r.Context(), api.Var(r, "inputId"), api.Var(r, "extractorId")))
+}
+
+// noContent answers 204 when err is nil.
+func noContent(w http.ResponseWriter, err error) error {
+	if err == nil {
+		api.NoContent(w)
 	}
-	if err := h.s.Delete(r.Context(), id, api.Var(r, "extractorId")); err != nil {
-		return err
-	}
-	api.NoContent(w)
-	return nil
+	return err
 }
 
 // orderRequest is Graylog's OrderExtractorsRequest: positions (integers
@@ -213,10 +187,7 @@ func ParseOrder(body []byte) (map[int64]string, error) {
 }
 
 func (h *Handler) order(w http.ResponseWriter, r *http.Request) error {
-	id, err := input(r, "edit")
-	if err != nil {
-		return err
-	}
+	id := api.Var(r, "inputId")
 	body, err := api.ReadBody(r)
 	if err != nil {
 		return err
@@ -225,11 +196,7 @@ func (h *Handler) order(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := h.s.Reorder(r.Context(), id, order); err != nil {
-		return err
-	}
-	api.NoContent(w)
-	return nil
+	return noContent(w, h.s.Reorder(r.Context(), id, order))
 }
 
 type staticRequest struct {
@@ -238,10 +205,7 @@ type staticRequest struct {
 }
 
 func (h *Handler) addStatic(w http.ResponseWriter, r *http.Request) error {
-	id, err := input(r, "edit")
-	if err != nil {
-		return err
-	}
+	id := api.Var(r, "inputId")
 	var req staticRequest
 	if err := api.Decode(r, &req, true); err != nil {
 		return err
@@ -255,13 +219,5 @@ func (h *Handler) addStatic(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *Handler) removeStatic(w http.ResponseWriter, r *http.Request) error {
-	id, err := input(r, "edit")
-	if err != nil {
-		return err
-	}
-	if err := h.s.RemoveStaticField(r.Context(), id, api.Var(r, "key")); err != nil {
-		return err
-	}
-	api.NoContent(w)
-	return nil
+	return noContent(w, h.s.RemoveStaticField(r.Context(), api.Var(r, "inputId"), api.Var(r, "key")))
 }

@@ -226,17 +226,25 @@ func camel(s string) string {
 	return strings.Join(parts, "")
 }
 
+// evalBoth evaluates a, then b, for the expressions that need both
+// operands (the logical ones short-circuit instead).
+func evalBoth(c *Context, a, b Expr) (av, bv any, err error) {
+	if av, err = a.Eval(c); err != nil {
+		return nil, nil, err
+	}
+	if bv, err = b.Eval(c); err != nil {
+		return nil, nil, err
+	}
+	return av, bv, nil
+}
+
 type indexExpr struct {
 	base
 	obj, idx Expr
 }
 
 func (e *indexExpr) Eval(c *Context) (any, error) {
-	v, err := e.obj.Eval(c)
-	if err != nil {
-		return nil, err
-	}
-	i, err := e.idx.Eval(c)
+	v, i, err := evalBoth(c, e.obj, e.idx)
 	if err != nil {
 		return nil, err
 	}
@@ -361,11 +369,7 @@ type binary struct {
 }
 
 func (e *binary) Eval(c *Context) (any, error) {
-	lv, err := e.l.Eval(c)
-	if err != nil {
-		return nil, err
-	}
-	rv, err := e.r.Eval(c)
+	lv, rv, err := evalBoth(c, e.l, e.r)
 	if err != nil {
 		return nil, err
 	}
