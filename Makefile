@@ -49,7 +49,7 @@ bench-large:
 
 ## bench-alerts: 100 aggregation event definitions every 5 s over 1,000,000 stored messages, CPU share of one core (at most 20%)
 bench-alerts:
-	LOGGATE_BENCH_ALERTS=1000000 LOGGATE_BENCH_ALERTS_RATE=$${RATE:-200} $(GO) test -count=1 -run 'TestAggregationCPU' -v -timeout 30m ./backend/alerts/definitions
+	LOGGATE_BENCH_ALERTS=1000000 LOGGATE_BENCH_ALERTS_RATE=$${RATE:-200} LOGGATE_BENCH_ALERTS_PROFILE=$(PROFILE) $(GO) test -count=1 -run 'TestAggregationCPU' -v -timeout 30m ./backend/alerts/definitions
 
 ## memtest: decompression bombs against a loggate process, peak RSS under 500 MB
 memtest:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"syscall"
 	"testing"
@@ -34,9 +35,16 @@ type cpuSets []indexsets.IndexSet
 
 func (s cpuSets) All(context.Context) ([]indexsets.IndexSet, error) { return s, nil }
 
-type eventStore struct{ ms messages.Store }
+// eventStore writes events to the store, and keeps them when seen is set.
+type eventStore struct {
+	ms   messages.Store
+	seen *[]events.Event
+}
 
 func (w eventStore) WriteEvents(ctx context.Context, evs []events.Event) error {
+	if w.seen != nil {
+		*w.seen = append(*w.seen, evs...)
+	}
 	docs := make([]messages.Message, len(evs))
 	for i, ev := range evs {
 		docs[i] = ev.Document()
@@ -89,6 +97,65 @@ func TestAggregationCPU(t *testing.T) {
 		every = 5 * time.Second
 	)
 	ctx := context.Background()
+	ms, g, end := storeMessages(t, n, rate)
+	// The definitions cover the last rounds×5 s of the data.
+	clock := testclock.New(end.Add(-time.Duration(rounds) * every))
+	ds, sched, _ := newRig(t, ms, g, clock, rigOptions{})
+	// Four kinds of definitions, 25 each: errors per source, slow
+	// requests per status, bytes per method, distinct client addresses.
+	kinds := []struct{ query, group, fn, field string }{
+		{"level:3", "source", "count", ""},
+		{"facility:nginx", "http_status", "avg", "took"},
+		{"http_method:GET OR http_method:POST", "http_method", "sum", "bytes"},
+		{"", "", "card", "client_ip"},
+	}
+	for i := range defs {
+		k := kinds[i%len(kinds)]
+		saveAggregation(t, ds, fmt.Sprintf("d%03d", i), k.query, k.group, k.fn, k.field, float64(i), every, every)
+	}
+	if _, err := sched.RunDue(ctx); err != nil { // the windows ending now
+		t.Fatal(err)
+	}
+	stopProfile := func() {}
+	if path := os.Getenv("LOGGATE_BENCH_ALERTS_PROFILE"); path != "" {
+		// A CPU profile of the rounds only, not of writing the messages.
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			t.Fatal(err)
+		}
+		stopProfile = func() { pprof.StopCPUProfile(); _ = f.Close() }
+	}
+	before, wall := cpuTime(t), time.Now()
+	fired := 0
+	for range rounds {
+		clock.Advance(every)
+		ran, err := sched.RunDue(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fired += ran
+	}
+	used, took := cpuTime(t)-before, time.Since(wall)
+	stopProfile()
+	if fired != defs*rounds {
+		t.Fatalf("%d firings, want %d", fired, defs*rounds)
+	}
+	share := float64(used) / float64(time.Duration(rounds)*every)
+	t.Logf("%d messages at %d/s (%d per 5 s window): %d definitions × %d rounds took %v CPU (%v wall) for %v of schedule: %.1f%% of one core",
+		n, rate, rate*5, defs, rounds, used.Round(time.Millisecond), took.Round(time.Millisecond), time.Duration(rounds)*every, share*100)
+	if share > 0.20 {
+		t.Errorf("the definitions use %.1f%% of one core, more than 20%%", share*100)
+	}
+}
+
+// storeMessages writes n generated messages, rate a second, into an
+// embedded store and returns it with the generator and the newest
+// message's time.
+func storeMessages(t *testing.T, n, rate int) (messages.Store, *messagestest.Generator, time.Time) {
+	ctx := context.Background()
 	ms, err := embedded.Open(filepath.Join(t.TempDir(), "messages"), embedded.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -116,68 +183,66 @@ func TestAggregationCPU(t *testing.T) {
 	if err := ms.WaitMerges(ctx); err != nil {
 		t.Fatal(err)
 	}
+	return ms, g, end
+}
+
+// rigOptions vary newRig.
+type rigOptions struct {
+	proc definitions.ProcessorOptions
+	// seen, when set, receives the events made.
+	seen *[]events.Event
+	// wrap, when set, wraps the search the processor uses.
+	wrap func(definitions.Searcher) definitions.Searcher
+	// alone registers the processor as a plain job: every firing searches
+	// alone, nothing is prepared.
+	alone bool
+}
+
+// newRig returns definitions, a scheduler and a processor over ms on the
+// clock, the processor writing its events to ms.
+func newRig(t *testing.T, ms messages.Store, g *messagestest.Generator, clock *testclock.Clock, o rigOptions) (*definitions.Service, *scheduler.Scheduler, *definitions.Processor) {
 	docs, err := bolt.Open(filepath.Join(t.TempDir(), "db"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = docs.Close() })
-	// The definitions cover the last rounds×5 s of the data.
-	clock := testclock.New(end.Add(-time.Duration(rounds) * every))
 	ss := cpuStreams{{ID: g.DefaultStream, IndexSetID: "is1"}, {ID: g.WebStream, IndexSetID: "is1"}}
 	sets := cpuSets{{ID: "is1", IndexPrefix: "graylog"}, {ID: "ev", IndexPrefix: "gl-events", IndexTemplateType: ptr(indexsets.TemplateEvents)}}
-	svc := search.NewService(ms, ss, sets, search.Options{Now: clock.Now})
+	var svc definitions.Searcher = search.NewService(ms, ss, sets, search.Options{Now: clock.Now})
+	if o.wrap != nil {
+		svc = o.wrap(svc)
+	}
 	sched := scheduler.New(docs, clock.Now, "n1", func() bool { return true }, func() string { return primitive.NewObjectID().Hex() }, scheduler.Options{})
 	ds := definitions.NewService(docs, sched)
-	proc := definitions.NewProcessor(ds, svc, eventStore{ms}, nil, func() []string { return []string{g.DefaultStream, g.WebStream} }, clock.Now, "bench")
-	sched.Register(definitions.TypeExecutionJob, proc)
-	// Four kinds of definitions, 25 each: errors per source, slow
-	// requests per status, bytes per method, distinct client addresses.
-	kinds := []struct{ query, group, fn, field string }{
-		{"level:3", "source", "count", ""},
-		{"facility:nginx", "http_status", "avg", "took"},
-		{"http_method:GET OR http_method:POST", "http_method", "sum", "bytes"},
-		{"", "", "card", "client_ip"},
+	proc := definitions.NewProcessor(ds, svc, eventStore{ms, o.seen}, nil, func() []string { return []string{g.DefaultStream, g.WebStream} }, clock.Now, "bench", o.proc)
+	if o.alone {
+		sched.Register(definitions.TypeExecutionJob, struct{ scheduler.Job }{proc})
+	} else {
+		sched.Register(definitions.TypeExecutionJob, proc)
 	}
-	for i := range defs {
-		k := kinds[i%len(kinds)]
-		body := map[string]any{"title": fmt.Sprintf("d%03d", i), "description": "", "priority": 2, "alert": true,
-			"config": map[string]any{"type": "aggregation-v1", "query": k.query, "streams": []string{}, "group_by": groupBy(k.group),
-				"series":           []map[string]any{{"id": "s", "function": k.fn, "field": nullable(k.field)}},
-				"conditions":       map[string]any{"expression": map[string]any{"expr": ">", "left": map[string]any{"expr": "number-ref", "ref": "s"}, "right": map[string]any{"expr": "number", "value": i}}},
-				"search_within_ms": every.Milliseconds(), "execute_every_ms": every.Milliseconds()},
-			"key_spec": []string{}, "notification_settings": map[string]any{"grace_period_ms": 0}}
-		b, _ := json.Marshal(body)
-		d, err := definitions.ParseDefinition(b, func() string { return "s" })
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := ds.Save(ctx, d, true); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := sched.RunDue(ctx); err != nil { // the windows ending now
+	return ds, sched, proc
+}
+
+// saveAggregation stores and schedules an aggregation definition of one
+// series, grouped by group (none when ""), firing when the series is above
+// threshold.
+func saveAggregation(t *testing.T, ds *definitions.Service, title, query, group, fn, field string, threshold float64, within, every time.Duration) definitions.Definition {
+	t.Helper()
+	body := map[string]any{"title": title, "description": "", "priority": 2, "alert": true,
+		"config": map[string]any{"type": "aggregation-v1", "query": query, "streams": []string{}, "group_by": groupBy(group),
+			"series":           []map[string]any{{"id": "s", "function": fn, "field": nullable(field)}},
+			"conditions":       map[string]any{"expression": map[string]any{"expr": ">", "left": map[string]any{"expr": "number-ref", "ref": "s"}, "right": map[string]any{"expr": "number", "value": threshold}}},
+			"search_within_ms": within.Milliseconds(), "execute_every_ms": every.Milliseconds()},
+		"key_spec": []string{}, "notification_settings": map[string]any{"grace_period_ms": 0}}
+	b, _ := json.Marshal(body)
+	d, err := definitions.ParseDefinition(b, func() string { return "s" })
+	if err != nil {
 		t.Fatal(err)
 	}
-	before, wall := cpuTime(t), time.Now()
-	fired := 0
-	for range rounds {
-		clock.Advance(every)
-		ran, err := sched.RunDue(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fired += ran
+	if d, err = ds.Save(context.Background(), d, true); err != nil {
+		t.Fatal(err)
 	}
-	used, took := cpuTime(t)-before, time.Since(wall)
-	if fired != defs*rounds {
-		t.Fatalf("%d firings, want %d", fired, defs*rounds)
-	}
-	share := float64(used) / float64(time.Duration(rounds)*every)
-	t.Logf("%d messages at %d/s (%d per 5 s window): %d definitions × %d rounds took %v CPU (%v wall) for %v of schedule: %.1f%% of one core",
-		n, rate, rate*5, defs, rounds, used.Round(time.Millisecond), took.Round(time.Millisecond), time.Duration(rounds)*every, share*100)
-	if share > 0.20 {
-		t.Errorf("the definitions use %.1f%% of one core, more than 20%%", share*100)
-	}
+	return d
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loggate/loggate/auth"
@@ -26,6 +27,7 @@ import (
 // Searcher runs the searches of a definition; *search.Service is one.
 type Searcher interface {
 	Aggregate(ctx context.Context, r search.Request, a search.Aggregation) (*search.Aggregated, error)
+	AggregateEach(ctx context.Context, r search.Request, parts []search.Part) ([]*search.Aggregated, error)
 	Scan(ctx context.Context, r search.Request, window int) (messages.Cursor, query.Node, error)
 }
 
@@ -52,12 +54,45 @@ type Processor struct {
 	streams Streams
 	now     func() time.Time
 	source  string
+	opts    ProcessorOptions
+
+	mu sync.Mutex
+	// prepared are the aggregations Prepare computed for the firings of
+	// the scheduler's pass, by aggregationKey; each is taken once.
+	prepared map[string]*search.Aggregated
 }
+
+// ProcessorOptions tune a processor.
+type ProcessorOptions struct {
+	// Indexed returns the timestamp up to which every received message is
+	// searchable (the node's processed and indexed watermark); a window
+	// ending after it is not evaluated yet but tried again IndexedRetry
+	// later, so that messages still in the journal count in their window.
+	// Nil evaluates every window as soon as it ends.
+	Indexed func(ctx context.Context) (time.Time, error)
+	// CatchupWindow is Graylog's events_catchup_window: a definition whose
+	// next window ended longer ago than this, and whose hop is not larger
+	// than its window, evaluates the missed windows merged into one
+	// search of up to this length. 0 means DefaultCatchupWindow; negative
+	// turns merging off.
+	CatchupWindow time.Duration
+}
+
+// Defaults of ProcessorOptions, Graylog's.
+const (
+	DefaultCatchupWindow = time.Hour
+	// IndexedRetry is when a window whose end is not indexed yet is
+	// tried again.
+	IndexedRetry = 5 * time.Second
+)
 
 // NewProcessor returns the event processor. source is the node's host
 // name, each event's source.
-func NewProcessor(defs *Service, s Searcher, out EventWriter, n Notifier, st Streams, now func() time.Time, source string) *Processor {
-	return &Processor{defs: defs, search: s, out: out, notify: n, streams: st, now: now, source: source}
+func NewProcessor(defs *Service, s Searcher, out EventWriter, n Notifier, st Streams, now func() time.Time, source string, opts ProcessorOptions) *Processor {
+	if opts.CatchupWindow == 0 {
+		opts.CatchupWindow = DefaultCatchupWindow
+	}
+	return &Processor{defs: defs, search: s, out: out, notify: n, streams: st, now: now, source: source, opts: opts}
 }
 
 // maxFiltered bounds the events one window of a filter definition makes.
@@ -73,21 +108,23 @@ func systemContext(ctx context.Context) context.Context {
 }
 
 // Execute runs one firing of a definition's job: the trigger's window,
-// unless it ends in the future, then moves the trigger to the next window.
-// A firing that runs again (its runner died before recording it) makes the
-// same events with the same ids, which replace the stored ones, and
-// notifications scheduled under fixed ids: nothing is doubled.
+// unless it ends in the future or after what is indexed, then moves the
+// trigger to the next window. A firing that runs again (its runner died
+// before recording it) makes the same events with the same ids, which
+// replace the stored ones, and notifications scheduled under fixed ids:
+// nothing is doubled.
 func (p *Processor) Execute(ctx context.Context, job scheduler.JobDefinition, tr scheduler.Trigger) (scheduler.Outcome, error) {
-	var cfg jobConfig
-	if err := json.Unmarshal(job.Config, &cfg); err != nil {
-		return scheduler.Outcome{}, &scheduler.Permanent{Err: fmt.Errorf("job %s: %w", job.ID, err)}
+	cfg, data, err := firing(job, tr)
+	if err != nil {
+		return scheduler.Outcome{}, err
 	}
-	var data triggerData
-	if err := json.Unmarshal(tr.Data, &data); err != nil || data.TimerangeTo.IsZero() {
-		return scheduler.Outcome{}, &scheduler.Permanent{Err: fmt.Errorf("trigger %s has no window", tr.ID)}
-	}
-	if data.TimerangeTo.After(p.now()) {
+	now := p.now()
+	if data.TimerangeTo.After(now) {
 		return scheduler.Outcome{Next: data.TimerangeTo.Time}, nil
+	}
+	if ok, err := p.indexed(ctx, data.TimerangeTo.Time); err != nil || !ok {
+		// Graylog's processing-status check: not an error, a later try.
+		return scheduler.Outcome{Next: now.Add(IndexedRetry)}, err
 	}
 	d, err := p.defs.Get(ctx, cfg.EventDefinitionID)
 	if err != nil {
@@ -96,14 +133,58 @@ func (p *Processor) Execute(ctx context.Context, job scheduler.JobDefinition, tr
 		}
 		return scheduler.Outcome{}, err
 	}
-	if err := p.Run(ctx, d, data.TimerangeFrom, data.TimerangeTo); err != nil {
+	from, to := data.TimerangeFrom.Time, p.catchup(d, data.TimerangeTo.Time, now)
+	if err := p.Run(ctx, d, api.Time{Time: from}, api.Time{Time: to}); err != nil {
 		return scheduler.Outcome{}, err
 	}
 	hop := time.Duration(d.Config.ExecuteEveryMs) * time.Millisecond
-	nextTo := data.TimerangeTo.Add(hop)
+	nextTo := to.Add(hop)
 	nextFrom, _ := window(nextTo, d.Config)
 	next, _ := json.Marshal(triggerData{Type: TypeExecutionJob, TimerangeFrom: api.Time{Time: nextFrom}, TimerangeTo: api.Time{Time: nextTo}})
 	return scheduler.Outcome{Next: nextTo, Data: next}, nil
+}
+
+// firing reads a firing's job config and window.
+func firing(job scheduler.JobDefinition, tr scheduler.Trigger) (jobConfig, triggerData, error) {
+	var cfg jobConfig
+	if err := json.Unmarshal(job.Config, &cfg); err != nil {
+		return cfg, triggerData{}, &scheduler.Permanent{Err: fmt.Errorf("job %s: %w", job.ID, err)}
+	}
+	var data triggerData
+	if err := json.Unmarshal(tr.Data, &data); err != nil || data.TimerangeTo.IsZero() {
+		return cfg, data, &scheduler.Permanent{Err: fmt.Errorf("trigger %s has no window", tr.ID)}
+	}
+	return cfg, data, nil
+}
+
+// indexed reports whether every message up to `to` is searchable.
+func (p *Processor) indexed(ctx context.Context, to time.Time) (bool, error) {
+	if p.opts.Indexed == nil {
+		return true, nil
+	}
+	upTo, err := p.opts.Indexed(ctx)
+	if err != nil {
+		return false, err
+	}
+	return !to.After(upTo), nil
+}
+
+// catchup returns the end of the search of a window ending at to: to
+// itself, or, when the window ended more than the catch-up window ago,
+// the end of the last whole hop within the catch-up window after it, so
+// that a definition far behind makes up the missed windows in searches of
+// up to the catch-up window rather than one by one (Graylog 4.0's
+// EventProcessorExecutionJob). A hop larger than the window skips
+// messages on purpose; such windows are made up one by one.
+func (p *Processor) catchup(d Definition, to, now time.Time) time.Time {
+	hop := time.Duration(d.Config.ExecuteEveryMs) * time.Millisecond
+	size := time.Duration(d.Config.SearchWithinMs) * time.Millisecond
+	c := p.opts.CatchupWindow
+	if c <= 0 || hop <= 0 || hop > size || now.Sub(to) <= c {
+		return to
+	}
+	// Whole hops only, so that the next windows stay aligned.
+	return to.Add(c - c%hop)
 }
 
 // Run runs a definition over [from, to]: its events are stored and their
@@ -214,8 +295,8 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// aggregate makes one event per result row whose conditions hold.
-func (p *Processor) aggregate(ctx context.Context, d Definition, r search.Request, from, to time.Time) ([]events.Event, error) {
+// aggregation is what a definition aggregates.
+func aggregation(d Definition) search.Aggregation {
 	a := search.Aggregation{}
 	for _, f := range d.Config.GroupBy {
 		a.Rows = append(a.Rows, search.Grouping{Field: f, Limit: groupLimit})
@@ -227,9 +308,29 @@ func (p *Processor) aggregate(ctx context.Context, d Definition, r search.Reques
 		}
 		a.Series = append(a.Series, search.Series{ID: s.ID, Type: s.Function, Field: field})
 	}
-	res, err := p.search.Aggregate(ctx, r, a)
-	if err != nil {
-		return nil, err
+	return a
+}
+
+// aggregationKey identifies an aggregation of a definition over a window
+// with everything it depends on, so that a prepared result is used only
+// by the firing it was computed for.
+func aggregationKey(id string, r search.Request, a search.Aggregation) string {
+	b, _ := json.Marshal(struct {
+		R search.Request
+		A search.Aggregation
+	}{r, a})
+	return id + "\x00" + string(b)
+}
+
+// aggregate makes one event per result row whose conditions hold.
+func (p *Processor) aggregate(ctx context.Context, d Definition, r search.Request, from, to time.Time) ([]events.Event, error) {
+	a := aggregation(d)
+	res := p.takePrepared(aggregationKey(d.ID, r, a))
+	if res == nil {
+		var err error
+		if res, err = p.search.Aggregate(ctx, r, a); err != nil {
+			return nil, err
+		}
 	}
 	var out []events.Event
 	var walk func(b *search.Bucket, keys []string)

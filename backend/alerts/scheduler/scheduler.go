@@ -108,6 +108,21 @@ type Job interface {
 	Execute(ctx context.Context, def JobDefinition, tr Trigger) (Outcome, error)
 }
 
+// Preparer is a Job that is shown, before a pass of the scheduler fires
+// them one by one, every trigger of its type due in that pass: the event
+// processor reads a window shared by several definitions once for all of
+// them. Preparing is an optimization only; each firing still runs through
+// Execute, claimed and recorded as any other.
+type Preparer interface {
+	Prepare(ctx context.Context, due []Due)
+}
+
+// Due is a trigger due in a pass, with its job definition.
+type Due struct {
+	Job     JobDefinition
+	Trigger Trigger
+}
+
 // Retry is a job error after which the firing is tried again at After,
 // with Data (when not nil) replacing the trigger's data: a job backs off
 // by counting its attempts there.
@@ -218,6 +233,7 @@ func (s *Scheduler) RunDue(ctx context.Context) (int, error) {
 		}
 		now := s.now()
 		slices.SortFunc(trs, func(a, b Trigger) int { return a.NextTime.Compare(b.NextTime.Time) })
+		s.prepare(ctx, trs, now)
 		progressed := false
 		var errs []error
 		for _, tr := range trs {
@@ -239,6 +255,25 @@ func (s *Scheduler) RunDue(ctx context.Context) (int, error) {
 		if !progressed || len(errs) > 0 {
 			return ran, errors.Join(errs...)
 		}
+	}
+}
+
+// prepare shows the jobs that are Preparers their triggers due at now.
+func (s *Scheduler) prepare(ctx context.Context, trs []Trigger, now time.Time) {
+	due := map[string][]Due{}
+	for _, tr := range trs {
+		typ := typeOf(tr.Data)
+		if _, ok := s.jobs[typ].(Preparer); !ok || !s.due(tr, now) {
+			continue
+		}
+		def, err := s.Job(ctx, tr.JobDefinitionID)
+		if err != nil {
+			continue // the firing reports it
+		}
+		due[typ] = append(due[typ], Due{Job: def, Trigger: tr})
+	}
+	for typ, d := range due {
+		s.jobs[typ].(Preparer).Prepare(ctx, d)
 	}
 }
 

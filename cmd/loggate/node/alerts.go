@@ -60,7 +60,7 @@ func (n *Node) openAlerts(now func() time.Time) (first, routes []api.Route) {
 	a.Definitions = definitions.NewService(st, a.Events)
 	a.Notify = notify.NewService(st, a.Events, a.Definitions)
 	host, _ := os.Hostname()
-	a.Processor = definitions.NewProcessor(a.Definitions, n.Messages.Search, eventWriter{n}, a.Notify, n.messageStreams, now, host)
+	a.Processor = definitions.NewProcessor(a.Definitions, n.Messages.Search, eventWriter{n}, a.Notify, n.messageStreams, now, host, n.processorOptions(now))
 	cfg := n.Config.Email
 	a.Deliverer = &notify.Deliverer{
 		HTTP:    &http.Client{Timeout: 10 * time.Second},
@@ -257,4 +257,15 @@ func (u userEmails) Emails(ctx context.Context, usernames []string) ([]string, e
 		}
 	}
 	return out, nil
+}
+
+// processorOptions make the event processor wait, before it evaluates a
+// window, until this node's journal is processed up to the window's end.
+func (n *Node) processorOptions(now func() time.Time) definitions.ProcessorOptions {
+	m := &n.Messages
+	if m.Journal == nil || m.Processor == nil {
+		return definitions.ProcessorOptions{}
+	}
+	w := definitions.NewWatermark(m.Journal.End, func() uint64 { return m.Processor.State().Next }, now)
+	return definitions.ProcessorOptions{Indexed: w.Indexed}
 }
