@@ -5,13 +5,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/loggate/loggate/backend/alerts/definitions"
 	"github.com/loggate/loggate/backend/alerts/events"
+	"github.com/loggate/loggate/backend/alerts/scheduler"
 	"github.com/loggate/loggate/backend/analysis/search"
+	"github.com/loggate/loggate/backend/logs/messages"
 	"github.com/loggate/loggate/internal/testclock"
 )
 
@@ -105,4 +109,121 @@ func TestPreparedFirings(t *testing.T) {
 		t.Errorf("searches: alone %d, shared %d single + %d shared; want shared reads to be far fewer", alone.alone.Load(), shared.alone.Load(), shared.each.Load())
 	}
 	t.Logf("%d events; %d searches alone, %d+%d shared", len(want), alone.alone.Load(), shared.alone.Load(), shared.each.Load())
+}
+
+// windowOf is an event's window and the count in its message.
+func windowOf(t *testing.T, ev events.Event) (from, to time.Time, count int64) {
+	t.Helper()
+	if ev.TimerangeStart == nil || ev.TimerangeEnd == nil {
+		t.Fatalf("event without a window: %+v", ev)
+	}
+	_, v, ok := strings.Cut(ev.Message, "count()=")
+	n, err := strconv.ParseFloat(v, 64)
+	if !ok || err != nil {
+		t.Fatalf("message %q has no count", ev.Message)
+	}
+	return ev.TimerangeStart.Time, ev.TimerangeEnd.Time, int64(n)
+}
+
+// storedCount counts the stored messages of [from, to].
+func storedCount(t *testing.T, ms messages.Store, from, to time.Time) int64 {
+	t.Helper()
+	res, err := ms.Search(context.Background(), messages.Query{From: from, To: to, Prefixes: []string{"graylog"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Total
+}
+
+// TestCatchup checks that a definition that fell behind makes up the
+// missed windows in order, merged into searches of up to the catch-up
+// window while it is further behind than that, then one by one: no
+// message is counted twice or missed, and the windows stay aligned.
+func TestCatchup(t *testing.T) {
+	ms, g, end := storeMessages(t, 3000, 10) // 300 s of messages
+	start := end.Add(-150 * time.Second)
+	clock := testclock.New(start)
+	var seen []events.Event
+	ds, sched, _ := newRig(t, ms, g, clock, rigOptions{seen: &seen, proc: definitions.ProcessorOptions{CatchupWindow: 30 * time.Second}})
+	saveAggregation(t, ds, "behind", "", "", "count", "", -1, 10*time.Second, 10*time.Second)
+	clock.Advance(100 * time.Second)
+	ran, err := sched.RunDue(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := func(n int) time.Time { return start.Add(time.Duration(n) * time.Second) }
+	want := [][2]time.Time{
+		{s(-10).Add(time.Millisecond), s(30)}, // 100 s behind: 30 s merged
+		{s(30).Add(time.Millisecond), s(70)},  // 60 s behind: 30 s more
+		{s(70).Add(time.Millisecond), s(80)},  // 20 s behind: one by one
+		{s(80).Add(time.Millisecond), s(90)},
+		{s(90).Add(time.Millisecond), s(100)},
+	}
+	if ran != len(want) || len(seen) != len(want) {
+		t.Fatalf("%d firings, %d events; want %d of each", ran, len(seen), len(want))
+	}
+	var total int64
+	for i, ev := range seen {
+		from, to, n := windowOf(t, ev)
+		if !from.Equal(want[i][0]) || !to.Equal(want[i][1]) {
+			t.Errorf("window %d: %v – %v, want %v – %v", i, from, to, want[i][0], want[i][1])
+		}
+		if c := storedCount(t, ms, from, to); n != c {
+			t.Errorf("window %d counted %d, the store has %d", i, n, c)
+		}
+		total += n
+	}
+	if all := storedCount(t, ms, want[0][0], s(100)); total != all || all == 0 {
+		t.Errorf("the windows counted %d messages, the store has %d over them", total, all)
+	}
+}
+
+// TestWindowEndIndexed checks that a window ending after what processing
+// has indexed is not evaluated but tried again 5 s later, unchanged, and
+// is evaluated once its end is indexed: messages still in the journal are
+// counted in their window, not lost.
+func TestWindowEndIndexed(t *testing.T) {
+	ms, g, end := storeMessages(t, 1000, 10)
+	start := end.Add(-50 * time.Second)
+	clock := testclock.New(start)
+	indexed := start
+	var seen []events.Event
+	ds, sched, _ := newRig(t, ms, g, clock, rigOptions{seen: &seen, proc: definitions.ProcessorOptions{
+		Indexed: func(context.Context) (time.Time, error) { return indexed, nil }}})
+	d := saveAggregation(t, ds, "lagging", "", "", "count", "", -1, 10*time.Second, 10*time.Second)
+	ctx := context.Background()
+	if _, err := sched.RunDue(ctx); err != nil { // the window ending at start
+		t.Fatal(err)
+	}
+	clock.Advance(10 * time.Second)
+	indexed = start.Add(9 * time.Second)
+	trigger := func() scheduler.Trigger {
+		t.Helper()
+		all, err := sched.Triggers(ctx)
+		if err != nil || len(all) != 1 {
+			t.Fatalf("triggers %v, %v", all, err)
+		}
+		return all[0]
+	}
+	before := trigger()
+	if _, err := sched.RunDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	after := trigger()
+	if len(seen) != 1 || string(after.Data) != string(before.Data) || !after.NextTime.Equal(clock.Now().Add(definitions.IndexedRetry)) {
+		t.Fatalf("window not indexed: %d events, data %s → %s, next %v; want only the first window's event, the data kept, the next try in 5 s",
+			len(seen), before.Data, after.Data, after.NextTime)
+	}
+	clock.Advance(definitions.IndexedRetry)
+	indexed = clock.Now()
+	if _, err := sched.RunDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 2 || seen[1].EventDefinitionID != d.ID {
+		t.Fatalf("%d events after the window was indexed, want 2", len(seen))
+	}
+	from, to, n := windowOf(t, seen[1])
+	if !from.Equal(start.Add(time.Millisecond)) || !to.Equal(start.Add(10*time.Second)) || n != storedCount(t, ms, from, to) {
+		t.Errorf("window %v – %v counted %d", from, to, n)
+	}
 }
