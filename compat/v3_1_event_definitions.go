@@ -22,14 +22,16 @@ func EventDefinitions(l LegacyAlerts) *Change {
 	return &Change{
 		Release: MustRelease("3.1"),
 		Description: "Stream alert conditions and alarm callbacks are replaced by event definitions and notifications; " +
-			"for clients older than 3.1, a condition or callback created (`POST|PUT|DELETE /streams/{id}/alerts/conditions…`, `POST|PUT /streams/{id}/alarmcallbacks…`) " +
-			"is migrated at once to an `aggregation-v1` event definition or a `legacy-alarm-callback-notification-v1` notification, as 3.1's migration did, and alerts (a callback also notifies the stream's conditions migrated before it).",
+			"for clients older than 3.1, a condition or callback created or changed (`POST|PUT /streams/{id}/alerts/conditions…`, `POST|PUT /streams/{id}/alarmcallbacks…`) " +
+			"is migrated at once to an `aggregation-v1` event definition or a `legacy-alarm-callback-notification-v1` notification, as 3.1's migration did, and alerts (a callback also notifies the stream's conditions migrated before it); " +
+			"deleting one (`DELETE …/alerts/conditions/{id}`, `DELETE …/alarmcallbacks/{id}`) deletes what it was migrated to.",
 		Routes: []Route{
 			R("POST /streams/{streamId}/alerts/conditions"),
 			R("PUT /streams/{streamId}/alerts/conditions/{conditionId}"),
 			R("DELETE /streams/{streamId}/alerts/conditions/{conditionId}"),
 			R("POST /streams/{streamId}/alarmcallbacks"),
 			R("PUT /streams/{streamId}/alarmcallbacks/{alarmCallbackId}"),
+			R("DELETE /streams/{streamId}/alarmcallbacks/{alarmCallbackId}"),
 		},
 		Request: func(_ context.Context, x *Exchange) error {
 			if l == nil {

@@ -77,14 +77,29 @@ func (h *Handler) Routes() (first, rest []api.Route) {
 	return first, rest
 }
 
-// changed migrates a stream's conditions and callbacks after a change,
-// when they are to alert at once. The change is stored either way; a
-// failed migration is retried at the next start.
+// changed migrates a stream's conditions and callbacks after a change by a
+// client older than 3.1, whose conditions and callbacks are its only
+// alerting: what was migrated before is rewritten from them. The change is
+// stored either way; a failed migration is retried at the next start.
+// Other clients' changes are migrated at the next start, as Graylog 4.0
+// does (with enable_legacy_alerts the legacy checker evaluates them
+// meanwhile).
 func (h *Handler) changed(r *http.Request, streamID string) {
-	if !h.evaluate && !migrateNow(r.Context()) {
+	if !migrateNow(r.Context()) {
 		return
 	}
-	if err := h.s.MigrateStream(r.Context(), streamID); err != nil && h.onError != nil {
+	if err := h.s.SyncStream(r.Context(), streamID); err != nil && h.onError != nil {
+		h.onError(err)
+	}
+}
+
+// removed deletes what a condition or callback a client older than 3.1
+// deleted was migrated to.
+func (h *Handler) removed(r *http.Request, id string) {
+	if !migrateNow(r.Context()) {
+		return
+	}
+	if err := h.s.Forget(r.Context(), id); err != nil && h.onError != nil {
 		h.onError(err)
 	}
 }
@@ -205,7 +220,11 @@ func (h *Handler) updateCondition(remove bool) api.HandlerFunc {
 		if err := h.s.UpdateCondition(r.Context(), sid, api.Var(r, "conditionId"), in.Title, in.Parameters, remove); err != nil {
 			return err
 		}
-		h.changed(r, sid)
+		if remove {
+			h.removed(r, api.Var(r, "conditionId"))
+		} else {
+			h.changed(r, sid)
+		}
 		api.NoContent(w)
 		return nil
 	}
@@ -359,6 +378,7 @@ func (h *Handler) deleteCallback(w http.ResponseWriter, r *http.Request) error {
 	if err := h.s.DeleteCallback(r.Context(), c.ID); err != nil {
 		return err
 	}
+	h.removed(r, c.ID)
 	api.NoContent(w)
 	return nil
 }

@@ -253,15 +253,58 @@ func (s *Service) MigrateAll(ctx context.Context) error {
 // MigrateStream migrates one stream's conditions and callbacks: each new
 // callback becomes a legacy-alarm-callback-notification-v1, each new
 // condition an aggregation-v1 definition notifying every migrated callback
-// of the stream.
+// of the stream. What was migrated before is left as it is: it may have
+// been edited as a definition or notification since.
 func (s *Service) MigrateStream(ctx context.Context, streamID string) error {
+	return s.migrateStream(ctx, streamID, false)
+}
+
+// SyncStream migrates one stream's conditions and callbacks as
+// MigrateStream does, and rewrites what was migrated before from them: for
+// a client older than 3.1 the conditions and callbacks are the only
+// definitions, so that a change of one changes its alerts.
+func (s *Service) SyncStream(ctx context.Context, streamID string) error {
+	return s.migrateStream(ctx, streamID, true)
+}
+
+// Forget deletes what a deleted condition or callback was migrated to, and
+// the record of the migration: a client older than 3.1 that deletes a
+// callback stops its notifications, one that deletes a condition its
+// alerts.
+func (s *Service) Forget(ctx context.Context, id string) error {
+	doc, err := s.st.Get(ctx, MigratedCollection, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var m migrated
+	if err := json.Unmarshal(doc, &m); err != nil {
+		return err
+	}
+	if m.Kind == "callback" {
+		err = s.notes.Delete(ctx, m.Target)
+	} else {
+		err = s.defs.Delete(ctx, m.Target)
+	}
+	if err != nil && api.ErrorCode(err) != api.NotFound {
+		return err
+	}
+	if err := s.st.Delete(ctx, MigratedCollection, id); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	return nil
+}
+
+func (s *Service) migrateStream(ctx context.Context, streamID string, rewrite bool) error {
 	cbs, err := s.Callbacks(ctx, streamID)
 	if err != nil {
 		return err
 	}
 	var refs []definitions.NotificationRef
 	for _, cb := range cbs {
-		exists := func(id string) bool { _, err := s.notes.Get(ctx, id); return err == nil }
+		exists := func(id string) bool { _, err := s.notes.Get(ctx, id); return err == nil && !rewrite }
 		target, err := s.migrate(ctx, cb.ID, "callback", exists, func(target string) error {
 			title := "Untitled"
 			if cb.Title != nil && *cb.Title != "" {
@@ -280,7 +323,7 @@ func (s *Service) MigrateStream(ctx context.Context, streamID string) error {
 	if err != nil {
 		return err
 	}
-	exists := func(id string) bool { _, err := s.defs.Get(ctx, id); return err == nil }
+	exists := func(id string) bool { _, err := s.defs.Get(ctx, id); return err == nil && !rewrite }
 	for _, c := range conds {
 		target, err := s.migrate(ctx, c.ID, "condition", exists, func(target string) error {
 			d, err := s.definition(streamID, c, refs)

@@ -114,3 +114,48 @@ func TestLegacyConditionNewClient(t *testing.T) {
 		t.Errorf("%d definitions after a second restart", n)
 	}
 }
+
+// A 2.4 client's changes reach what its conditions and callbacks were
+// migrated to: a changed condition changes its definition, a deleted
+// callback deletes its notification (and no definition notifies it any
+// more), a deleted condition deletes its definition.
+func TestLegacyOldClientChanges(t *testing.T) {
+	h := nodetest.Start(t)
+	v24 := []nodetest.ReqOption{nodetest.AsRoot(), nodetest.Header("X-API-Version", "2.4")}
+	root := nodetest.AsRoot()
+	sid := h.Do("POST", "/streams", map[string]any{"title": "web", "matching_type": "AND", "index_set_id": defaultIndexSet(t, h),
+		"rules": []map[string]any{}}, v24...).Want(t, http.StatusCreated).Get("stream_id").String()
+	cb := h.Do("POST", "/streams/"+sid+"/alarmcallbacks", map[string]any{"type": "org.graylog2.alarmcallbacks.HTTPAlarmCallback", "title": "hook",
+		"configuration": map[string]any{"url": "http://127.0.0.1:1/hook"}}, v24...).Want(t, http.StatusCreated).Get("alarmcallback_id").String()
+	params := map[string]any{"time": 1, "threshold_type": "MORE", "threshold": 1, "grace": 0, "backlog": 0, "query": "*"}
+	cid := h.Do("POST", "/streams/"+sid+"/alerts/conditions", map[string]any{"type": "message_count", "title": "busy", "parameters": params},
+		v24...).Want(t, http.StatusCreated).Get("alert_condition_id").String()
+	def := func() gjson.Result {
+		return h.Do("GET", "/events/definitions", nil, root).Want(t, http.StatusOK).Get(`event_definitions.#(title=="busy")`)
+	}
+	if d := def(); d.Get("notifications.#").Int() != 1 || d.Get("config.conditions.expression.right.value").Float() != 1 {
+		t.Fatalf("migrated definition: %s", d.Raw)
+	}
+
+	params["threshold"] = 5
+	h.Do("PUT", "/streams/"+sid+"/alerts/conditions/"+cid, map[string]any{"title": "busy", "parameters": params}, v24...).Want(t, http.StatusNoContent)
+	if d := def(); d.Get("config.conditions.expression.right.value").Float() != 5 {
+		t.Errorf("definition after the condition changed: %s", d.Raw)
+	}
+	if n := h.Do("GET", "/events/definitions", nil, root).Want(t, http.StatusOK).Get("total").Int(); n != 1 {
+		t.Errorf("%d definitions after the change, want 1", n)
+	}
+
+	h.Do("DELETE", "/streams/"+sid+"/alarmcallbacks/"+cb, nil, v24...).Want(t, http.StatusNoContent)
+	if n := h.Do("GET", "/events/notifications", nil, root).Want(t, http.StatusOK); n.Get("total").Int() != 0 {
+		t.Errorf("notifications after the callback was deleted: %s", n.Body)
+	}
+	if d := def(); d.Get("notifications.#").Int() != 0 {
+		t.Errorf("definition still notifies the deleted callback: %s", d.Raw)
+	}
+
+	h.Do("DELETE", "/streams/"+sid+"/alerts/conditions/"+cid, nil, v24...).Want(t, http.StatusNoContent)
+	if n := h.Do("GET", "/events/definitions", nil, root).Want(t, http.StatusOK).Get("total").Int(); n != 0 {
+		t.Errorf("%d definitions after the condition was deleted", n)
+	}
+}
