@@ -50,7 +50,7 @@ func (p *Processor) Prepare(ctx context.Context, due []scheduler.Due) {
 		groups[g] = append(groups[g], item{aggregationKey(d.ID, r, a), r, a})
 	}
 	prepared := map[string]*search.Aggregated{}
-	sys := systemContext(ctx)
+	sys := SystemContext(ctx)
 	for _, items := range groups {
 		slices.SortFunc(items, func(x, y item) int { return x.r.Range.From.Compare(y.r.Range.From) })
 		// Runs of overlapping or touching windows: their union is never

@@ -101,8 +101,9 @@ const maxFiltered = 10_000
 // groupLimit is how many groups of a group_by an aggregation keeps.
 const groupLimit = 10_000
 
-// systemContext is ctx as the server itself: every stream readable.
-func systemContext(ctx context.Context) context.Context {
+// SystemContext is ctx as the server itself: every stream readable; the
+// searches of event processing run so.
+func SystemContext(ctx context.Context) context.Context {
 	perms, _ := permission.NewSet([]string{"*"}) // "*" always parses
 	return auth.WithPrincipal(ctx, &auth.Principal{UserID: "system", Username: "system", Permissions: perms})
 }
@@ -224,7 +225,7 @@ func (p *Processor) Backlog(ctx context.Context, d Definition, ev events.Event, 
 	}
 	r := p.request(d, from, to)
 	r.Limit = n
-	cur, _, err := p.search.Scan(systemContext(ctx), r, 0)
+	cur, _, err := p.search.Scan(SystemContext(ctx), r, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +242,7 @@ func (p *Processor) Events(ctx context.Context, d Definition, from, to time.Time
 	if d.Config.Type != TypeAggregation {
 		return nil, &scheduler.Permanent{Err: fmt.Errorf("event definition %s has config type %q", d.ID, d.Config.Type)}
 	}
-	ctx = systemContext(ctx)
+	ctx = SystemContext(ctx)
 	r := p.request(d, from, to)
 	if len(r.Streams) == 0 {
 		return nil, nil
@@ -343,7 +344,7 @@ func (p *Processor) aggregate(ctx context.Context, d Definition, r search.Reques
 		}
 		values := map[string]float64{}
 		for i, s := range d.Config.Series {
-			values[s.ID] = toFloat(b.Values[i])
+			values[s.ID] = SeriesFloat(b.Values[i])
 		}
 		if c := d.Config.Conditions; c != nil && c.Expression != nil && !c.Expression.Holds(values) {
 			return
@@ -356,7 +357,9 @@ func (p *Processor) aggregate(ctx context.Context, d Definition, r search.Reques
 	return out, nil
 }
 
-func toFloat(v any) float64 {
+// SeriesFloat is a series value of an aggregation as a number; NaN when
+// the series is undefined (the mean of no values).
+func SeriesFloat(v any) float64 {
 	switch n := v.(type) {
 	case float64:
 		return n

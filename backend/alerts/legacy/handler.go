@@ -3,6 +3,9 @@ package legacy
 import (
 	"context"
 	"net/http"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/loggate/loggate/auth"
 	"github.com/loggate/loggate/backend/alerts/notify"
@@ -11,19 +14,13 @@ import (
 
 // Handler serves the legacy alerting API.
 type Handler struct {
-	s *Service
-	// evaluate is enable_legacy_alerts: every change of conditions and
-	// callbacks is migrated at once, so that they alert at once. Without
-	// it they are migrated at the next start, as Graylog 4.0 does, unless
-	// the request was marked by MigrateNow.
-	evaluate bool
-	onError  func(error)
+	s       *Service
+	onError func(error)
 }
 
-// NewHandler returns the legacy alerting resources; evaluate is
-// enable_legacy_alerts.
-func NewHandler(s *Service, evaluate bool, onError func(error)) *Handler {
-	return &Handler{s: s, evaluate: evaluate, onError: onError}
+// NewHandler returns the legacy alerting resources.
+func NewHandler(s *Service, onError func(error)) *Handler {
+	return &Handler{s: s, onError: onError}
 }
 
 const (
@@ -34,8 +31,8 @@ const (
 // Routes returns the legacy routes. First are the ones that must come
 // before /streams/{streamId}, which would take /streams/alerts.
 func (h *Handler) Routes() (first, rest []api.Route) {
-	alerts := api.Route{Summary: "Legacy alerts (Graylog 2.x–3.0 records; loggate keeps none: events take their place)", Handler: h.noAlerts,
-		Query: []string{"since", "limit", "skip", "state"}, Deprecated: true}
+	alerts := api.Route{Summary: "Legacy alerts of the streams the caller may read, newest first (kept only with enable_legacy_alerts; events take their place)",
+		Handler: h.alerts, Query: []string{"since", "limit", "skip", "state"}, Deprecated: true}
 	at := func(method, path string, r api.Route) api.Route {
 		r.Method, r.Path = method, path
 		return r
@@ -43,6 +40,7 @@ func (h *Handler) Routes() (first, rest []api.Route) {
 	first = []api.Route{
 		at("GET", "/streams/alerts", alerts),
 		at("GET", "/streams/alerts/paginated", alerts),
+		{Method: "GET", Path: "/streams/alerts/{alertId}", Summary: "Get an alert by ID", Deprecated: true, Handler: h.alert},
 	}
 	rest = []api.Route{
 		at("GET", "/streams/{streamId}/alerts", alerts),
@@ -109,7 +107,15 @@ func streamPerm(r *http.Request, verb string) (string, error) {
 	return sid, auth.Require(r.Context(), "streams:"+verb+":"+sid)
 }
 
-func (h *Handler) noAlerts(w http.ResponseWriter, r *http.Request) error {
+// alerts lists legacy alerts: of the path's stream, or of every stream the
+// caller may read; since (unix seconds) and limit (300) page /alerts,
+// skip, limit and state (any, resolved, unresolved) /alerts/paginated.
+func (h *Handler) alerts(w http.ResponseWriter, r *http.Request) error {
+	p := auth.FromContext(r.Context())
+	if p == nil {
+		return auth.Unauthenticated()
+	}
+	var f AlertFilter
 	if sid := api.Var(r, "streamId"); sid != "" {
 		if _, err := streamPerm(r, "read"); err != nil {
 			return err
@@ -117,9 +123,68 @@ func (h *Handler) noAlerts(w http.ResponseWriter, r *http.Request) error {
 		if _, err := h.s.streams.Get(sid); err != nil {
 			return err
 		}
+		f.Streams = []string{sid}
+	} else {
+		for _, st := range h.s.streams.All() {
+			if p.Permits("streams:read:" + st.ID) {
+				f.Streams = append(f.Streams, st.ID)
+			}
+		}
 	}
-	api.WriteJSON(w, http.StatusOK, map[string]any{"total": 0, "alerts": []any{}})
+	q := r.URL.Query()
+	since, err := intParam(q.Get("since"), 0)
+	if err != nil {
+		return err
+	}
+	limit, err := intParam(q.Get("limit"), 300)
+	if err != nil {
+		return err
+	}
+	skip, err := intParam(q.Get("skip"), 0)
+	if err != nil {
+		return err
+	}
+	paginated := strings.HasSuffix(r.URL.Path, "/paginated")
+	if paginated {
+		f.State = strings.ToLower(q.Get("state"))
+	} else {
+		f.Since, skip = time.Unix(int64(since), 0), 0
+	}
+	all, err := h.s.Alerts(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	page := all[min(skip, len(all)):]
+	page = page[:min(limit, len(page))]
+	if page == nil {
+		page = []Alert{}
+	}
+	api.WriteJSON(w, http.StatusOK, map[string]any{"total": len(all), "alerts": page})
 	return nil
+}
+
+func (h *Handler) alert(w http.ResponseWriter, r *http.Request) error {
+	a, err := h.s.Alert(r.Context(), api.Var(r, "alertId"))
+	if err != nil {
+		return err
+	}
+	if err := auth.Require(r.Context(), "streams:read:"+a.StreamID); err != nil {
+		return err
+	}
+	api.WriteJSON(w, http.StatusOK, a)
+	return nil
+}
+
+// intParam parses a non-negative query parameter, def when absent.
+func intParam(v string, def int) (int, error) {
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, api.Errorf(api.Invalid, "Invalid parameter value %q", v)
+	}
+	return n, nil
 }
 
 // readConditions returns the conditions of the path's stream if the caller

@@ -37,8 +37,11 @@ type Alerts struct {
 	// the same compare-and-set.
 	Events     *scheduler.Scheduler
 	Deliveries *scheduler.Scheduler
-	// Legacy are the 2.x/3.0 stream alert conditions and alarm callbacks.
-	Legacy *legacy.Service
+	// Legacy are the 2.x/3.0 stream alert conditions and alarm callbacks;
+	// LegacyChecker evaluates the conditions, only with
+	// enable_legacy_alerts (nil without).
+	Legacy        *legacy.Service
+	LegacyChecker *legacy.Checker
 }
 
 // newID makes ObjectId-like ids, as Graylog's documents have.
@@ -78,7 +81,10 @@ func (n *Node) openAlerts(now func() time.Time) (first, routes []api.Route) {
 
 	evs := events.NewHandler(alertSource{a}, now).SetSearch(&events.Searching{
 		Store: n.Messages.Store, Prefixes: n.eventPrefixes, Stream: n.streamTitle})
-	first, old := legacy.NewHandler(a.Legacy, n.Config.EnableLegacyAlerts, onErr).Routes()
+	if n.Config.EnableLegacyAlerts {
+		a.LegacyChecker = legacy.NewChecker(a.Legacy, n.Messages.Search, a.Deliverer, onErr)
+	}
+	first, old := legacy.NewHandler(a.Legacy, onErr).Routes()
 	return first, slices.Concat(evs.Routes(),
 		definitions.NewHandler(a.Definitions, a.Processor).Routes(),
 		notify.NewHandler(a.Notify, a.Deliverer, now).Routes(),
@@ -113,6 +119,9 @@ func (n *Node) runAlerts(ctx context.Context, wg *sync.WaitGroup) {
 	})
 	wg.Go(func() { n.Alerts.Events.Run(ctx) })
 	wg.Go(func() { n.Alerts.Deliveries.Run(ctx) })
+	if c := n.Alerts.LegacyChecker; c != nil {
+		wg.Go(func() { c.Run(ctx, n.Nodes.IsLeader) })
+	}
 }
 
 // messageStreams are the ids of the streams that hold messages, the

@@ -1,12 +1,14 @@
 package node_test
 
 import (
+	"context"
 	"net/http"
 	"testing"
 	"time"
 
 	"github.com/tidwall/gjson"
 
+	"github.com/loggate/loggate/cmd/loggate/config"
 	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
 )
 
@@ -157,5 +159,91 @@ func TestLegacyOldClientChanges(t *testing.T) {
 	h.Do("DELETE", "/streams/"+sid+"/alerts/conditions/"+cid, nil, v24...).Want(t, http.StatusNoContent)
 	if n := h.Do("GET", "/events/definitions", nil, root).Want(t, http.StatusOK).Get("total").Int(); n != 0 {
 		t.Errorf("%d definitions after the condition was deleted", n)
+	}
+}
+
+// With enable_legacy_alerts, a 4.0 client's legacy condition is evaluated
+// by the legacy checker, as Graylog 3.3 did: it opens an alert and runs the
+// stream's alarm callback once while it holds (no repeat_notifications),
+// resolves the alert once it no longer holds, and the legacy listings show
+// it. Nothing is migrated before the next start.
+func TestLegacyAlertsEnabled(t *testing.T) {
+	h := nodetest.Start(t, nodetest.WithConfig(func(c *config.Config) { c.EnableLegacyAlerts = true }))
+	root := nodetest.AsRoot()
+	ctx := context.Background()
+	hk := startHook(t)
+	allowURL(t, h, hk.url())
+	sid := h.Do("POST", "/streams", map[string]any{"title": "web", "matching_type": "AND", "index_set_id": defaultIndexSet(t, h),
+		"rules": []map[string]any{{"field": "source", "type": 1, "value": "web-1", "inverted": false}}}, root).Want(t, http.StatusCreated).Get("stream_id").String()
+	h.Do("POST", "/streams/"+sid+"/resume", nil, root).Want(t, http.StatusNoContent)
+	h.Do("POST", "/streams/"+sid+"/alarmcallbacks", map[string]any{"type": "org.graylog2.alarmcallbacks.HTTPAlarmCallback", "title": "hook",
+		"configuration": map[string]any{"url": hk.url()}}, root).Want(t, http.StatusCreated)
+	cid := h.Do("POST", "/streams/"+sid+"/alerts/conditions", map[string]any{"type": "message_count", "title": "busy",
+		"parameters": map[string]any{"time": 1, "threshold_type": "MORE", "threshold": 1, "grace": 0, "backlog": 2, "query": "*"}},
+		root).Want(t, http.StatusCreated).Get("alert_condition_id").String()
+	if n := h.Do("GET", "/events/definitions", nil, root).Want(t, http.StatusOK).Get("total").Int(); n != 0 {
+		t.Fatalf("%d definitions: a 4.0 client's condition is migrated at the next start only", n)
+	}
+	check := func() {
+		t.Helper()
+		if err := h.Node.Alerts.LegacyChecker.Check(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check() // nothing yet
+	if len(hk.received()) != 0 {
+		t.Fatalf("callback ran before any message")
+	}
+
+	_, addr := h.CreateInput(httpInput)
+	at := float64(h.Clock.Now().Add(10*time.Second).UnixMilli()) / 1000
+	postGELF(t, addr, "web-1", "one", at)
+	postGELF(t, addr, "web-1", "two", at)
+	h.WaitProcessed(2)
+	h.Clock.Advance(30 * time.Second)
+	check()
+	if n := len(hk.received()); n != 1 {
+		t.Fatalf("%d callback posts, want 1", n)
+	}
+	body := gjson.ParseBytes(hk.received()[0].body)
+	const desc = "Stream had 2 messages in the last 1 minutes with trigger condition more than 1 messages. (Current grace time: 0 minutes)"
+	if body.Get("stream.id").String() != sid || body.Get("check_result.result_description").String() != desc ||
+		body.Get("check_result.triggered_condition.title").String() != "busy" || body.Get("check_result.matching_messages.#").Int() != 2 {
+		t.Errorf("callback payload: %s", body.Raw)
+	}
+	list := h.Do("GET", "/streams/alerts/paginated", nil, root).Want(t, http.StatusOK)
+	alert := list.Get("alerts.0")
+	if list.Get("total").Int() != 1 || alert.Get("condition_id").String() != cid || alert.Get("stream_id").String() != sid ||
+		alert.Get("description").String() != desc || alert.Get("resolved_at").Type != gjson.Null || !alert.Get("is_interval").Bool() {
+		t.Fatalf("alerts: %s", list.Body)
+	}
+	if one := h.Do("GET", "/streams/alerts/"+alert.Get("id").String(), nil, root).Want(t, http.StatusOK); one.Get("condition_id").String() != cid {
+		t.Errorf("alert: %s", one.Body)
+	}
+	if s := h.Do("GET", "/streams/"+sid+"/alerts?since=0", nil, root).Want(t, http.StatusOK); s.Get("total").Int() != 1 {
+		t.Errorf("stream alerts: %s", s.Body)
+	}
+
+	check() // still holds, the alert is open: no second notification
+	if n := len(hk.received()); n != 1 {
+		t.Errorf("%d callback posts while the alert stays open, want 1", n)
+	}
+	h.Clock.Advance(2 * time.Minute)
+	check() // the messages left the minute: resolved
+	if r := h.Do("GET", "/streams/alerts/paginated?state=resolved", nil, root).Want(t, http.StatusOK); r.Get("total").Int() != 1 ||
+		r.Get("alerts.0.resolved_at").String() != iso(h.Clock.Now()) {
+		t.Errorf("resolved alerts: %s", r.Body)
+	}
+	if u := h.Do("GET", "/streams/alerts/paginated?state=unresolved", nil, root).Want(t, http.StatusOK); u.Get("total").Int() != 0 {
+		t.Errorf("unresolved alerts: %s", u.Body)
+	}
+}
+
+// Without enable_legacy_alerts (the default, as in 4.0) nothing evaluates
+// legacy conditions.
+func TestLegacyAlertsDisabled(t *testing.T) {
+	h := nodetest.Start(t)
+	if h.Node.Alerts.LegacyChecker != nil {
+		t.Fatal("a legacy checker without enable_legacy_alerts")
 	}
 }
