@@ -77,7 +77,8 @@ type FieldSpec struct {
 }
 
 // Provider computes a custom field: a JMTE template over the source
-// message (template-v1), or a lookup (lookup-v1, not evaluated by loggate).
+// message (template-v1), or the value of the source message's key_field in
+// the lookup table table_name (lookup-v1).
 type Provider struct {
 	Type          string `json:"type"`
 	Template      string `json:"template,omitempty"`

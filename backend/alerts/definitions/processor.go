@@ -76,6 +76,15 @@ type ProcessorOptions struct {
 	// search of up to this length. 0 means DefaultCatchupWindow; negative
 	// turns merging off.
 	CatchupWindow time.Duration
+	// Lookups evaluates lookup-v1 field providers; nil makes their
+	// fields errors, which events do not keep.
+	Lookups Lookups
+}
+
+// Lookups looks a key up in a lookup table (Graylog's lookup-v1 field
+// provider): the value, and false when the table has none for the key.
+type Lookups interface {
+	LookupValue(ctx context.Context, table, key string) (string, bool, error)
 }
 
 // Defaults of ProcessorOptions, Graylog's.
@@ -270,7 +279,7 @@ func (p *Processor) filter(ctx context.Context, d Definition, r search.Request) 
 		ev.OriginContext = &origin
 		ev.SourceStreams = sourceStreams(m.Streams, d.Config.Streams)
 		source := m.Map()
-		p.finish(&ev, d, source)
+		p.finish(ctx, &ev, d, source)
 		out = append(out, ev)
 	}
 	return out, cur.Err()
@@ -349,7 +358,7 @@ func (p *Processor) aggregate(ctx context.Context, d Definition, r search.Reques
 		if c := d.Config.Conditions; c != nil && c.Expression != nil && !c.Expression.Holds(values) {
 			return
 		}
-		out = append(out, p.aggregationEvent(d, keys, values, from, to))
+		out = append(out, p.aggregationEvent(ctx, d, keys, values, from, to))
 	}
 	if res.Root != nil {
 		walk(res.Root, nil)
@@ -373,7 +382,7 @@ func SeriesFloat(v any) float64 {
 
 // aggregationEvent is the event of one result row, with the fields of
 // Graylog's synthetic source message.
-func (p *Processor) aggregationEvent(d Definition, keys []string, values map[string]float64, from, to time.Time) events.Event {
+func (p *Processor) aggregationEvent(ctx context.Context, d Definition, keys []string, values map[string]float64, from, to time.Time) events.Event {
 	var msg strings.Builder
 	msg.WriteString(d.Title)
 	key := strings.Join(keys, "|")
@@ -407,7 +416,7 @@ func (p *Processor) aggregationEvent(d Definition, keys []string, values map[str
 	if len(ev.SourceStreams) == 0 {
 		ev.SourceStreams = nonNil(p.streams())
 	}
-	p.finish(&ev, d, source)
+	p.finish(ctx, &ev, d, source)
 	return ev
 }
 
@@ -420,19 +429,27 @@ func (p *Processor) event(d Definition, id string, at time.Time, message string)
 }
 
 // finish evaluates the field specs over the source message, then the key.
-func (p *Processor) finish(ev *events.Event, d Definition, source map[string]any) {
+// A provider that fails (a lookup without a value) makes the field an
+// error, which the stored event leaves out, as Graylog's does.
+func (p *Processor) finish(ctx context.Context, ev *events.Event, d Definition, source map[string]any) {
 	model := map[string]any{"source": source}
 	for name, spec := range d.FieldSpec {
 		for _, pr := range spec.Providers {
-			if pr.Type != TypeTemplateField {
-				continue
-			}
-			t, err := template.Parse(pr.Template)
-			if err != nil {
-				continue
-			}
-			if v := t.Execute(model); v != "" || !pr.RequireValues {
-				ev.Fields[name] = v
+			switch pr.Type {
+			case TypeTemplateField:
+				t, err := template.Parse(pr.Template)
+				if err != nil {
+					continue
+				}
+				if v := t.Execute(model); v != "" || !pr.RequireValues {
+					ev.Fields[name] = v
+				}
+			case TypeLookupField:
+				if v, ok := p.lookup(ctx, pr, source); ok {
+					ev.Fields[name] = v
+				} else {
+					delete(ev.Fields, name)
+				}
 			}
 		}
 	}
@@ -441,6 +458,17 @@ func (p *Processor) finish(ev *events.Event, d Definition, source map[string]any
 	}
 	key := strings.Join(ev.KeyTuple, "|")
 	ev.Key = &key
+}
+
+// lookup runs a lookup-v1 provider: the source message's key_field looked
+// up in table_name.
+func (p *Processor) lookup(ctx context.Context, pr Provider, source map[string]any) (string, bool) {
+	key, ok := source[pr.KeyField]
+	if !ok || key == nil || p.opts.Lookups == nil {
+		return "", false
+	}
+	v, found, err := p.opts.Lookups.LookupValue(ctx, pr.TableName, messages.FormatValue(key))
+	return v, found && err == nil
 }
 
 // crockford is ULID's alphabet.

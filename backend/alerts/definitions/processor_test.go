@@ -3,6 +3,7 @@ package definitions_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -225,5 +226,64 @@ func TestWindowEndIndexed(t *testing.T) {
 	from, to, n := windowOf(t, seen[1])
 	if !from.Equal(start.Add(time.Millisecond)) || !to.Equal(start.Add(10*time.Second)) || n != storedCount(t, ms, from, to) {
 		t.Errorf("window %v – %v counted %d", from, to, n)
+	}
+}
+
+// tableFake is a lookup table service with one table.
+type tableFake map[string]string
+
+func (f tableFake) LookupValue(_ context.Context, table, key string) (string, bool, error) {
+	if table != "owners" {
+		return "", false, errors.New("no such table")
+	}
+	v, ok := f[key]
+	return v, ok, nil
+}
+
+// TestLookupFieldProvider checks lookup-v1 field providers: the source
+// message's key field is looked up in the table and the value kept; a key
+// the table lacks, or an unknown table, makes the field an error, which
+// replaces what earlier providers gave and is left out of the event.
+func TestLookupFieldProvider(t *testing.T) {
+	ms, g, end := storeMessages(t, 2000, 100)
+	clock := testclock.New(end.Add(-10 * time.Second))
+	var seen []events.Event
+	ds, sched, _ := newRig(t, ms, g, clock, rigOptions{seen: &seen, proc: definitions.ProcessorOptions{Lookups: tableFake{"GET": "web team"}}})
+	body := `{"title":"by method","description":"","priority":2,"alert":false,"config":{"type":"aggregation-v1","query":"","streams":[],
+"group_by":["http_method"],"series":[{"id":"c","function":"count","field":null}],
+"conditions":{"expression":{"expr":">","left":{"expr":"number-ref","ref":"c"},"right":{"expr":"number","value":0}}},
+"search_within_ms":10000,"execute_every_ms":10000},
+"field_spec":{"owner":{"data_type":"string","providers":[{"type":"template-v1","template":"nobody","require_values":false},
+{"type":"lookup-v1","table_name":"owners","key_field":"http_method"}]},
+"other":{"data_type":"string","providers":[{"type":"lookup-v1","table_name":"missing","key_field":"http_method"}]}},
+"key_spec":["owner"],"notification_settings":{"grace_period_ms":0,"backlog_size":0}}`
+	d, err := definitions.ParseDefinition([]byte(body), func() string { return "c" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ds.Save(context.Background(), d, true); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(10 * time.Second)
+	if _, err := sched.RunDue(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	methods := map[string]bool{}
+	for _, ev := range seen {
+		method, _, _ := strings.Cut(strings.TrimPrefix(ev.Message, "by method: "), " ")
+		methods[method] = true
+		owner, ok := ev.Fields["owner"]
+		switch {
+		case method == "GET" && (owner != "web team" || ev.Key == nil || *ev.Key != "web team"):
+			t.Errorf("GET: owner %q, key %v; want the table's value", owner, ev.Key)
+		case method != "GET" && ok:
+			t.Errorf("%s: owner %q; the table has none, want no field", method, owner)
+		}
+		if v, ok := ev.Fields["other"]; ok {
+			t.Errorf("%s: other = %q from an unknown table", method, v)
+		}
+	}
+	if !methods["GET"] || len(methods) < 2 {
+		t.Fatalf("events for %v: the test needs GET and another method", methods)
 	}
 }
