@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/loggate/loggate/auth"
+	"github.com/loggate/loggate/backend/alerts/entity"
 	"github.com/loggate/loggate/router/api"
 )
 
@@ -17,12 +18,22 @@ type Executor interface {
 // Handler serves /events/definitions except its listing, which the events
 // package serves with the notifications' listing.
 type Handler struct {
-	s    *Service
-	exec Executor
+	s      *Service
+	exec   Executor
+	owners entity.Owners
 }
 
-// NewHandler returns the definitions resources.
-func NewHandler(s *Service, exec Executor) *Handler { return &Handler{s: s, exec: exec} }
+// NewHandler returns the definitions resources; owners records who
+// created each definition, who may then do anything with it.
+func NewHandler(s *Service, exec Executor, owners entity.Owners) *Handler {
+	return &Handler{s: s, exec: exec, owners: owners}
+}
+
+// require checks the caller's permission perm on the definition id, which
+// its owner has without it.
+func (h *Handler) require(r *http.Request, verb, id string) error {
+	return h.owners.Require(r.Context(), "eventdefinitions:"+verb+":"+id, entity.TypeDefinition, id)
+}
 
 // Example is a definition as the API browser shows it.
 const Example = `{"title":"Many errors","description":"","priority":2,"alert":true,` +
@@ -105,6 +116,9 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
 	if d, err = h.s.Save(r.Context(), d, schedule); err != nil {
 		return err
 	}
+	if err := h.owners.Own(r.Context(), entity.TypeDefinition, d.ID); err != nil {
+		return err
+	}
 	api.WriteJSON(w, http.StatusOK, d)
 	return nil
 }
@@ -125,7 +139,7 @@ func (h *Handler) validate(w http.ResponseWriter, r *http.Request) error {
 // readable returns the definition of the path if the caller may read it.
 func (h *Handler) readable(r *http.Request) (Definition, error) {
 	id := api.Var(r, "definitionId")
-	if err := auth.Require(r.Context(), "eventdefinitions:read:"+id); err != nil {
+	if err := h.require(r, "read", id); err != nil {
 		return Definition{}, err
 	}
 	return h.s.Get(r.Context(), id)
@@ -155,7 +169,7 @@ func (h *Handler) withContext(w http.ResponseWriter, r *http.Request) error {
 
 func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
 	id := api.Var(r, "definitionId")
-	if err := auth.Require(r.Context(), "eventdefinitions:edit:"+id); err != nil {
+	if err := h.require(r, "edit", id); err != nil {
 		return err
 	}
 	schedule, err := scheduleParam(r)
@@ -183,10 +197,13 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
 
 func (h *Handler) delete(w http.ResponseWriter, r *http.Request) error {
 	id := api.Var(r, "definitionId")
-	if err := auth.Require(r.Context(), "eventdefinitions:delete:"+id); err != nil {
+	if err := h.require(r, "delete", id); err != nil {
 		return err
 	}
 	if err := h.s.Delete(r.Context(), id); err != nil {
+		return err
+	}
+	if err := h.owners.Forget(r.Context(), entity.TypeDefinition, id); err != nil {
 		return err
 	}
 	api.NoContent(w)
@@ -196,7 +213,7 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request) error {
 func (h *Handler) schedule(on bool) api.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		id := api.Var(r, "definitionId")
-		if err := auth.Require(r.Context(), "eventdefinitions:edit:"+id); err != nil {
+		if err := h.require(r, "edit", id); err != nil {
 			return err
 		}
 		var err error
@@ -219,7 +236,7 @@ func (h *Handler) schedule(on bool) api.HandlerFunc {
 
 func (h *Handler) execute(w http.ResponseWriter, r *http.Request) error {
 	id := api.Var(r, "definitionId")
-	if err := auth.Require(r.Context(), "eventdefinitions:execute:"+id); err != nil {
+	if err := h.require(r, "execute", id); err != nil {
 		return err
 	}
 	var in struct {

@@ -15,6 +15,9 @@ import (
 type Entity struct {
 	ID, Title, Description string
 	Doc                    json.RawMessage
+	// Owner is the grantee owning the entity (grn::::user:<id>), "" when
+	// none does.
+	Owner string
 }
 
 // Source gives the stored event definitions and notifications.

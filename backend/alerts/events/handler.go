@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loggate/loggate/auth"
+	"github.com/loggate/loggate/backend/alerts/entity"
 	"github.com/loggate/loggate/router/api"
 )
 
@@ -49,7 +50,7 @@ func (h *Handler) Routes() []api.Route {
 var searchable = []string{"id", "title", "description"}
 
 // list serves a paginated listing, sorted by title, of the entities the
-// caller may read (perm followed by the id). Definitions carry the
+// caller may read (perm followed by the id) or owns. Definitions carry the
 // scheduler's state of each in context.scheduler.
 func (h *Handler) list(key, perm string, all func(context.Context) ([]Entity, error), scheduler bool) api.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
@@ -70,7 +71,7 @@ func (h *Handler) list(key, perm string, all func(context.Context) ([]Entity, er
 		p := auth.FromContext(ctx)
 		visible := make([]Entity, 0, len(items))
 		for _, e := range items {
-			if p.Permits(perm + e.ID) {
+			if p.Permits(perm+e.ID) || entity.Owns(p, e.Owner) {
 				visible = append(visible, e)
 			}
 		}

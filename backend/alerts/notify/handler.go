@@ -5,20 +5,29 @@ import (
 	"time"
 
 	"github.com/loggate/loggate/auth"
+	"github.com/loggate/loggate/backend/alerts/entity"
 	"github.com/loggate/loggate/router/api"
 )
 
 // Handler serves /events/notifications except its listing, which the
 // events package serves.
 type Handler struct {
-	s   *Service
-	out *Deliverer
-	now func() time.Time
+	s      *Service
+	out    *Deliverer
+	now    func() time.Time
+	owners entity.Owners
 }
 
-// NewHandler returns the notifications resources.
-func NewHandler(s *Service, out *Deliverer, now func() time.Time) *Handler {
-	return &Handler{s: s, out: out, now: now}
+// NewHandler returns the notifications resources; owners records who
+// created each notification, who may then do anything with it.
+func NewHandler(s *Service, out *Deliverer, now func() time.Time, owners entity.Owners) *Handler {
+	return &Handler{s: s, out: out, now: now, owners: owners}
+}
+
+// require checks the caller's permission perm on the notification id,
+// which its owner has without it.
+func (h *Handler) require(r *http.Request, verb, id string) error {
+	return h.owners.Require(r.Context(), "eventnotifications:"+verb+":"+id, entity.TypeNotification, id)
 }
 
 const example = `{"title":"ops hook","description":"","config":{"type":"http-notification-v1","url":"https://hooks.example.org/alert"}}`
@@ -67,13 +76,16 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
 	if n, err = h.s.Save(r.Context(), n); err != nil {
 		return err
 	}
+	if err := h.owners.Own(r.Context(), entity.TypeNotification, n.ID); err != nil {
+		return err
+	}
 	api.WriteJSON(w, http.StatusOK, n)
 	return nil
 }
 
 func (h *Handler) get(w http.ResponseWriter, r *http.Request) error {
 	id := api.Var(r, "notificationId")
-	if err := auth.Require(r.Context(), "eventnotifications:read:"+id); err != nil {
+	if err := h.require(r, "read", id); err != nil {
 		return err
 	}
 	n, err := h.s.Get(r.Context(), id)
@@ -86,7 +98,7 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) error {
 
 func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
 	id := api.Var(r, "notificationId")
-	if err := auth.Require(r.Context(), "eventnotifications:edit:"+id); err != nil {
+	if err := h.require(r, "edit", id); err != nil {
 		return err
 	}
 	if _, err := h.s.Get(r.Context(), id); err != nil {
@@ -108,10 +120,13 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
 
 func (h *Handler) delete(w http.ResponseWriter, r *http.Request) error {
 	id := api.Var(r, "notificationId")
-	if err := auth.Require(r.Context(), "eventnotifications:delete:"+id); err != nil {
+	if err := h.require(r, "delete", id); err != nil {
 		return err
 	}
 	if err := h.s.Delete(r.Context(), id); err != nil {
+		return err
+	}
+	if err := h.owners.Forget(r.Context(), entity.TypeNotification, id); err != nil {
 		return err
 	}
 	api.NoContent(w)
@@ -130,7 +145,7 @@ func (h *Handler) test(w http.ResponseWriter, r *http.Request, n Notification) e
 
 func (h *Handler) testSaved(w http.ResponseWriter, r *http.Request) error {
 	id := api.Var(r, "notificationId")
-	if err := auth.Require(r.Context(), "eventnotifications:edit:"+id); err != nil {
+	if err := h.require(r, "edit", id); err != nil {
 		return err
 	}
 	n, err := h.s.Get(r.Context(), id)

@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/bson/primitive"
 
 	"github.com/loggate/loggate/backend/alerts/definitions"
+	"github.com/loggate/loggate/backend/alerts/entity"
 	"github.com/loggate/loggate/backend/alerts/events"
 	"github.com/loggate/loggate/backend/alerts/legacy"
 	"github.com/loggate/loggate/backend/alerts/notify"
@@ -37,6 +38,8 @@ type Alerts struct {
 	// the same compare-and-set.
 	Events     *scheduler.Scheduler
 	Deliveries *scheduler.Scheduler
+	// Owners records who created each definition and notification.
+	Owners entity.Owners
 	// Legacy are the 2.x/3.0 stream alert conditions and alarm callbacks;
 	// LegacyChecker evaluates the conditions, only with
 	// enable_legacy_alerts (nil without).
@@ -61,6 +64,7 @@ func (n *Node) openAlerts(now func() time.Time) (first, routes []api.Route) {
 	a.Deliveries = scheduler.New(st, now, n.Info.ID, n.Nodes.IsLeader, newID,
 		scheduler.Options{Only: []string{notify.TypeExecutionJob}, OnError: onErr})
 	a.Definitions = definitions.NewService(st, a.Events)
+	a.Owners = entity.Owners{St: st, Now: now}
 	a.Notify = notify.NewService(st, a.Events, a.Definitions)
 	host, _ := os.Hostname()
 	a.Processor = definitions.NewProcessor(a.Definitions, n.Messages.Search, eventWriter{n}, a.Notify, n.messageStreams, now, host, n.processorOptions(now))
@@ -86,8 +90,8 @@ func (n *Node) openAlerts(now func() time.Time) (first, routes []api.Route) {
 	}
 	first, old := legacy.NewHandler(a.Legacy, onErr).Routes()
 	return first, slices.Concat(evs.Routes(),
-		definitions.NewHandler(a.Definitions, a.Processor).Routes(),
-		notify.NewHandler(a.Notify, a.Deliverer, now).Routes(),
+		definitions.NewHandler(a.Definitions, a.Processor, a.Owners).Routes(),
+		notify.NewHandler(a.Notify, a.Deliverer, now, a.Owners).Routes(),
 		scheduler.NewHandler(a.Events).Routes(), old)
 }
 
@@ -205,13 +209,17 @@ func (s alertSource) Definitions(ctx context.Context) ([]events.Entity, error) {
 	if err != nil {
 		return nil, err
 	}
+	owners, err := s.a.Owners.Owned(ctx, entity.TypeDefinition)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]events.Entity, len(all))
 	for i, d := range all {
 		doc, err := api.Marshal(d)
 		if err != nil {
 			return nil, err
 		}
-		out[i] = events.Entity{ID: d.ID, Title: d.Title, Description: d.Description, Doc: doc}
+		out[i] = events.Entity{ID: d.ID, Title: d.Title, Description: d.Description, Doc: doc, Owner: owners[d.ID]}
 	}
 	return out, nil
 }
@@ -221,13 +229,17 @@ func (s alertSource) Notifications(ctx context.Context) ([]events.Entity, error)
 	if err != nil {
 		return nil, err
 	}
+	owners, err := s.a.Owners.Owned(ctx, entity.TypeNotification)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]events.Entity, len(all))
 	for i, nt := range all {
 		doc, err := api.Marshal(nt)
 		if err != nil {
 			return nil, err
 		}
-		out[i] = events.Entity{ID: nt.ID, Title: nt.Title, Description: nt.Description, Doc: doc}
+		out[i] = events.Entity{ID: nt.ID, Title: nt.Title, Description: nt.Description, Doc: doc, Owner: owners[nt.ID]}
 	}
 	return out, nil
 }
