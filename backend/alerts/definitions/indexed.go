@@ -26,8 +26,9 @@ type mark struct {
 	end uint64
 }
 
-// maxMarks bounds the notes kept while processing lags; the oldest are
-// dropped, which only makes the answer later than it could be.
+// maxMarks bounds the notes kept while processing lags; beyond it every
+// other note is dropped, the oldest kept, so that the notes span any lag
+// (more coarsely) and the answer still moves on.
 const maxMarks = 64
 
 // NewWatermark returns the watermark of a journal and the processing
@@ -44,9 +45,20 @@ func (w *Watermark) Indexed(context.Context) (time.Time, error) {
 	// The end before the processed offset: a message journaled before now
 	// is either counted in end or was already processed.
 	end, now := w.end(), w.now()
-	w.marks = append(w.marks, mark{now, end})
+	if n := len(w.marks); n > 0 && w.marks[n-1].end == end {
+		// Nothing journaled since the last note: the same end, later.
+		w.marks[n-1].at = now
+	} else {
+		w.marks = append(w.marks, mark{now, end})
+	}
 	if len(w.marks) > maxMarks {
-		w.marks = w.marks[len(w.marks)-maxMarks:]
+		kept := w.marks[:0]
+		for i, m := range w.marks {
+			if i%2 == 0 || i == len(w.marks)-1 {
+				kept = append(kept, m)
+			}
+		}
+		w.marks = kept
 	}
 	done := w.processed()
 	i := 0

@@ -38,3 +38,36 @@ func TestWatermark(t *testing.T) {
 	t3 := clock.Now()
 	check(t3)
 }
+
+// TestWatermarkLagging checks that the watermark moves on while
+// processing stays behind by more notes than it keeps.
+func TestWatermarkLagging(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clock := testclock.New(start)
+	var end, processed uint64
+	w := NewWatermark(func() uint64 { return end }, func() uint64 { return processed }, clock.Now)
+	ends := map[uint64]time.Time{} // when each end was journaled
+	var last time.Time
+	for i := range 1000 {
+		clock.Advance(100 * time.Millisecond)
+		end += 10
+		ends[end] = clock.Now()
+		if i >= 300 {
+			processed = end - 3000 // 300 notes behind, always
+		}
+		got, err := w.Indexed(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Before(last) {
+			t.Fatalf("the watermark went back: %v after %v", got, last)
+		}
+		last = got
+		if i >= 300 && got.After(ends[processed]) {
+			t.Fatalf("watermark %v is after what was processed (%v)", got, ends[processed])
+		}
+	}
+	if behind := clock.Now().Sub(last); behind > 60*time.Second {
+		t.Errorf("the watermark is %v behind the clock, processing 30 s: it does not move on", behind)
+	}
+}
