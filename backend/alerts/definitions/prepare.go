@@ -39,7 +39,7 @@ func (p *Processor) Prepare(ctx context.Context, due []scheduler.Due) {
 		if err != nil || d.Config.Type != TypeAggregation || !d.Config.IsAggregation() {
 			continue
 		}
-		from, to := data.TimerangeFrom.Time, p.catchup(d, data.TimerangeTo.Time, now)
+		from, to := data.TimerangeFrom.Time, p.catchup(ctx, d, data.TimerangeTo.Time, now)
 		r := p.request(d, from, to)
 		if len(r.Streams) == 0 {
 			continue

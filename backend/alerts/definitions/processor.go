@@ -76,6 +76,11 @@ type ProcessorOptions struct {
 	// search of up to this length. 0 means DefaultCatchupWindow; negative
 	// turns merging off.
 	CatchupWindow time.Duration
+	// Catchup, when set, reads the catch-up window (events_catchup_window
+	// of the cluster's EventsConfiguration) at every firing, instead of
+	// CatchupWindow; 0 turns merging off, as in Graylog, and a failure
+	// means the default.
+	Catchup func(ctx context.Context) (time.Duration, error)
 	// Lookups evaluates lookup-v1 field providers; nil makes their
 	// fields errors, which events do not keep.
 	Lookups Lookups
@@ -143,7 +148,7 @@ func (p *Processor) Execute(ctx context.Context, job scheduler.JobDefinition, tr
 		}
 		return scheduler.Outcome{}, err
 	}
-	from, to := data.TimerangeFrom.Time, p.catchup(d, data.TimerangeTo.Time, now)
+	from, to := data.TimerangeFrom.Time, p.catchup(ctx, d, data.TimerangeTo.Time, now)
 	if err := p.Run(ctx, d, api.Time{Time: from}, api.Time{Time: to}); err != nil {
 		return scheduler.Outcome{}, err
 	}
@@ -186,10 +191,16 @@ func (p *Processor) indexed(ctx context.Context, to time.Time) (bool, error) {
 // up to the catch-up window rather than one by one (Graylog 4.0's
 // EventProcessorExecutionJob). A hop larger than the window skips
 // messages on purpose; such windows are made up one by one.
-func (p *Processor) catchup(d Definition, to, now time.Time) time.Time {
+func (p *Processor) catchup(ctx context.Context, d Definition, to, now time.Time) time.Time {
 	hop := time.Duration(d.Config.ExecuteEveryMs) * time.Millisecond
 	size := time.Duration(d.Config.SearchWithinMs) * time.Millisecond
 	c := p.opts.CatchupWindow
+	if p.opts.Catchup != nil {
+		var err error
+		if c, err = p.opts.Catchup(ctx); err != nil {
+			c = DefaultCatchupWindow
+		}
+	}
 	if c <= 0 || hop <= 0 || hop > size || now.Sub(to) <= c {
 		return to
 	}

@@ -287,3 +287,27 @@ func TestLookupFieldProvider(t *testing.T) {
 		t.Fatalf("events for %v: the test needs GET and another method", methods)
 	}
 }
+
+// TestCatchupOff checks that an events_catchup_window of 0, read from the
+// cluster's configuration, makes up missed windows one by one.
+func TestCatchupOff(t *testing.T) {
+	ms, g, end := storeMessages(t, 1000, 10)
+	start := end.Add(-60 * time.Second)
+	clock := testclock.New(start)
+	var seen []events.Event
+	ds, sched, _ := newRig(t, ms, g, clock, rigOptions{seen: &seen, proc: definitions.ProcessorOptions{
+		CatchupWindow: time.Second, Catchup: func(context.Context) (time.Duration, error) { return 0, nil }}})
+	saveAggregation(t, ds, "behind", "", "", "count", "", -1, 10*time.Second, 10*time.Second)
+	clock.Advance(50 * time.Second)
+	if _, err := sched.RunDue(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 6 {
+		t.Fatalf("%d windows, want the 6 windows of 10 s one by one", len(seen))
+	}
+	for i, ev := range seen {
+		if from, to, _ := windowOf(t, ev); to.Sub(from) != 10*time.Second-time.Millisecond {
+			t.Errorf("window %d: %v – %v", i, from, to)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"os"
@@ -20,6 +21,7 @@ import (
 	"github.com/loggate/loggate/backend/logs/messages"
 	"github.com/loggate/loggate/backend/logs/streams"
 	"github.com/loggate/loggate/backend/store"
+	"github.com/loggate/loggate/backend/system/clusterconfig"
 	"github.com/loggate/loggate/backend/system/overview"
 	"github.com/loggate/loggate/router/api"
 )
@@ -281,12 +283,32 @@ func (u userEmails) Emails(ctx context.Context, usernames []string) ([]string, e
 }
 
 // processorOptions make the event processor wait, before it evaluates a
-// window, until this node's journal is processed up to the window's end.
+// window, until this node's journal is processed up to the window's end,
+// and read the catch-up window from the cluster's EventsConfiguration.
 func (n *Node) processorOptions(now func() time.Time) definitions.ProcessorOptions {
-	m := &n.Messages
-	if m.Journal == nil || m.Processor == nil {
-		return definitions.ProcessorOptions{}
+	opts := definitions.ProcessorOptions{Catchup: n.eventsCatchupWindow}
+	if m := &n.Messages; m.Journal != nil && m.Processor != nil {
+		w := definitions.NewWatermark(m.Journal.End, func() uint64 { return m.Processor.State().Next }, now)
+		opts.Indexed = w.Indexed
 	}
-	w := definitions.NewWatermark(m.Journal.End, func() uint64 { return m.Processor.State().Next }, now)
-	return definitions.ProcessorOptions{Indexed: w.Indexed}
+	return opts
+}
+
+// eventsCatchupWindow is events_catchup_window of the EventsConfiguration
+// (/system/cluster_config), Graylog's default when it is not set.
+func (n *Node) eventsCatchupWindow(ctx context.Context) (time.Duration, error) {
+	doc, err := n.System.ClusterConfig.Get(ctx, clusterconfig.EventsClass)
+	if err != nil {
+		return 0, err
+	}
+	if doc == nil {
+		return definitions.DefaultCatchupWindow, nil
+	}
+	var c struct {
+		Window int64 `json:"events_catchup_window"`
+	}
+	if err := json.Unmarshal(doc, &c); err != nil {
+		return 0, err
+	}
+	return time.Duration(c.Window) * time.Millisecond, nil
 }
