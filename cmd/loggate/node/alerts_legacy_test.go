@@ -3,6 +3,7 @@ package node_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -245,5 +246,58 @@ func TestLegacyAlertsDisabled(t *testing.T) {
 	h := nodetest.Start(t)
 	if h.Node.Alerts.LegacyChecker != nil {
 		t.Fatal("a legacy checker without enable_legacy_alerts")
+	}
+}
+
+// A legacy condition is not checked within its grace period after an
+// alert; after it, with repeat_notifications, an alert that stays open
+// runs the callbacks again, without opening a second alert.
+func TestLegacyAlertsGraceRepeat(t *testing.T) {
+	h := nodetest.Start(t, nodetest.WithConfig(func(c *config.Config) { c.EnableLegacyAlerts = true }))
+	root := nodetest.AsRoot()
+	hk := startHook(t)
+	allowURL(t, h, hk.url())
+	sid := h.Do("POST", "/streams", map[string]any{"title": "web", "matching_type": "AND", "index_set_id": defaultIndexSet(t, h),
+		"rules": []map[string]any{{"field": "source", "type": 1, "value": "web-1", "inverted": false}}}, root).Want(t, http.StatusCreated).Get("stream_id").String()
+	h.Do("POST", "/streams/"+sid+"/resume", nil, root).Want(t, http.StatusNoContent)
+	h.Do("POST", "/streams/"+sid+"/alarmcallbacks", map[string]any{"type": "org.graylog2.alarmcallbacks.HTTPAlarmCallback", "title": "hook",
+		"configuration": map[string]any{"url": hk.url()}}, root).Want(t, http.StatusCreated)
+	h.Do("POST", "/streams/"+sid+"/alerts/conditions", map[string]any{"type": "field_content_value", "title": "failed",
+		"parameters": map[string]any{"field": "status", "value": "failed", "grace": 1, "backlog": 0, "repeat_notifications": true}},
+		root).Want(t, http.StatusCreated)
+	_, addr := h.CreateInput(httpInput)
+	check := func(wantPosts int) {
+		t.Helper()
+		if err := h.Node.Alerts.LegacyChecker.Check(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(hk.received()); n != wantPosts {
+			t.Fatalf("%d callback posts, want %d", n, wantPosts)
+		}
+	}
+	postFailed := func() {
+		t.Helper()
+		body := gelfJSON("web-1", "payment", float64(h.Clock.Now().UnixMilli())/1000, `,"_status":"failed"`)
+		resp, err := http.Post("http://"+addr.String()+"/gelf", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	postFailed()
+	h.WaitProcessed(1)
+	h.Clock.Advance(time.Second)
+	check(1)
+	postFailed()
+	h.WaitProcessed(2)
+	h.Clock.Advance(30 * time.Second)
+	check(1) // in grace: not checked
+	postFailed()
+	h.WaitProcessed(3)
+	h.Clock.Advance(31 * time.Second) // grace over, a message in the last check interval
+	check(2)
+	if l := h.Do("GET", "/streams/"+sid+"/alerts/paginated", nil, root).Want(t, http.StatusOK); l.Get("total").Int() != 1 ||
+		l.Get("alerts.0.description").String() != `Stream received messages matching <status:"failed"> (Current grace time: 1 minutes)` {
+		t.Errorf("alerts: %s", l.Body)
 	}
 }
