@@ -35,6 +35,7 @@ require (
 	github.com/golang/snappy v0.0.4 // indirect
 	github.com/magefile/mage v1.15.0 // indirect
 	github.com/montanaflynn/stats v0.7.1 // indirect
+	github.com/theory/jsonpath v0.12.3 // indirect
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.2.0 // indirect
 	github.com/xdg-go/pbkdf2 v1.0.0 // indirect

@@ -74,7 +74,7 @@ func TestConverters(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.typ+"/"+c.in, func(t *testing.T) {
-			cv, err := newConverter(c.typ, cfg(t, c.config), clock)
+			cv, err := newConverter(c.typ, cfg(t, c.config), deps{now: clock})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -111,7 +111,7 @@ func TestConverters(t *testing.T) {
 // TestConverterConfigs: an unknown type is Graylog's 500; a bad
 // configuration leaves the converter out.
 func TestConverterConfigs(t *testing.T) {
-	_, err := newConverter("nope", config{}, clock)
+	_, err := newConverter("nope", config{}, deps{now: clock})
 	if api.ErrorCode(err) != api.Internal || err.Error() != "No enum constant org.graylog2.plugin.inputs.Converter.Type.NOPE" {
 		t.Errorf("unknown type: %v", err)
 	}
@@ -119,7 +119,7 @@ func TestConverterConfigs(t *testing.T) {
 		{"date", ``}, {"date", `{"date_format":"yyyy-ww"}`}, {"split_and_count", `{}`}, {"csv", `{}`},
 		{"csv", `{"column_header":"a","strict_quotes":"yes"}`}, {"lookup_table", `{"lookup_table_name":"t"}`},
 	} {
-		if _, err := newConverter(c.typ, cfg(t, c.config), clock); !errors.Is(err, errSkipConverter) {
+		if _, err := newConverter(c.typ, cfg(t, c.config), deps{now: clock}); !errors.Is(err, errSkipConverter) {
 			t.Errorf("%s %s: %v, want it skipped", c.typ, c.config, err)
 		}
 	}
@@ -127,7 +127,7 @@ func TestConverterConfigs(t *testing.T) {
 		t.Errorf("%d converter types, want 13", len(converterTypes))
 	}
 	for _, typ := range converterTypes {
-		if _, err := newConverter(typ, config{}, clock); err != nil && !errors.Is(err, errSkipConverter) {
+		if _, err := newConverter(typ, config{}, deps{now: clock}); err != nil && !errors.Is(err, errSkipConverter) {
 			t.Errorf("%s: unknown", typ)
 		}
 	}
