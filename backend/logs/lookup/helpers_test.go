@@ -23,14 +23,7 @@ var epoch = time.Date(2021, 3, 4, 5, 6, 7, 0, time.UTC)
 // always, MongoDB when LOGGATE_TEST_MONGODB_URI names a server (each test
 // in its own database).
 func stores(t *testing.T) map[string]func(t *testing.T) store.Store {
-	out := map[string]func(t *testing.T) store.Store{"embedded": func(t *testing.T) store.Store {
-		st, err := bolt.Open(filepath.Join(t.TempDir(), "db"), lookup.Indexes)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = st.Close() })
-		return st
-	}}
+	out := map[string]func(t *testing.T) store.Store{"embedded": embedded}
 	base := os.Getenv("LOGGATE_TEST_MONGODB_URI")
 	if base == "" {
 		t.Log("SKIPPED (MongoDB): set LOGGATE_TEST_MONGODB_URI=mongodb://… to run the contract on MongoDB too")
@@ -52,6 +45,16 @@ func stores(t *testing.T) map[string]func(t *testing.T) store.Store {
 		return st
 	}
 	return out
+}
+
+// embedded opens an embedded store, closed when the test ends.
+func embedded(t *testing.T) store.Store {
+	st, err := bolt.Open(filepath.Join(t.TempDir(), "db"), lookup.Indexes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	return st
 }
 
 // newService starts a service on st with a test clock.
