@@ -3,7 +3,6 @@ package lookup
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 
 	"github.com/loggate/loggate/router/api"
@@ -135,22 +134,14 @@ func (s *Service) ValidateComponent(ctx context.Context, k Kind, c Component) (m
 			return nil, err
 		}
 	}
-	_, cfg, err := decodeConfig(c.Config, k.kinds, k.what)
-	var fields *api.ValidationError
-	switch {
-	case errors.As(err, &fields):
-		for f, msgs := range fields.Fields {
-			for _, m := range msgs {
-				v.Add(f, "%s", m)
-			}
-		}
-	case err != nil:
+	_, cfg, err := parseConfig(c.Config, k.kinds, k.what)
+	if err != nil {
 		// An unknown or refused type is a 400, as a create of it is.
 		return nil, err
-	default:
-		if mv, ok := cfg.(validator); ok {
-			mv.validate(&v)
-		}
+	}
+	cfg.check(&v)
+	if mv, ok := cfg.(validator); ok {
+		mv.validate(&v)
 	}
 	return v.Fields, nil
 }

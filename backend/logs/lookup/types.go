@@ -109,9 +109,9 @@ func descriptors(kinds map[string]kind) map[string]any {
 	return out
 }
 
-// decodeConfig reads a component's config as its type's settings, over
+// parseConfig reads a component's config as its type's settings, over
 // the type's defaults. what is "data adapter" or "cache".
-func decodeConfig(raw json.RawMessage, kinds map[string]kind, what string) (kind, config, error) {
+func parseConfig(raw json.RawMessage, kinds map[string]kind, what string) (kind, config, error) {
 	var head struct {
 		Type *string `json:"type"`
 	}
@@ -134,6 +134,15 @@ func decodeConfig(raw json.RawMessage, kinds map[string]kind, what string) (kind
 	c := k.defaults()
 	if err := json.Unmarshal(raw, c); err != nil {
 		return kind{}, nil, api.Invalidf("config", "The %s config of type %s does not decode: %v", what, k.name, err)
+	}
+	return k, c, nil
+}
+
+// decodeConfig is parseConfig with the settings checked.
+func decodeConfig(raw json.RawMessage, kinds map[string]kind, what string) (kind, config, error) {
+	k, c, err := parseConfig(raw, kinds, what)
+	if err != nil {
+		return k, c, err
 	}
 	var v api.ValidationError
 	c.check(&v)
