@@ -2,7 +2,9 @@ package lookup
 
 import (
 	"context"
+	"errors"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/loggate/loggate/auth"
@@ -82,10 +84,24 @@ func (h *Handler) Routes() []api.Route {
 	return routes
 }
 
+// sortable are the fields listings sort by.
+var sortable = []string{"title", "description", "name", "id"}
+
 // page reads a listing's parameters: Graylog sorts by title, descending,
-// unless asked otherwise.
+// unless asked otherwise, and by title when asked for another field.
 func page(r *http.Request) (api.Page, api.Query, error) {
-	p, err := api.ParsePage(r, "title", "title", "description", "name", "id")
+	if q := r.URL.Query(); q.Get("sort") != "" {
+		if sort := strings.ToLower(q.Get("sort")); slices.Contains(sortable, sort) {
+			q.Set("sort", sort)
+		} else {
+			q.Del("sort")
+		}
+		u := *r.URL
+		u.RawQuery = q.Encode()
+		r = r.Clone(r.Context())
+		r.URL = &u
+	}
+	p, err := api.ParsePage(r, "title", sortable...)
 	if err != nil {
 		return p, api.Query{}, err
 	}
@@ -239,8 +255,11 @@ func (h *Handler) query(r *http.Request) (any, error) {
 		return nil, api.Invalidf("key", "must not be empty")
 	}
 	res, err := h.s.Lookup(r.Context(), name, key)
-	if err != nil {
+	if errors.Is(err, ErrNoTable) {
 		return nil, api.Wrap(api.NotFound, "Lookup table <"+name+"> not found", err)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return res, nil
 }

@@ -50,6 +50,9 @@ func TestHandlerShapes(t *testing.T) {
 		list.Get("caches").Raw != "{}" || list.Get("data_adapters").Raw != "{}" || list.Get("query").Raw != `""` {
 		t.Errorf("list (by title, descending): %s", list.Raw)
 	}
+	if got := body(t, e.Admin("GET", "/system/lookup/tables?sort=nope&order=asc", ""), http.StatusOK).Get("lookup_tables.#.name").Raw; got != `["hosts","zones"]` {
+		t.Errorf("an unknown sort field sorts by title: %s", got)
+	}
 	list = body(t, e.Admin("GET", "/system/lookup/tables?resolve=true&query=name:hosts&order=asc", ""), http.StatusOK)
 	if list.Get("lookup_tables.#").Int() != 1 || list.Get("caches."+e.f.cache.ID+".name").String() != "hosts-cache" ||
 		list.Get("data_adapters."+e.f.adapter.ID+".config.type").String() != "csvfile" {

@@ -166,8 +166,11 @@ func (s *Service) Reload(ctx context.Context) error {
 
 func (s *Service) liveAdapter(old *state, c Component) *liveAdapter {
 	if prev, ok := old.adapters[c.Name]; ok && prev.c.ID == c.ID && prev.config == string(c.Config) {
-		prev.c = c
-		return prev
+		// The running adapter goes on under the new definition; the old
+		// state, which lookups may still read, is left as it is.
+		next := &liveAdapter{c: c, impl: prev.impl, config: prev.config}
+		next.err.Store(prev.err.Load())
+		return next
 	}
 	k, cfg, err := decodeConfig(c.Config, adapterKinds, "data adapter")
 	if err != nil {
@@ -180,8 +183,7 @@ func (s *Service) liveAdapter(old *state, c Component) *liveAdapter {
 
 func (s *Service) liveCache(old *state, c Component) *liveCache {
 	if prev, ok := old.caches[c.Name]; ok && prev.c.ID == c.ID && prev.config == string(c.Config) {
-		prev.c = c
-		return prev
+		return &liveCache{c: c, impl: prev.impl, config: prev.config}
 	}
 	k, cfg, err := decodeConfig(c.Config, cacheKinds, "cache")
 	if err != nil {
@@ -194,8 +196,8 @@ func (s *Service) liveCache(old *state, c Component) *liveCache {
 // ErrNoTable is the error of a lookup in a table that does not exist.
 var ErrNoTable = errors.New("lookup table not found")
 
-// table finds a running table: when this node does not know the name, it
-// reads the store first, as another node may have just created it.
+// table finds a running table, seeing other nodes' changes within the
+// refresh interval.
 func (s *Service) table(ctx context.Context, name string) (*liveTable, error) {
 	if err := s.Refresh(ctx); err != nil {
 		s.opts.Logger.Warn("checking lookup tables for changes failed", "err", err)
@@ -203,19 +205,23 @@ func (s *Service) table(ctx context.Context, name string) (*liveTable, error) {
 	if t, ok := s.snapshot().tables[name]; ok {
 		return t, nil
 	}
-	if err := s.Reload(ctx); err != nil {
-		return nil, err
-	}
-	if t, ok := s.snapshot().tables[name]; ok {
-		return t, nil
-	}
 	return nil, fmt.Errorf("%w: <%s>", ErrNoTable, name)
 }
 
-// Exists reports whether a lookup table has that name.
+// Exists reports whether a lookup table has that name. A name this node
+// does not know is looked for in the store, as another node may have just
+// created it: a rule or an extractor saved right after its table is not
+// refused. (Lookups do not read the store for a missing table: one per
+// message would be too many.)
 func (s *Service) Exists(ctx context.Context, name string) bool {
-	_, err := s.table(ctx, name)
-	return err == nil
+	if _, err := s.table(ctx, name); err == nil {
+		return true
+	}
+	if err := s.Reload(ctx); err != nil {
+		s.opts.Logger.Warn("reloading the lookup tables failed", "err", err)
+	}
+	_, ok := s.snapshot().tables[name]
+	return ok
 }
 
 // Lookup looks key up in the named table: through its cache, from its

@@ -2,6 +2,7 @@ package lookup_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -237,5 +238,44 @@ func TestWritableTable(t *testing.T) {
 				t.Errorf("table error states %v", states["tables"])
 			}
 		})
+	}
+}
+
+// TestLookupsDuringChanges: lookups go on while the definitions change
+// (run with -race: the running state is replaced, never changed).
+func TestLookupsDuringChanges(t *testing.T) {
+	ctx := t.Context()
+	f := newFixture(t, embedded(t), testclock.New(epoch))
+	done := make(chan struct{})
+	errs := make(chan error, 1)
+	go func() {
+		defer close(errs)
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			if r, err := f.svc.Lookup(ctx, "hosts", "10.0.0.1"); err != nil || r.Single != "web-one" {
+				errs <- fmt.Errorf("lookup during a change: %+v, %v", r, err)
+				return
+			}
+		}
+	}()
+	for i := range 20 {
+		a := f.adapter
+		a.Title = fmt.Sprint("title ", i)
+		if _, err := f.svc.UpdateComponent(ctx, lookup.Adapters, a.ID, a); err != nil {
+			t.Fatal(err)
+		}
+		c := f.cache
+		c.Config = json.RawMessage(fmt.Sprintf(`{"type":"guava_cache","max_size":%d}`, 10+i))
+		if _, err := f.svc.UpdateComponent(ctx, lookup.Caches, c.ID, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(done)
+	if err := <-errs; err != nil {
+		t.Error(err)
 	}
 }
