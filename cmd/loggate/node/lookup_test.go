@@ -88,3 +88,38 @@ end`}, root).Want(t, http.StatusOK)
 		t.Errorf("written list: %s", seen.Body)
 	}
 }
+
+// TestLookupTablesAcrossNodes: two nodes on one store. A rule saved on one
+// node right after its table was created on the other parses; a change of
+// the table applies on the other node within a second; what one node
+// writes to the document-store adapter the other reads.
+func TestLookupTablesAcrossNodes(t *testing.T) {
+	hs := startCluster(t, 2)
+	a, b := hs[0], hs[1]
+	root := nodetest.AsRoot()
+	kv := a.Do("POST", "/system/lookup/adapters", map[string]any{"title": "KV", "name": "kv", "config": map[string]any{"type": "mongodb"}}, root).Want(t, http.StatusOK)
+	none := a.Do("POST", "/system/lookup/caches", map[string]any{"title": "None", "name": "none", "config": map[string]any{"type": "none"}}, root).Want(t, http.StatusOK)
+	table := map[string]any{"title": "Shared", "name": "shared", "cache_id": none.Get("id").String(), "data_adapter_id": kv.Get("id").String(),
+		"default_single_value": "", "default_single_value_type": "NULL", "default_multi_value": "", "default_multi_value_type": "NULL"}
+	created := a.Do("POST", "/system/lookup/tables", table, root).Want(t, http.StatusOK)
+
+	b.Do("POST", "/system/pipelines/rule", map[string]any{"source": `rule "r" when true then set_field("x", lookup_value("shared", "k")); end`}, root).Want(t, http.StatusOK)
+
+	table["id"] = created.Get("id").String()
+	table["default_single_value"], table["default_single_value_type"] = "fallback", "STRING"
+	a.Do("PUT", "/system/lookup/tables/shared", table, root).Want(t, http.StatusOK)
+	tick(t, time.Second, hs...)
+	if got := b.Do("GET", "/system/lookup/tables/shared/query?key=missing", nil, root).Want(t, http.StatusOK).Get("single_value").String(); got != "fallback" {
+		t.Errorf("the other node's default: %q", got)
+	}
+	if got := b.Do("GET", "/system/lookup/tables/shared", nil, root).Want(t, http.StatusOK).Get("lookup_tables.0.default_single_value").String(); got != "fallback" {
+		t.Errorf("the other node's table: %q", got)
+	}
+
+	if _, err := b.Node.Lookup.SetStringList(t.Context(), "shared", "k", []string{"v"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.Do("GET", "/system/lookup/tables/shared/query?key=k", nil, root).Want(t, http.StatusOK).Get("single_value").String(); got != "v" {
+		t.Errorf("written on one node, read on the other: %q", got)
+	}
+}
