@@ -43,6 +43,10 @@ type Service struct {
 	st    store.Store
 	opts  Options
 	fresh *store.Freshness
+	// writes tracks the writes to the writable adapters: another node's
+	// write drops this node's cached results of those adapters within a
+	// second.
+	writes *store.Freshness
 
 	reloadMu sync.Mutex
 	cur      atomic.Pointer[state]
@@ -93,16 +97,45 @@ func NewService(ctx context.Context, st store.Store, opts Options) (*Service, er
 	if opts.RefreshInterval <= 0 {
 		opts.RefreshInterval = time.Second
 	}
-	s := &Service{st: st, opts: opts, fresh: store.NewFreshness(st, changes, opts.RefreshInterval, opts.Now)}
+	s := &Service{st: st, opts: opts, fresh: store.NewFreshness(st, changes, opts.RefreshInterval, opts.Now),
+		writes: store.NewFreshness(st, writesCounter, opts.RefreshInterval, opts.Now)}
 	s.cur.Store(&state{})
 	return s, s.Reload(ctx)
 }
 
 func (s *Service) snapshot() *state { return s.cur.Load() }
 
-// Refresh reloads when another node changed tables, caches or adapters;
-// it asks the store at most once per RefreshInterval.
-func (s *Service) Refresh(ctx context.Context) error { return s.fresh.Refresh(ctx, s.Reload) }
+// Refresh reloads when another node changed tables, caches or adapters,
+// and drops the cached results of the writable adapters when another node
+// wrote to one; it asks the store at most once per RefreshInterval.
+func (s *Service) Refresh(ctx context.Context) error {
+	if err := s.writes.Refresh(ctx, s.purgeWritten); err != nil {
+		return err
+	}
+	return s.fresh.Refresh(ctx, s.Reload)
+}
+
+// writesCounter is the change counter every write to a writable adapter
+// bumps.
+const writesCounter = "lut_writes"
+
+// purgeWritten drops every cached result of a writable adapter.
+func (s *Service) purgeWritten(ctx context.Context) error {
+	version, err := s.writes.Version(ctx)
+	if err != nil {
+		return err
+	}
+	for _, t := range s.snapshot().tables {
+		if t.adapter == nil || t.cache == nil {
+			continue
+		}
+		if _, ok := t.adapter.impl.(writer); ok {
+			t.cache.impl.purgeAll()
+		}
+	}
+	s.writes.Loaded(version)
+	return nil
+}
 
 func decode[T any](b []byte) (T, error) {
 	var v T
@@ -369,6 +402,7 @@ func (s *Service) writeTo(ctx context.Context, table string, key any, fn func(w 
 	if err := fn(w, k); err != nil {
 		return err
 	}
+	s.writes.Changed(ctx)
 	for _, other := range s.snapshot().tables {
 		if other.adapter == t.adapter && other.cache != nil {
 			other.cache.impl.purge(t.adapter.c.ID + "\x00" + k)

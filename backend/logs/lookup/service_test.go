@@ -208,6 +208,18 @@ func TestWritableTable(t *testing.T) {
 			if r, _ := other.Lookup(ctx, "seen", "new"); !reflect.DeepEqual(r.StringList, []string{"x"}) {
 				t.Errorf("the other node reads %+v", r)
 			}
+			// The other node cached "new"; a write here reaches it once its
+			// refresh interval passed.
+			if _, err := svc.SetStringList(ctx, "seen", "new", []string{"y"}); err != nil {
+				t.Fatal(err)
+			}
+			if r, _ := other.Lookup(ctx, "seen", "new"); !reflect.DeepEqual(r.StringList, []string{"x"}) {
+				t.Errorf("the other node's cache was dropped before the interval: %+v", r)
+			}
+			clock.Advance(time.Second)
+			if r, _ := other.Lookup(ctx, "seen", "new"); !reflect.DeepEqual(r.StringList, []string{"y"}) {
+				t.Errorf("the other node reads %+v after the interval", r)
+			}
 			if err := svc.ClearKey(ctx, "seen", "k"); err != nil {
 				t.Fatal(err)
 			}
