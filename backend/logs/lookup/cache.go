@@ -2,6 +2,7 @@ package lookup
 
 import (
 	"strings"
+	"sync/atomic"
 	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -87,7 +88,7 @@ type lruCache struct {
 type cached struct {
 	r       Result
 	written time.Time
-	read    time.Time
+	read    atomic.Int64 // unix nanoseconds
 }
 
 func newLRUCache(cfg config, e env) cache {
@@ -100,9 +101,8 @@ func newLRUCache(cfg config, e env) cache {
 func (c *lruCache) get(key string, load func() (Result, error)) (Result, error) {
 	now := c.now()
 	if e, ok := c.entries.Get(key); ok {
-		if (c.write <= 0 || now.Sub(e.written) < c.write) && (c.access <= 0 || now.Sub(e.read) < c.access) {
-			// Replaced, not changed: readers of e see it whole.
-			c.entries.Add(key, &cached{r: e.r, written: e.written, read: now})
+		if (c.write <= 0 || now.Sub(e.written) < c.write) && (c.access <= 0 || now.UnixNano()-e.read.Load() < int64(c.access)) {
+			e.read.Store(now.UnixNano())
 			return e.r, nil
 		}
 		c.entries.Remove(key)
@@ -112,7 +112,9 @@ func (c *lruCache) get(key string, load func() (Result, error)) (Result, error) 
 		// Failures are not kept: the next lookup tries again.
 		return r, err
 	}
-	c.entries.Add(key, &cached{r: r, written: now, read: now})
+	e := &cached{r: r, written: now}
+	e.read.Store(now.UnixNano())
+	c.entries.Add(key, e)
 	return r, nil
 }
 

@@ -23,7 +23,7 @@ var epoch = time.Date(2021, 3, 4, 5, 6, 7, 0, time.UTC)
 // always, MongoDB when LOGGATE_TEST_MONGODB_URI names a server (each test
 // in its own database).
 func stores(t *testing.T) map[string]func(t *testing.T) store.Store {
-	out := map[string]func(t *testing.T) store.Store{"embedded": embedded}
+	out := map[string]func(t *testing.T) store.Store{"embedded": func(t *testing.T) store.Store { return embedded(t) }}
 	base := os.Getenv("LOGGATE_TEST_MONGODB_URI")
 	if base == "" {
 		t.Log("SKIPPED (MongoDB): set LOGGATE_TEST_MONGODB_URI=mongodb://… to run the contract on MongoDB too")
@@ -48,7 +48,7 @@ func stores(t *testing.T) map[string]func(t *testing.T) store.Store {
 }
 
 // embedded opens an embedded store, closed when the test ends.
-func embedded(t *testing.T) store.Store {
+func embedded(t testing.TB) store.Store {
 	st, err := bolt.Open(filepath.Join(t.TempDir(), "db"), lookup.Indexes)
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +58,7 @@ func embedded(t *testing.T) store.Store {
 }
 
 // newService starts a service on st with a test clock.
-func newService(t *testing.T, st store.Store, clock *testclock.Clock) *lookup.Service {
+func newService(t testing.TB, st store.Store, clock *testclock.Clock) *lookup.Service {
 	t.Helper()
 	s, err := lookup.NewService(t.Context(), st, lookup.Options{Now: clock.Now})
 	if err != nil {
@@ -69,7 +69,7 @@ func newService(t *testing.T, st store.Store, clock *testclock.Clock) *lookup.Se
 
 // writeFile writes a file and gives it a modification time of its own,
 // so that a rewrite within the same clock tick is seen.
-func writeFile(t *testing.T, path, text string, mtime time.Time) {
+func writeFile(t testing.TB, path, text string, mtime time.Time) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)

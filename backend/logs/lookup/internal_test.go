@@ -107,7 +107,7 @@ func TestDefaults(t *testing.T) {
 	if _, err := parseMultiDefault(`[1]`, "OBJECT"); err == nil {
 		t.Error("a list as a multi value")
 	}
-	d := defaults{single: "x"}
+	d, _ := Table{DefaultSingleValue: "x", DefaultSingleValueType: "STRING"}.parseDefaults()
 	if r := d.apply(empty()); r.Single != "x" || r.Multi["value"] != "x" {
 		t.Errorf("defaults applied: %+v", r)
 	}

@@ -109,6 +109,9 @@ func list(vs []string) Result {
 type defaults struct {
 	single any
 	multi  map[string]any
+	// answer is the multi value of a miss: multi, or single under
+	// "value". Results share it; nobody changes it.
+	answer map[string]any
 }
 
 // Value types of the default values (LookupDefaultValue.Type).
@@ -181,6 +184,12 @@ func (t Table) parseDefaults() (defaults, *api.ValidationError) {
 	if len(v.Fields) > 0 {
 		return d, &v
 	}
+	switch {
+	case d.multi != nil:
+		d.answer = d.multi
+	case d.single != nil:
+		d.answer = map[string]any{"value": d.single}
+	}
 	return d, nil
 }
 
@@ -188,14 +197,7 @@ func (t Table) parseDefaults() (defaults, *api.ValidationError) {
 // default single value, and the default multi value or else the single one
 // under "value".
 func (d defaults) apply(r Result) Result {
-	out := Result{Single: d.single, HasError: r.HasError, TTL: r.TTL}
-	switch {
-	case d.multi != nil:
-		out.Multi = d.multi
-	case d.single != nil:
-		out.Multi = map[string]any{"value": d.single}
-	}
-	return out
+	return Result{Single: d.single, Multi: d.answer, HasError: r.HasError, TTL: r.TTL}
 }
 
 // Key turns a key of any type into the text adapters look up, as Java's

@@ -27,7 +27,7 @@ type fixture struct {
 	csv            string
 }
 
-func newFixture(t *testing.T, st store.Store, clock *testclock.Clock) fixture {
+func newFixture(t testing.TB, st store.Store, clock *testclock.Clock) fixture {
 	t.Helper()
 	ctx := t.Context()
 	f := fixture{svc: newService(t, st, clock), csv: filepath.Join(t.TempDir(), "hosts.csv")}
