@@ -18,6 +18,7 @@ require (
 	github.com/klauspost/compress v1.20.3
 	github.com/oklog/ulid/v2 v2.1.2
 	github.com/redis/go-redis/v9 v9.23.0
+	github.com/theory/jsonpath v0.12.3
 	github.com/tidwall/gjson v1.20.0
 	github.com/tidwall/sjson v1.2.5
 	go.etcd.io/bbolt v1.5.0
@@ -35,7 +36,6 @@ require (
 	github.com/golang/snappy v0.0.4 // indirect
 	github.com/magefile/mage v1.15.0 // indirect
 	github.com/montanaflynn/stats v0.7.1 // indirect
-	github.com/theory/jsonpath v0.12.3 // indirect
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.2.0 // indirect
 	github.com/xdg-go/pbkdf2 v1.0.0 // indirect
