@@ -108,7 +108,8 @@ func (c config) integer(key string) (n int64, ok, fits bool) {
 
 // newConverter builds a converter; an unknown type is an error for the
 // request, a bad configuration wraps errSkipConverter.
-func newConverter(typ string, c config, now func() time.Time) (converter, error) {
+func newConverter(typ string, c config, d deps) (converter, error) {
+	now := d.now
 	cv := converter{typ: typ}
 	switch strings.ToLower(typ) {
 	case "numeric":
@@ -174,8 +175,17 @@ func newConverter(typ string, c config, now func() time.Time) (converter, error)
 		cv.multi = p.convert
 	case "lookup_table":
 		name, _ := c.str("lookup_table_name")
-		// loggate has no lookup tables yet: none can exist.
-		return cv, fmt.Errorf("%w: lookup table %q does not exist", errSkipConverter, name)
+		if err := d.lookupTable(name); name == "" || err != nil {
+			return cv, fmt.Errorf("%w: lookup table <%s> doesn't exist", errSkipConverter, name)
+		}
+		tables := d.tables
+		// No value keeps the field as it is.
+		cv.single = func(v string) (any, error) {
+			if found, ok := lookupSingle(tables, name, v); ok {
+				return found, nil
+			}
+			return v, nil
+		}
 	default:
 		return cv, unknownConverter(typ)
 	}

@@ -1,12 +1,14 @@
 package extractors
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"reflect"
 	"testing"
 	"time"
 
+	"github.com/loggate/loggate/backend/logs/lookup"
 	"github.com/loggate/loggate/router/api"
 )
 
@@ -74,7 +76,7 @@ func TestConverters(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.typ+"/"+c.in, func(t *testing.T) {
-			cv, err := newConverter(c.typ, cfg(t, c.config), clock)
+			cv, err := newConverter(c.typ, cfg(t, c.config), deps{now: clock})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -111,7 +113,7 @@ func TestConverters(t *testing.T) {
 // TestConverterConfigs: an unknown type is Graylog's 500; a bad
 // configuration leaves the converter out.
 func TestConverterConfigs(t *testing.T) {
-	_, err := newConverter("nope", config{}, clock)
+	_, err := newConverter("nope", config{}, deps{now: clock})
 	if api.ErrorCode(err) != api.Internal || err.Error() != "No enum constant org.graylog2.plugin.inputs.Converter.Type.NOPE" {
 		t.Errorf("unknown type: %v", err)
 	}
@@ -119,7 +121,7 @@ func TestConverterConfigs(t *testing.T) {
 		{"date", ``}, {"date", `{"date_format":"yyyy-ww"}`}, {"split_and_count", `{}`}, {"csv", `{}`},
 		{"csv", `{"column_header":"a","strict_quotes":"yes"}`}, {"lookup_table", `{"lookup_table_name":"t"}`},
 	} {
-		if _, err := newConverter(c.typ, cfg(t, c.config), clock); !errors.Is(err, errSkipConverter) {
+		if _, err := newConverter(c.typ, cfg(t, c.config), deps{now: clock}); !errors.Is(err, errSkipConverter) {
 			t.Errorf("%s %s: %v, want it skipped", c.typ, c.config, err)
 		}
 	}
@@ -127,7 +129,7 @@ func TestConverterConfigs(t *testing.T) {
 		t.Errorf("%d converter types, want 13", len(converterTypes))
 	}
 	for _, typ := range converterTypes {
-		if _, err := newConverter(typ, config{}, clock); err != nil && !errors.Is(err, errSkipConverter) {
+		if _, err := newConverter(typ, config{}, deps{now: clock}); err != nil && !errors.Is(err, errSkipConverter) {
 			t.Errorf("%s: unknown", typ)
 		}
 	}
@@ -138,5 +140,57 @@ func TestJavaDoubleText(t *testing.T) {
 		if got := javaDoubleText(f); got != want {
 			t.Errorf("%v: %s, want %s", f, got, want)
 		}
+	}
+}
+
+// fakeTables is one lookup table, "hosts".
+type fakeTables map[string]string
+
+func (f fakeTables) Exists(_ context.Context, name string) bool { return name == "hosts" }
+
+func (f fakeTables) Lookup(_ context.Context, table string, key any) (lookup.Result, error) {
+	if table != "hosts" {
+		return lookup.Result{}, lookup.ErrNoTable
+	}
+	if v, ok := f[key.(string)]; ok {
+		return lookup.Result{Single: v}, nil
+	}
+	return lookup.Result{}, nil
+}
+
+// TestLookupTable: the converter replaces a value its table has and keeps
+// one it has not; the extractor writes the table's value only; both refuse
+// a table that does not exist when a request names it.
+func TestLookupTable(t *testing.T) {
+	d := deps{now: clock, tables: fakeTables{"10.0.0.1": "web-one"}, strict: true}
+	cv, err := newConverter("lookup_table", cfg(t, `{"lookup_table_name":"hosts"}`), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for in, want := range map[string]any{"10.0.0.1": "web-one", "10.9.9.9": "10.9.9.9"} {
+		if got, err := cv.single(in); err != nil || got != want {
+			t.Errorf("convert %s = %v, %v", in, got, err)
+		}
+	}
+	if _, err := newConverter("lookup_table", cfg(t, `{"lookup_table_name":"nope"}`), d); !errors.Is(err, errSkipConverter) {
+		t.Errorf("a missing table: %v", err)
+	}
+	run, err := newRunner(typeLookupTable, cfg(t, `{"lookup_table_name":"hosts"}`), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, _ := run("10.0.0.1"); len(res) != 1 || res[0].value != "web-one" || res[0].begin != -1 {
+		t.Errorf("extract: %+v", res)
+	}
+	if res, _ := run("10.9.9.9"); len(res) != 0 {
+		t.Errorf("extract a miss: %+v", res)
+	}
+	if _, err := newRunner(typeLookupTable, cfg(t, `{"lookup_table_name":"nope"}`), d); err == nil || err.Error() != "Configured lookup table <nope> doesn't exist" {
+		t.Errorf("a missing table: %v", err)
+	}
+	// A stored extractor is built whatever its table: it may come later.
+	d.strict = false
+	if _, err := newRunner(typeLookupTable, cfg(t, `{"lookup_table_name":"nope"}`), d); err != nil {
+		t.Errorf("a stored extractor of a missing table: %v", err)
 	}
 }

@@ -52,8 +52,8 @@ func newMetrics(reg *metrics.Registry, e Extractor) *extractorMetrics {
 // compile builds an extractor; errors are the request's (400, or 500 where
 // Graylog answers 500). Converters with a bad configuration are left out,
 // as Graylog leaves them out, and reported to skipped.
-func compile(e Extractor, g Grok, now func() time.Time, skipped func(Converter, error)) (*compiled, error) {
-	run, err := newRunner(e.Type, e.Config, g)
+func compile(e Extractor, d deps, skipped func(Converter, error)) (*compiled, error) {
+	run, err := newRunner(e.Type, e.Config, d)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +72,7 @@ func compile(e Extractor, g Grok, now func() time.Time, skipped func(Converter, 
 		c.cond = func(string) bool { return true }
 	}
 	for _, cv := range e.Converters {
-		built, err := newConverter(cv.Type, cv.Config, now)
+		built, err := newConverter(cv.Type, cv.Config, d)
 		if errors.Is(err, errSkipConverter) {
 			if skipped != nil {
 				skipped(cv, err)

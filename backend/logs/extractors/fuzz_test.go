@@ -34,7 +34,7 @@ func FuzzRequest(f *testing.F) {
 			return
 		}
 		e.ID = "fuzz"
-		c, err := compile(e, g, clock, nil)
+		c, err := compile(e, deps{grok: g, now: clock}, nil)
 		if err != nil {
 			if api.ErrorCode(err) != api.Invalid && api.ErrorCode(err) != api.Internal {
 				t.Fatalf("unexpected error kind: %v", err)
@@ -94,7 +94,7 @@ func FuzzConverter(f *testing.F) {
 		if json.Unmarshal([]byte(cfgText), &c) != nil {
 			return
 		}
-		cv, err := newConverter(strings.ToLower(typ), c, clock)
+		cv, err := newConverter(strings.ToLower(typ), c, deps{now: clock})
 		if err != nil {
 			return
 		}

@@ -39,6 +39,9 @@ type Options struct {
 	Messages Recorder
 	Logger   *slog.Logger
 	Now      func() time.Time
+	// Lookup are the lookup tables of the lookup_table extractors and
+	// converters.
+	Lookup LookupTables
 	// RefreshInterval bounds how long another node's change takes to
 	// apply here (a second by default).
 	RefreshInterval time.Duration
@@ -114,7 +117,7 @@ func (s *Service) Reload(ctx context.Context) error {
 	for _, d := range docs {
 		f := &inputFilters{}
 		for _, e := range sorted(d.Extractors) {
-			c, err := compile(e, s.grok, s.opts.Now, nil)
+			c, err := compile(e, s.deps(false), nil)
 			if err != nil {
 				s.opts.Logger.Warn("extractor does not compile; skipping it", "extractor", e.ID, "input", d.ID, "err", err)
 				continue
@@ -132,6 +135,11 @@ func (s *Service) Reload(ctx context.Context) error {
 	s.cur.Store(&next)
 	s.fresh.Loaded(version)
 	return nil
+}
+
+// deps are what extractors are built with; strict for a request.
+func (s *Service) deps(strict bool) deps {
+	return deps{grok: s.grok, tables: s.opts.Lookup, now: s.opts.Now, strict: strict}
 }
 
 // sorted returns the extractors in the order they run: ascending order,
@@ -274,7 +282,7 @@ func (s *Service) build(req Request, id, creator string) (Extractor, error) {
 		return Extractor{}, err
 	}
 	e.ID, e.CreatorUserID = id, creator
-	_, err = compile(e, s.grok, s.opts.Now, func(c Converter, err error) {
+	_, err = compile(e, s.deps(true), func(c Converter, err error) {
 		s.opts.Logger.Warn("leaving out a converter with a bad configuration, as Graylog does", "converter", c.Type, "err", err)
 	})
 	if err != nil {

@@ -2,6 +2,7 @@ package extractors
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -9,11 +10,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/loggate/loggate/backend/logs/grok"
+	"github.com/loggate/loggate/backend/logs/lookup"
 	"github.com/loggate/loggate/router/api"
 )
 
@@ -38,6 +41,46 @@ type Grok interface {
 
 var _ Grok = (*grok.Service)(nil)
 
+// LookupTables are the tables of the lookup_table extractor and converter;
+// *lookup.Service satisfies it.
+type LookupTables interface {
+	Exists(ctx context.Context, name string) bool
+	Lookup(ctx context.Context, table string, key any) (lookup.Result, error)
+}
+
+// deps are what extractors and converters are built with.
+type deps struct {
+	grok   Grok
+	tables LookupTables
+	now    func() time.Time
+	// strict, when a request is checked, refuses lookup tables that do
+	// not exist; a stored extractor is built whatever its table, which
+	// may come later (from another node) and is looked up by name.
+	strict bool
+}
+
+// lookupTimeout bounds one lookup of an extractor or converter.
+const lookupTimeout = 30 * time.Second
+
+// lookupSingle is a table's single value for key, if it has one.
+func lookupSingle(tables LookupTables, table, key string) (any, bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), lookupTimeout)
+	defer cancel()
+	r, err := tables.Lookup(ctx, table, key)
+	if err != nil || r.Single == nil {
+		return nil, false
+	}
+	return r.Single, true
+}
+
+// lookupTable checks a lookup table name of an extractor or converter.
+func (d deps) lookupTable(name string) error {
+	if d.tables == nil || (d.strict && !d.tables.Exists(context.Background(), name)) {
+		return api.Errorf(api.Internal, "Configured lookup table <%s> doesn't exist", name)
+	}
+	return nil
+}
+
 // configError is Graylog's ConfigurationException: a 400.
 func configError(format string, args ...any) error {
 	return api.Errorf(api.Invalid, format, args...)
@@ -56,7 +99,7 @@ func compileJava(pattern string) (*regexp.Regexp, error) {
 }
 
 // newRunner builds the extraction of one extractor type.
-func newRunner(typ string, c config, g Grok) (runFunc, error) {
+func newRunner(typ string, c config, d deps) (runFunc, error) {
 	switch typ {
 	case typeRegex:
 		pattern, _ := c.str("regex_value")
@@ -157,9 +200,9 @@ func newRunner(typ string, c config, g Grok) (runFunc, error) {
 		if err != nil {
 			return nil, api.Errorf(api.Internal, "java.lang.String cannot be cast to java.lang.Boolean")
 		}
-		compile := g.Compile
+		compile := d.grok.Compile
 		if namedOnly {
-			compile = g.CompileNamedOnly
+			compile = d.grok.CompileNamedOnly
 		}
 		m, err := compile(pattern)
 		if err != nil {
@@ -195,8 +238,17 @@ func newRunner(typ string, c config, g Grok) (runFunc, error) {
 		if name == "" {
 			return nil, configError("Missing configuration field: lookup_table_name")
 		}
-		// loggate has no lookup tables yet; Graylog refuses a missing one.
-		return nil, api.Errorf(api.Internal, "Configured lookup table <%s> doesn't exist", name)
+		if err := d.lookupTable(name); err != nil {
+			return nil, err
+		}
+		tables := d.tables
+		return func(src string) ([]result, error) {
+			v, ok := lookupSingle(tables, name, src)
+			if !ok {
+				return nil, nil
+			}
+			return []result{{value: v, begin: -1, end: -1}}, nil
+		}, nil
 	}
 	return nil, fmt.Errorf("extractor type %s has no runner", typ)
 }

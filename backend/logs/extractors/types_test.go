@@ -51,7 +51,7 @@ func run(t testing.TB, e Extractor, fields ...any) (map[string]any, *compiled) {
 	if e.ConditionType == "" {
 		e.ConditionType = "none"
 	}
-	c, err := compile(e, testGrok(t), clock, nil)
+	c, err := compile(e, deps{grok: testGrok(t), now: clock}, nil)
 	if err != nil {
 		t.Fatalf("compile: %v", err)
 	}
@@ -231,12 +231,12 @@ func TestExtractorConfigErrors(t *testing.T) {
 		{"lookup_table", `{"lookup_table_name":"t"}`, api.Internal},
 	}
 	for _, c := range cases {
-		_, err := compile(Extractor{Type: c.typ, Config: cfgOf(c.config), ConditionType: "none"}, testGrok(t), clock, nil)
+		_, err := compile(Extractor{Type: c.typ, Config: cfgOf(c.config), ConditionType: "none"}, deps{grok: testGrok(t), now: clock}, nil)
 		if err == nil || api.ErrorCode(err) != c.code {
 			t.Errorf("%s %s: %v, want code %v", c.typ, c.config, err, c.code)
 		}
 	}
-	_, err := compile(Extractor{Type: "copy_input", ConditionType: "regex", ConditionValue: "(?!x)"}, testGrok(t), clock, nil)
+	_, err := compile(Extractor{Type: "copy_input", ConditionType: "regex", ConditionValue: "(?!x)"}, deps{grok: testGrok(t), now: clock}, nil)
 	if api.ErrorCode(err) != api.Invalid {
 		t.Errorf("condition regex RE2 cannot compile: %v", err)
 	}

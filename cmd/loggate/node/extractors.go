@@ -19,6 +19,7 @@ import (
 func (n *Node) inputProcessing(ctx context.Context, st store.Store, now func() time.Time) ([]api.Route, error) {
 	svc, err := extractors.NewService(ctx, st, n.Grok, extractors.Options{
 		Metrics: n.Metrics, Messages: n.Notices.Messages, Logger: n.Levels.Logger("loggate.extractors"), Now: now,
+		Lookup: n.Lookup,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("extractors: %w", err)

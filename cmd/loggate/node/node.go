@@ -39,6 +39,7 @@ import (
 	"github.com/loggate/loggate/backend/access/sessions"
 	"github.com/loggate/loggate/backend/access/tokens"
 	"github.com/loggate/loggate/backend/access/users"
+	"github.com/loggate/loggate/backend/logs/lookup"
 	"github.com/loggate/loggate/backend/store"
 	"github.com/loggate/loggate/backend/store/bolt"
 	"github.com/loggate/loggate/backend/store/mongo"
@@ -80,6 +81,8 @@ type Node struct {
 	Messages Messages
 	// Pipelines is the pipeline processor.
 	Pipelines Pipelines
+	// Lookup are the lookup tables.
+	Lookup *lookup.Service
 	// Notices are the system notifications and system messages.
 	Notices Notices
 	// System are the system resources of the web interface's overview,
@@ -299,6 +302,10 @@ func (n *Node) routes(ctx context.Context, o Options) ([]api.Route, error) {
 	if err != nil {
 		return nil, err
 	}
+	lookupRoutes, err := n.lookupTables(ctx, st, o.Now)
+	if err != nil {
+		return nil, err
+	}
 	pipelineRoutes, err := n.pipelineResources(ctx, st, o.Now)
 	if err != nil {
 		return nil, err
@@ -338,6 +345,7 @@ func (n *Node) routes(ctx context.Context, o Options) ([]api.Route, error) {
 		local,
 		config,
 		pipelineRoutes,
+		lookupRoutes,
 		messageRoutes,
 		notifications.NewHandler(n.Notices.Notifications).Routes(),
 		systemmessages.NewHandler(n.Notices.Messages).Routes(),

@@ -30,6 +30,7 @@ func (n *Node) pipelineResources(ctx context.Context, st store.Store, now func()
 		Streams: pipelineStreams{n.Streams},
 		Inputs:  pipelineInputs{n.Inputs},
 		Grok:    n.Grok,
+		Lookup:  n.Lookup,
 		Count:   func(name string, v int64) { n.Metrics.Counter(name).Inc(v) },
 		Size:    processing.AccountedSize,
 		Logger:  n.Levels.Logger("loggate.pipelines"),

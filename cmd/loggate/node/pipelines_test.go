@@ -147,8 +147,8 @@ func TestPipelineRulesAPI(t *testing.T) {
 	root := nodetest.AsRoot()
 
 	// A parse error is a 400 whose body is the list of errors.
-	res := h.Do("POST", "/system/pipelines/rule", map[string]any{"source": "rule \"x\"\nwhen true\nthen\n  lookup_value(\"t\", \"k\");\nend"}, root).Want(t, http.StatusBadRequest)
-	want := `[{"type":"undeclared_function","line":4,"position_in_line":2,"reason":"Unknown function lookup_value in line 4 pos 2"}]`
+	res := h.Do("POST", "/system/pipelines/rule", map[string]any{"source": "rule \"x\"\nwhen true\nthen\n  parse_cef(\"t\", \"k\");\nend"}, root).Want(t, http.StatusBadRequest)
+	want := `[{"type":"undeclared_function","line":4,"position_in_line":2,"reason":"Unknown function parse_cef in line 4 pos 2"}]`
 	if string(res.Body) != want {
 		t.Errorf("parse error body %s, want %s", res.Body, want)
 	}
@@ -183,7 +183,7 @@ func TestPipelineRulesAPI(t *testing.T) {
 
 	// The function listing names exactly the functions rules may call.
 	fns := h.Do("GET", "/system/pipelines/rule/functions", nil, root).Want(t, http.StatusOK)
-	if fns.Get(`#(name=="set_field").params.0.type`).String() != "java.lang.String" || fns.Get(`#(name=="lookup_value")`).Exists() {
+	if fns.Get(`#(name=="set_field").params.0.type`).String() != "java.lang.String" || fns.Get(`#(name=="parse_cef")`).Exists() {
 		t.Errorf("functions: %s", fns.Get("#.name").Raw)
 	}
 

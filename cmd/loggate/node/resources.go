@@ -10,6 +10,7 @@ import (
 	"github.com/loggate/loggate/backend/logs/grok"
 	"github.com/loggate/loggate/backend/logs/indexsets"
 	"github.com/loggate/loggate/backend/logs/inputs"
+	"github.com/loggate/loggate/backend/logs/lookup"
 	"github.com/loggate/loggate/backend/logs/outputs"
 	"github.com/loggate/loggate/backend/logs/pipelines"
 	"github.com/loggate/loggate/backend/logs/streams"
@@ -20,7 +21,7 @@ import (
 
 // configIndexes are the unique indexes of the configuration resources.
 func configIndexes() []store.Index {
-	return slices.Concat(indexsets.Indexes, grok.Indexes, pipelines.Indexes)
+	return slices.Concat(indexsets.Indexes, grok.Indexes, pipelines.Indexes, lookup.Indexes)
 }
 
 // Resources are the configuration services of the 4.0 API beyond users and

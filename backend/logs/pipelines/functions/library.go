@@ -1,9 +1,9 @@
 // Package functions is Graylog 4.0's library of pipeline rule functions
 // (ProcessorFunctionsModule): conversions, message and stream functions,
 // strings, regular expressions, grok, JSON, dates, hashes, encodings, IP
-// addresses, URLs and syslog. A function Graylog has and this build does
-// not (the lookup table functions, flex_parse_date, parse_cef) is absent
-// from the library, so a rule calling it fails to parse, naming it.
+// addresses, URLs, syslog and lookup tables. A function Graylog has and
+// this build does not (flex_parse_date, parse_cef) is absent from the
+// library, so a rule calling it fails to parse, naming it.
 package functions
 
 import (
@@ -45,6 +45,8 @@ type Deps struct {
 	Streams Streams
 	Inputs  Inputs
 	Grok    Grok
+	// Lookup are the lookup tables of the lookup_* functions.
+	Lookup LookupTables
 	// Count adds to the counter metric_counter_inc names.
 	Count func(name string, n int64)
 	// Size is Graylog's Message.getSize, for traffic_accounting_size.
@@ -71,7 +73,7 @@ func New(d Deps) *Library {
 	for _, group := range [][]*lang.Function{
 		conversions(), typeTests(), messageFunctions(d), stringFunctions(), regexFunctions(d),
 		jsonFunctions(), dateFunctions(d), hashFunctions(), encodingFunctions(), networkFunctions(),
-		syslogFunctions(), debugFunctions(d),
+		syslogFunctions(), debugFunctions(d), lookupFunctions(d),
 	} {
 		all = append(all, group...)
 	}

@@ -1,0 +1,125 @@
+package node_test
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/loggate/loggate/backend/logs/streams"
+	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
+)
+
+// TestLookupTablesEndToEnd: a CSV file behind a cached table and a
+// writable table; GELF messages → a lookup_table extractor and a rule with
+// lookup_value and lookup_add_string_list → the search finds the looked-up
+// fields and the table query the written list.
+func TestLookupTablesEndToEnd(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	csv := filepath.Join(t.TempDir(), "hosts.csv")
+	if err := os.WriteFile(csv, []byte("ip,host\n10.0.0.1,web-one\n10.0.0.2,web-two\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	adapter := h.Do("POST", "/system/lookup/adapters", map[string]any{"title": "Hosts", "name": "hosts-csv", "description": "",
+		"config": map[string]any{"type": "csvfile", "path": csv, "key_column": "ip", "value_column": "host"}}, root).Want(t, http.StatusOK)
+	if adapter.Get("config.check_interval").Int() != 60 || adapter.Get("config.separator").String() != "," {
+		t.Errorf("adapter with its defaults: %s", adapter.Body)
+	}
+	cache := h.Do("POST", "/system/lookup/caches", map[string]any{"title": "Hosts cache", "name": "hosts-cache",
+		"config": map[string]any{"type": "guava_cache", "max_size": 100}}, root).Want(t, http.StatusOK)
+	h.Do("POST", "/system/lookup/tables", map[string]any{"title": "Hosts", "name": "hosts",
+		"cache_id": cache.Get("id").String(), "data_adapter_id": adapter.Get("id").String(),
+		"default_single_value": "", "default_single_value_type": "NULL", "default_multi_value": "", "default_multi_value_type": "NULL"}, root).Want(t, http.StatusOK)
+	kv := h.Do("POST", "/system/lookup/adapters", map[string]any{"title": "Seen", "name": "seen-kv", "config": map[string]any{"type": "mongodb"}}, root).Want(t, http.StatusOK)
+	none := h.Do("POST", "/system/lookup/caches", map[string]any{"title": "No cache", "name": "no-cache", "config": map[string]any{"type": "none"}}, root).Want(t, http.StatusOK)
+	h.Do("POST", "/system/lookup/tables", map[string]any{"title": "Seen", "name": "seen",
+		"cache_id": none.Get("id").String(), "data_adapter_id": kv.Get("id").String()}, root).Want(t, http.StatusOK)
+
+	if got := h.Do("GET", "/system/lookup/tables/hosts/query?key=10.0.0.2", nil, root).Want(t, http.StatusOK).Get("single_value").String(); got != "web-two" {
+		t.Errorf("query: %q", got)
+	}
+
+	// A constant table name that does not exist fails the parse.
+	res := h.Do("POST", "/system/pipelines/rule", map[string]any{"source": `rule "x" when true then set_field("a", lookup_value("nope", "k")); end`}, root).Want(t, http.StatusBadRequest)
+	if want := "Unable to pre-compute value for 1st argument lookup_table in call to function lookup_value: Lookup table <nope> not found"; res.Get("0.type").String() != "invalid_function_argument" || res.Get("0.reason").String() != want {
+		t.Errorf("unknown table: %s", res.Body)
+	}
+
+	input, addr := h.CreateInput(httpInput)
+	extractor := map[string]any{
+		"title": "host", "cut_or_copy": "copy", "source_field": "message", "target_field": "client_host",
+		"extractor_type": "lookup_table", "extractor_config": map[string]any{"lookup_table_name": "nope"},
+		"converters": map[string]any{}, "condition_type": "none", "condition_value": "", "order": 0,
+	}
+	h.Do("POST", "/system/inputs/"+input+"/extractors", extractor, root).WantError(t, http.StatusInternalServerError, "Configured lookup table <nope> doesn't exist")
+	extractor["extractor_config"] = map[string]any{"lookup_table_name": "hosts"}
+	h.Do("POST", "/system/inputs/"+input+"/extractors", extractor, root).Want(t, http.StatusCreated)
+
+	rule := h.Do("POST", "/system/pipelines/rule", map[string]any{"source": `rule "enrich"
+when has_field("message")
+then
+  set_field("host_by_rule", lookup_value("hosts", $message.message, "unknown"));
+  lookup_add_string_list("seen", "clients", [to_string($message.message)]);
+end`}, root).Want(t, http.StatusOK)
+	if rule.Get("errors").Type.String() != "Null" {
+		t.Fatalf("rule: %s", rule.Body)
+	}
+	pipe := h.Do("POST", "/system/pipelines/pipeline", map[string]any{"source": "pipeline \"lookups\"\nstage 0 match all\nrule \"enrich\"\nend"}, root).Want(t, http.StatusOK)
+	h.Do("POST", "/system/pipelines/connections/to_stream", map[string]any{
+		"stream_id": streams.DefaultStreamID, "pipeline_ids": []string{pipe.Get("id").String()}}, root).Want(t, http.StatusOK)
+
+	base := float64(time.Now().Add(-time.Minute).Unix())
+	postGELF(t, addr, "web-1", "10.0.0.1", base+1)
+	postGELF(t, addr, "web-1", "10.9.9.9", base+2)
+	h.WaitProcessed(2)
+
+	known := h.Do("GET", `/search/universal/relative?query=message:"10.0.0.1"&range=0`, nil, root).Want(t, http.StatusOK).Get("messages.0.message")
+	if known.Get("client_host").String() != "web-one" || known.Get("host_by_rule").String() != "web-one" {
+		t.Errorf("known client: %s", known.Raw)
+	}
+	unknown := h.Do("GET", `/search/universal/relative?query=message:"10.9.9.9"&range=0`, nil, root).Want(t, http.StatusOK).Get("messages.0.message")
+	if unknown.Get("client_host").Exists() || unknown.Get("host_by_rule").String() != "unknown" {
+		t.Errorf("unknown client: %s", unknown.Raw)
+	}
+	seen := h.Do("GET", "/system/lookup/tables/seen/query?key=clients", nil, root).Want(t, http.StatusOK)
+	if got := seen.Get("string_list_value").Raw; got != `["10.0.0.1","10.9.9.9"]` && got != `["10.9.9.9","10.0.0.1"]` {
+		t.Errorf("written list: %s", seen.Body)
+	}
+}
+
+// TestLookupTablesAcrossNodes: two nodes on one store. A rule saved on one
+// node right after its table was created on the other parses; a change of
+// the table applies on the other node within a second; what one node
+// writes to the document-store adapter the other reads.
+func TestLookupTablesAcrossNodes(t *testing.T) {
+	hs := startCluster(t, 2)
+	a, b := hs[0], hs[1]
+	root := nodetest.AsRoot()
+	kv := a.Do("POST", "/system/lookup/adapters", map[string]any{"title": "KV", "name": "kv", "config": map[string]any{"type": "mongodb"}}, root).Want(t, http.StatusOK)
+	none := a.Do("POST", "/system/lookup/caches", map[string]any{"title": "None", "name": "none", "config": map[string]any{"type": "none"}}, root).Want(t, http.StatusOK)
+	table := map[string]any{"title": "Shared", "name": "shared", "cache_id": none.Get("id").String(), "data_adapter_id": kv.Get("id").String(),
+		"default_single_value": "", "default_single_value_type": "NULL", "default_multi_value": "", "default_multi_value_type": "NULL"}
+	created := a.Do("POST", "/system/lookup/tables", table, root).Want(t, http.StatusOK)
+
+	b.Do("POST", "/system/pipelines/rule", map[string]any{"source": `rule "r" when true then set_field("x", lookup_value("shared", "k")); end`}, root).Want(t, http.StatusOK)
+
+	table["id"] = created.Get("id").String()
+	table["default_single_value"], table["default_single_value_type"] = "fallback", "STRING"
+	a.Do("PUT", "/system/lookup/tables/shared", table, root).Want(t, http.StatusOK)
+	tick(t, time.Second, hs...)
+	if got := b.Do("GET", "/system/lookup/tables/shared/query?key=missing", nil, root).Want(t, http.StatusOK).Get("single_value").String(); got != "fallback" {
+		t.Errorf("the other node's default: %q", got)
+	}
+	if got := b.Do("GET", "/system/lookup/tables/shared", nil, root).Want(t, http.StatusOK).Get("lookup_tables.0.default_single_value").String(); got != "fallback" {
+		t.Errorf("the other node's table: %q", got)
+	}
+
+	if _, err := b.Node.Lookup.SetStringList(t.Context(), "shared", "k", []string{"v"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.Do("GET", "/system/lookup/tables/shared/query?key=k", nil, root).Want(t, http.StatusOK).Get("single_value").String(); got != "v" {
+		t.Errorf("written on one node, read on the other: %q", got)
+	}
+}
