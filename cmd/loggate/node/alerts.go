@@ -287,6 +287,9 @@ func (u userEmails) Emails(ctx context.Context, usernames []string) ([]string, e
 // and read the catch-up window from the cluster's EventsConfiguration.
 func (n *Node) processorOptions(now func() time.Time) definitions.ProcessorOptions {
 	opts := definitions.ProcessorOptions{Catchup: n.eventsCatchupWindow}
+	if n.Lookup != nil {
+		opts.Lookups = eventLookups{n.Lookup}
+	}
 	if m := &n.Messages; m.Journal != nil && m.Processor != nil {
 		w := definitions.NewWatermark(m.Journal.End, func() uint64 { return m.Processor.State().Next }, now)
 		opts.Indexed = w.Indexed

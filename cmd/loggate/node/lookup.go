@@ -22,3 +22,19 @@ func (n *Node) lookupTables(ctx context.Context, st store.Store, now func() time
 	n.Lookup = svc
 	return lookup.NewHandler(svc).Routes(), nil
 }
+
+// eventLookups gives the event processor's lookup-v1 field providers the
+// node's lookup tables: the single value, defaults applied as the table
+// does for every other caller.
+type eventLookups struct{ svc *lookup.Service }
+
+func (l eventLookups) LookupValue(ctx context.Context, table, key string) (string, bool, error) {
+	r, err := l.svc.Lookup(ctx, table, key)
+	if err != nil {
+		return "", false, err
+	}
+	if r.HasError || r.Single == nil {
+		return "", false, nil
+	}
+	return fmt.Sprint(r.Single), true, nil
+}

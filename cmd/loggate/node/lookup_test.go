@@ -123,3 +123,50 @@ func TestLookupTablesAcrossNodes(t *testing.T) {
 		t.Errorf("written on one node, read on the other: %q", got)
 	}
 }
+
+// TestLookupEventField: a filter event definition's lookup-v1 field reads
+// the node's lookup table with the triggering message's field as the key;
+// a key the table lacks leaves the field out of the event.
+func TestLookupEventField(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	csv := filepath.Join(t.TempDir(), "owners.csv")
+	if err := os.WriteFile(csv, []byte("source,team\npay-1,payments\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	adapter := h.Do("POST", "/system/lookup/adapters", map[string]any{"title": "Owners", "name": "owners-csv",
+		"config": map[string]any{"type": "csvfile", "path": csv, "key_column": "source", "value_column": "team"}}, root).Want(t, http.StatusOK)
+	cache := h.Do("POST", "/system/lookup/caches", map[string]any{"title": "No cache", "name": "owners-none",
+		"config": map[string]any{"type": "none"}}, root).Want(t, http.StatusOK)
+	h.Do("POST", "/system/lookup/tables", map[string]any{"title": "Owners", "name": "owners",
+		"cache_id": cache.Get("id").String(), "data_adapter_id": adapter.Get("id").String()}, root).Want(t, http.StatusOK)
+
+	def := countDefinition("Declined", 0)
+	cfg := def["config"].(map[string]any)
+	cfg["query"], cfg["group_by"], cfg["series"], cfg["conditions"] = "message:declined", []string{}, []any{}, nil
+	def["alert"], def["key_spec"] = false, []string{}
+	def["field_spec"] = map[string]any{"team": map[string]any{"data_type": "string",
+		"providers": []map[string]any{{"type": "lookup-v1", "table_name": "owners", "key_field": "source"}}}}
+	t0 := h.Clock.Now()
+	did := h.Do("POST", "/events/definitions", def, root).Want(t, http.StatusOK).Get("id").String()
+	_, addr := h.CreateInput(httpInput)
+	at := float64(t0.Add(10*time.Second).UnixMilli()) / 1000
+	postGELF(t, addr, "pay-1", "declined", at)
+	postGELF(t, addr, "shop-7", "declined", at+1)
+	h.WaitProcessed(2)
+	h.Clock.Advance(61 * time.Second)
+	search := func() *nodetest.Response {
+		return h.Do("POST", "/events/search", map[string]any{"filter": map[string]any{"alerts": "exclude", "event_definitions": []string{did}},
+			"timerange": map[string]any{"type": "relative", "range": 0}}, root).Want(t, http.StatusOK)
+	}
+	runAlerts(t, h, func() bool { return search().Get("total_events").Int() == 2 })
+	var teams []string
+	for _, ev := range search().Get("events.#.event").Array() {
+		if f := ev.Get("fields.team"); f.Exists() {
+			teams = append(teams, f.String())
+		}
+	}
+	if len(teams) != 1 || teams[0] != "payments" {
+		t.Errorf("teams of the two events: %q, want only pay-1's %q", teams, "payments")
+	}
+}
