@@ -39,7 +39,8 @@ end`
 // newBenchEnv builds the benchmark pipeline with the real grok service.
 func newBenchEnv(tb testing.TB) *env { return newBenchEnvOf(tb, benchRules, benchPipeline) }
 
-// newBenchEnvOf builds a pipeline of rules with the real grok service.
+// newBenchEnvOf builds a pipeline of rules with the real grok service; no
+// pipeline when it is empty.
 func newBenchEnvOf(tb testing.TB, rules []string, pipeline string) *env {
 	st := openStore(tb)
 	e := &env{st: st}
@@ -48,7 +49,7 @@ func newBenchEnvOf(tb testing.TB, rules []string, pipeline string) *env {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	e.reg = metrics.New(e.clock.Now)
+	e.reg, e.grok = metrics.New(e.clock.Now), g
 	lib := functions.New(functions.Deps{Streams: fakeStreams{}, Grok: g, Now: e.clock.Now})
 	if e.svc, err = pipelines.NewService(context.Background(), st, lib, e.reg, e.clock.Now); err != nil {
 		tb.Fatal(err)
@@ -57,7 +58,9 @@ func newBenchEnvOf(tb testing.TB, rules []string, pipeline string) *env {
 	for _, r := range rules {
 		e.rule(tb, r)
 	}
-	e.pipeline(tb, pipeline, defaultStream)
+	if pipeline != "" {
+		e.pipeline(tb, pipeline, defaultStream)
+	}
 	return e
 }
 

@@ -32,11 +32,11 @@ type Inputs interface {
 }
 
 // Grok compiles grok expressions against the stored patterns; *grok.Service
-// satisfies it. Matchers are cached there until the patterns change, so a
-// rule sees pattern changes without being parsed again.
+// satisfies it. A tracked expression is compiled again when the patterns
+// change, so a rule sees pattern changes without being parsed again.
 type Grok interface {
 	Compile(pattern string) (*grok.Matcher, error)
-	CompileNamedOnly(pattern string) (*grok.Matcher, error)
+	Track(pattern string, namedOnly bool) *grok.Tracked
 }
 
 // Deps are what the functions reach outside the message. Nil fields make

@@ -207,7 +207,7 @@ func TestFunctions(t *testing.T) {
 				t.Fatalf("eval: %v", err)
 			}
 			if r, ok := got.(*lang.MatchResult); ok {
-				got = r.Groups
+				got = r.Map()
 			}
 			if ts, ok := got.(time.Time); ok {
 				if want, ok := tc.want.(time.Time); ok && ts.Equal(want) {

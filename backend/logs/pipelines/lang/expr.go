@@ -158,7 +158,7 @@ func property(v any, name string) any {
 		if name == "matches" {
 			return x.Matches
 		}
-		return x.Groups[name]
+		return x.Get(name)
 	case map[string]any:
 		return x[name]
 	case JSONNode:
@@ -262,6 +262,9 @@ func (e *indexExpr) Eval(c *Context) (any, error) {
 		}
 		return l[k], nil
 	case string:
+		if r, ok := v.(*MatchResult); ok {
+			return r.Get(k), nil
+		}
 		if m, ok := AsMap(v); ok {
 			return m[k], nil
 		}
@@ -402,6 +405,9 @@ func Equal(a, b any) bool {
 		return ok && x.Equal(y)
 	case string, int64, float64, bool:
 		return a == b
+	case *MatchResult:
+		y, ok := b.(*MatchResult)
+		return ok && x.Matches == y.Matches && reflect.DeepEqual(x.Map(), y.Map())
 	}
 	return reflect.DeepEqual(a, b)
 }

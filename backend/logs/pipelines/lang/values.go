@@ -35,11 +35,98 @@ func (j JSONNode) String() string {
 	return string(b)
 }
 
-// MatchResult is what regex() and grok() return: the captures as a map,
-// and whether the pattern matched, read as the property .matches.
+// MatchResult is what regex() and grok() return: the captures, read as a
+// map, and whether the pattern matched, read as the property .matches.
+//
+// A function with distinct names for its captures gives them as two
+// lists (NewMatchList), which a message's rules mostly read one by one or
+// hand to set_fields whole: the map is built only when a rule needs one.
+// A result belongs to the rule evaluation that made it and is not safe
+// for concurrent use.
 type MatchResult struct {
 	Matches bool
-	Groups  map[string]any
+	groups  map[string]any
+	names   []string
+	values  []any
+}
+
+// NewMatchResult returns a result with its captures as a map.
+func NewMatchResult(matches bool, groups map[string]any) *MatchResult {
+	return &MatchResult{Matches: matches, groups: groups}
+}
+
+// NewMatchList returns a result for up to n captures, given with Add.
+// Results of a few captures take one allocation.
+func NewMatchList(matches bool, n int) *MatchResult {
+	if n <= inlineCaptures {
+		st := new(matchStore)
+		st.r = MatchResult{Matches: matches, names: st.names[:0], values: st.values[:0]}
+		return &st.r
+	}
+	return &MatchResult{Matches: matches, names: make([]string, 0, n), values: make([]any, 0, n)}
+}
+
+// inlineCaptures is how many captures a result holds without more
+// allocations: enough for most grok patterns and regular expressions.
+const inlineCaptures = 8
+
+type matchStore struct {
+	r      MatchResult
+	names  [inlineCaptures]string
+	values [inlineCaptures]any
+}
+
+// Add adds a capture to a result of NewMatchList; its name must not be
+// taken.
+func (r *MatchResult) Add(name string, v any) {
+	r.names = append(r.names, name)
+	r.values = append(r.values, v)
+}
+
+// Get returns the capture with that name, nil when there is none.
+func (r *MatchResult) Get(name string) any {
+	if r.groups != nil {
+		return r.groups[name]
+	}
+	for i, n := range r.names {
+		if n == name {
+			return r.values[i]
+		}
+	}
+	return nil
+}
+
+// Len is the number of captures.
+func (r *MatchResult) Len() int {
+	if r.groups != nil {
+		return len(r.groups)
+	}
+	return len(r.names)
+}
+
+// All calls fn with each capture, in no particular order.
+func (r *MatchResult) All(fn func(name string, v any)) {
+	if r.groups != nil {
+		for k, v := range r.groups {
+			fn(k, v)
+		}
+		return
+	}
+	for i, n := range r.names {
+		fn(n, r.values[i])
+	}
+}
+
+// Map returns the captures as a map, built on first use; callers must
+// not change it.
+func (r *MatchResult) Map() map[string]any {
+	if r.groups == nil {
+		r.groups = make(map[string]any, len(r.names))
+		for i, n := range r.names {
+			r.groups[n] = r.values[i]
+		}
+	}
+	return r.groups
 }
 
 // AsMap returns the map form of a value that is one (a Map, a regex
@@ -49,7 +136,7 @@ func AsMap(v any) (map[string]any, bool) {
 	case map[string]any:
 		return x, true
 	case *MatchResult:
-		return x.Groups, true
+		return x.Map(), true
 	case JSONNode:
 		m, ok := x.V.(map[string]any)
 		if !ok {
@@ -140,7 +227,7 @@ func ToString(v any) (string, bool) {
 	case []any, map[string]any:
 		return javaString(x), true
 	case *MatchResult:
-		return javaString(x.Groups), true
+		return javaString(x.Map()), true
 	case *Message:
 		return fmt.Sprintf("source: %s | message: %s { %s }", fieldText(x, "source"), fieldText(x, "message"), x.ID), true
 	}
