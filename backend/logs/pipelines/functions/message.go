@@ -28,18 +28,24 @@ func messageFunctions(d Deps) []*lang.Function {
 		}, req("field", lang.TString, "The new field name"), req("value", lang.TObject, "The new field value"),
 			opt("prefix", lang.TString, "The prefix for the field name"), opt("suffix", lang.TString, "The suffix for the field name"), msgParam),
 		fn("set_fields", lang.TVoid, "Sets new fields in a message", func(c *lang.Context, a lang.Args) (any, error) {
-			m, _ := lang.AsMap(a.Get(0))
 			msg := a.Message(c, 3)
 			prefix, suffix := a.String(1, ""), a.String(2, "")
 			// In key order, so that fields land in one order every time.
 			var buf [16]string
 			keys := buf[:0]
-			for k := range m {
-				keys = append(keys, k)
+			get := func(k string) any { return nil }
+			if r, ok := a.Get(0).(*lang.MatchResult); ok {
+				// grok() and regex() results: no map needed.
+				keys, get = r.Names(keys), r.Get
+			} else if m, ok := lang.AsMap(a.Get(0)); ok {
+				for k := range m {
+					keys = append(keys, k)
+				}
+				get = func(k string) any { return m[k] }
 			}
 			slices.Sort(keys)
 			for _, k := range keys {
-				msg.SetField(prefix+k+suffix, m[k])
+				msg.SetField(prefix+k+suffix, get(k))
 			}
 			return nil, nil
 		}, req("fields", lang.TMap, "The map of new fields to set"),

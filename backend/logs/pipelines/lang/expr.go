@@ -551,11 +551,16 @@ func (e *call) Eval(c *Context) (any, error) {
 	base := len(c.argv)
 	c.argv = append(c.argv, make([]any, n)...)
 	c.args = append(c.args, make([]bool, n)...)
-	defer func() {
-		clear(c.argv[base:])
-		c.argv, c.args = c.argv[:base], c.args[:base]
-	}()
 	vals, set := c.argv[base:base+n:base+n], c.args[base:base+n:base+n]
+	v, err := e.call(c, vals, set)
+	// Pop, dropping the references so that the stack keeps no values
+	// alive.
+	clear(vals)
+	c.argv, c.args = c.argv[:base], c.args[:base]
+	return v, err
+}
+
+func (e *call) call(c *Context, vals []any, set []bool) (any, error) {
 	for i, a := range e.args {
 		if a == nil {
 			continue

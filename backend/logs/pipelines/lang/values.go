@@ -104,17 +104,15 @@ func (r *MatchResult) Len() int {
 	return len(r.names)
 }
 
-// All calls fn with each capture, in no particular order.
-func (r *MatchResult) All(fn func(name string, v any)) {
+// Names appends the names of the captures to dst, in no particular order.
+func (r *MatchResult) Names(dst []string) []string {
 	if r.groups != nil {
-		for k, v := range r.groups {
-			fn(k, v)
+		for k := range r.groups {
+			dst = append(dst, k)
 		}
-		return
+		return dst
 	}
-	for i, n := range r.names {
-		fn(n, r.values[i])
-	}
+	return append(dst, r.names...)
 }
 
 // Map returns the captures as a map, built on first use; callers must

@@ -77,3 +77,25 @@ func TestGrokRuleFollowsPatterns(t *testing.T) {
 		t.Errorf("rule with an unknown pattern: %v", err)
 	}
 }
+
+// TestSetFieldsSources: set_fields takes every map-like value, with prefix
+// and suffix; null captures and empty strings are not stored.
+func TestSetFieldsSources(t *testing.T) {
+	e := newEnv(t, nil)
+	e.rule(t, `rule "map" when true then set_fields({a: "1", b: 2}, "m_"); end`)
+	e.rule(t, `rule "regex" when true then set_fields(fields: regex("(x)|(\\w+)", "abc"), prefix: "r", suffix: "_s"); end`)
+	e.rule(t, `rule "named" when true then set_fields(regex("(\\w+) (\\w+)", "ab cd", ["one", "two"])); end`)
+	e.rule(t, `rule "json" when true then set_fields(fields: to_map(parse_json("{\"j\":\"v\",\"e\":\"\"}"))); end`)
+	e.pipeline(t, "pipeline \"p\" stage 0 match either rule \"map\" rule \"regex\" rule \"named\" rule \"json\" end", defaultStream)
+	out := e.process(message())[0]
+	for k, want := range map[string]any{"m_a": "1", "m_b": int64(2), "r1_s": "abc", "one": "ab", "two": "cd", "j": "v"} {
+		if got := get(out, k); got != want {
+			t.Errorf("%s = %#v, want %#v", k, got, want)
+		}
+	}
+	for _, k := range []string{"r0_s", "e"} {
+		if _, ok := out.Get(k); ok {
+			t.Errorf("%s stored", k)
+		}
+	}
+}
