@@ -38,16 +38,20 @@ func (j JSONNode) String() string {
 // MatchResult is what regex() and grok() return: the captures, read as a
 // map, and whether the pattern matched, read as the property .matches.
 //
-// A function with distinct names for its captures gives them as two
-// lists (NewMatchList), which a message's rules mostly read one by one or
-// hand to set_fields whole: the map is built only when a rule needs one.
+// A function with distinct names for its captures gives them as a list
+// (NewMatchList), which a message's rules mostly read one by one or hand
+// to set_fields whole: the map is built only when a rule needs one.
 // A result belongs to the rule evaluation that made it and is not safe
 // for concurrent use.
 type MatchResult struct {
 	Matches bool
 	groups  map[string]any
-	names   []string
-	values  []any
+	caps    []capture
+}
+
+type capture struct {
+	name  string
+	value any
 }
 
 // NewMatchResult returns a result with its captures as a map.
@@ -56,31 +60,40 @@ func NewMatchResult(matches bool, groups map[string]any) *MatchResult {
 }
 
 // NewMatchList returns a result for up to n captures, given with Add.
-// Results of a few captures take one allocation.
+// A result of up to 8 captures takes one allocation, of about its size.
 func NewMatchList(matches bool, n int) *MatchResult {
-	if n <= inlineCaptures {
-		st := new(matchStore)
-		st.r = MatchResult{Matches: matches, names: st.names[:0], values: st.values[:0]}
-		return &st.r
+	switch {
+	case n <= 2:
+		st := new(struct {
+			r MatchResult
+			c [2]capture
+		})
+		return st.r.init(matches, st.c[:])
+	case n <= 4:
+		st := new(struct {
+			r MatchResult
+			c [4]capture
+		})
+		return st.r.init(matches, st.c[:])
+	case n <= 8:
+		st := new(struct {
+			r MatchResult
+			c [8]capture
+		})
+		return st.r.init(matches, st.c[:])
 	}
-	return &MatchResult{Matches: matches, names: make([]string, 0, n), values: make([]any, 0, n)}
+	return new(MatchResult).init(matches, make([]capture, n))
 }
 
-// inlineCaptures is how many captures a result holds without more
-// allocations: enough for most grok patterns and regular expressions.
-const inlineCaptures = 8
-
-type matchStore struct {
-	r      MatchResult
-	names  [inlineCaptures]string
-	values [inlineCaptures]any
+func (r *MatchResult) init(matches bool, caps []capture) *MatchResult {
+	r.Matches, r.caps = matches, caps[:0]
+	return r
 }
 
 // Add adds a capture to a result of NewMatchList; its name must not be
 // taken.
 func (r *MatchResult) Add(name string, v any) {
-	r.names = append(r.names, name)
-	r.values = append(r.values, v)
+	r.caps = append(r.caps, capture{name, v})
 }
 
 // Get returns the capture with that name, nil when there is none.
@@ -88,20 +101,12 @@ func (r *MatchResult) Get(name string) any {
 	if r.groups != nil {
 		return r.groups[name]
 	}
-	for i, n := range r.names {
-		if n == name {
-			return r.values[i]
+	for _, c := range r.caps {
+		if c.name == name {
+			return c.value
 		}
 	}
 	return nil
-}
-
-// Len is the number of captures.
-func (r *MatchResult) Len() int {
-	if r.groups != nil {
-		return len(r.groups)
-	}
-	return len(r.names)
 }
 
 // Names appends the names of the captures to dst, in no particular order.
@@ -112,16 +117,19 @@ func (r *MatchResult) Names(dst []string) []string {
 		}
 		return dst
 	}
-	return append(dst, r.names...)
+	for _, c := range r.caps {
+		dst = append(dst, c.name)
+	}
+	return dst
 }
 
 // Map returns the captures as a map, built on first use; callers must
 // not change it.
 func (r *MatchResult) Map() map[string]any {
 	if r.groups == nil {
-		r.groups = make(map[string]any, len(r.names))
-		for i, n := range r.names {
-			r.groups[n] = r.values[i]
+		r.groups = make(map[string]any, len(r.caps))
+		for _, c := range r.caps {
+			r.groups[c.name] = c.value
 		}
 	}
 	return r.groups
