@@ -2,7 +2,7 @@
 // (ProcessorFunctionsModule): conversions, message and stream functions,
 // strings, regular expressions, grok, JSON, dates, hashes, encodings, IP
 // addresses, URLs and syslog. A function Graylog has and this build does
-// not (the lookup table functions, flex_parse_date, parse_cef) is absent
+// not (the lookup table functions, parse_cef) is absent
 // from the library, so a rule calling it fails to parse, naming it.
 package functions
 
