@@ -26,7 +26,7 @@ func flexParseDate(s string, now time.Time) (time.Time, bool) {
 	if s == "" {
 		return time.Time{}, false
 	}
-	for _, l := range formalLayouts {
+	for _, l := range formalCandidates(s) {
 		t, err := time.ParseInLocation(l.layout, s, now.Location())
 		if err != nil {
 			continue
@@ -45,25 +45,58 @@ func flexParseDate(s string, now time.Time) (time.Time, bool) {
 
 // formalLayouts are Natty's formal dates, month before day as in Natty
 // (en_US), alone or with a time, and the common machine formats; a layout
-// with a zone keeps it.
-var formalLayouts = func() []formalLayout {
-	var out []formalLayout
-	dates := []string{"2006-01-02", "2006/01/02", "2006.01.02", "1/2/2006", "1/2/06", "1-2-2006", "Jan 2 2006", "Jan 2, 2006",
-		"January 2 2006", "January 2, 2006", "2 Jan 2006", "2 January 2006", "Mon, 2 Jan 2006", "Mon Jan 2 2006", "Monday, January 2, 2006"}
+// with a zone keeps it. They are grouped by how they start, so that text
+// is tried only with the layouts it can match: a few hundred failed
+// attempts would cost far more than the rules.
+var formalLayouts = func() (byStart [2][]formalLayout) {
+	numeric := []string{"2006-01-02", "2006/01/02", "2006.01.02", "1/2/2006", "1/2/06", "1-2-2006", "2 Jan 2006", "2 January 2006"}
+	named := []string{"Jan 2 2006", "Jan 2, 2006", "January 2 2006", "January 2, 2006", "Mon, 2 Jan 2006", "Mon Jan 2 2006", "Monday, January 2, 2006"}
 	times := []string{" 15:04", " 15:04:05", " 15:04:05.999999999", " 3pm", " 3:04pm", " 3:04 pm", " 3 pm", "T15:04", "T15:04:05",
 		"T15:04:05Z07:00", "T15:04:05.999999999Z07:00", " 15:04:05 -0700", " 15:04:05 MST", " 15:04:05 Z07:00", "T15:04:05.999999999"}
-	for _, d := range dates {
-		out = append(out, formalLayout{d, false})
-		for _, t := range times {
-			out = append(out, formalLayout{d + t, true})
+	for i, dates := range [][]string{numeric, named} {
+		for _, d := range dates {
+			byStart[i] = append(byStart[i], formalLayout{d, false})
+			for _, t := range times {
+				byStart[i] = append(byStart[i], formalLayout{d + t, true})
+			}
 		}
 	}
-	for _, l := range []string{time.RFC1123, time.RFC1123Z, time.RFC822, time.RFC822Z, time.RFC850, time.ANSIC, time.UnixDate, time.RubyDate,
-		"02/Jan/2006:15:04:05 -0700"} {
-		out = append(out, formalLayout{l, true})
+	byStart[0] = append(byStart[0], formalLayout{"02/Jan/2006:15:04:05 -0700", true})
+	for _, l := range []string{time.RFC1123, time.RFC1123Z, time.RFC822, time.RFC822Z, time.RFC850, time.ANSIC, time.UnixDate, time.RubyDate} {
+		byStart[1] = append(byStart[1], formalLayout{l, true})
 	}
-	return out
+	return byStart
 }()
+
+// formalCandidates returns the layouts s may be in: none without a digit
+// (every formal date has a year), the numeric ones for text that starts
+// with a digit, the named ones for text that starts with a month or a
+// day of the week.
+func formalCandidates(s string) []formalLayout {
+	if !strings.ContainsAny(s, "0123456789") {
+		return nil
+	}
+	word, rest, _ := strings.Cut(s, " ")
+	if s[0] >= '0' && s[0] <= '9' {
+		// 2020-01-02…, 1/2/2020…, 2 Jan 2020…, not "3 days ago".
+		next, _, _ := strings.Cut(rest, " ")
+		if strings.ContainsAny(word, "-/.") || isName(en.MONTH_OFFSET, next) {
+			return formalLayouts[0]
+		}
+		return nil
+	}
+	if isName(en.MONTH_OFFSET, word) || isName(en.WEEKDAY_OFFSET, word) {
+		return formalLayouts[1]
+	}
+	return nil
+}
+
+// isName reports whether word, without a trailing comma or dot, is one of
+// names.
+func isName(names map[string]int, word string) bool {
+	_, ok := names[strings.ToLower(strings.TrimRight(word, ",."))]
+	return ok
+}
 
 type formalLayout struct {
 	layout string

@@ -29,3 +29,17 @@ func FuzzFlexParseDate(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkFlexParseDate is the cost of a formal date, a relative one and
+// text without a date.
+func BenchmarkFlexParseDate(b *testing.B) {
+	now := time.Date(2020, 12, 1, 10, 0, 0, 0, time.UTC)
+	for _, s := range []string{"2020-01-02 10:00", "Fri, 21 Nov 1997", "next tuesday 3pm", "3 days ago", "no date in here"} {
+		b.Run(s, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				flexParseDate(s, now)
+			}
+		})
+	}
+}
