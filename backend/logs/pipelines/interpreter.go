@@ -68,9 +68,9 @@ func (in *Interpreter) Process(ctx context.Context, msg messages.Message, dst []
 	if len(msg.Streams) == 0 {
 		msg.Streams = append(make([]string, 0, 4), streams.DefaultStreamID)
 	}
-	// Rules mostly add fields, a grok pattern many at once: room for
-	// them saves growing the slice again and again.
-	msg.Fields = slices.Grow(msg.Fields, 16)
+	// Rules mostly add fields: room for a few saves growing the slice
+	// field by field.
+	msg.Fields = slices.Grow(msg.Fields, 8)
 	f := in.frames.Get().(*frame)
 	f.msg = msg
 	f.lm = lang.Message{Message: &f.msg}
