@@ -3,6 +3,7 @@ module github.com/loggate/loggate
 go 1.26.8
 
 require (
+	github.com/AlekSi/pointer v1.0.0
 	github.com/Graylog2/go-gelf v0.0.0-20191017102106-1550ee647df0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/coder/websocket v1.8.15
@@ -17,6 +18,7 @@ require (
 	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/klauspost/compress v1.20.3
 	github.com/oklog/ulid/v2 v2.1.2
+	github.com/olebedev/when v1.1.0
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/theory/jsonpath v0.12.3
 	github.com/tidwall/gjson v1.20.0
@@ -36,6 +38,7 @@ require (
 	github.com/golang/snappy v0.0.4 // indirect
 	github.com/magefile/mage v1.15.0 // indirect
 	github.com/montanaflynn/stats v0.7.1 // indirect
+	github.com/pkg/errors v0.8.1 // indirect
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.2.0 // indirect
 	github.com/xdg-go/pbkdf2 v1.0.0 // indirect

@@ -4,15 +4,13 @@ import (
 	"fmt"
 	"strings"
 
-	gogrok "github.com/elastic/go-grok"
+	"regexp"
 )
 
-// Limits on what a pattern may expand to. go-grok expands references by
-// repeated textual substitution, one nesting level per round over the whole
-// text, at most 1000 rounds, without noticing cycles or growth; all of that
-// is checked here before go-grok sees a pattern, so that a cycle (A → B → A)
-// or a doubling chain (A = %{B}%{B}, B = %{C}%{C}, …) is a validation error
-// instead of a hang or an exhausted heap. The largest default pattern,
+// Limits on what a pattern may expand to, checked before the expansion is
+// built, so that a cycle (A → B → A) or a doubling chain (A = %{B}%{B},
+// B = %{C}%{C}, …) is a validation error instead of a hang or an exhausted
+// heap. The largest default pattern,
 // HTTPD_ERRORLOG, expands to about 4 KiB through 5 levels and 60 references.
 const (
 	maxDepth      = 64
@@ -66,15 +64,13 @@ func (o overlay) lookup(name string) (*definition, bool) {
 }
 
 // resolver walks the references of a pattern depth first: it finds unknown
-// names and cycles, bounds the expanded size and collects the definitions
-// go-grok needs, so that go-grok gets only those and not the whole library.
+// names and cycles and bounds the expanded size before anything is built.
 type resolver struct {
-	defs   definitions
-	state  map[string]uint8 // visiting or done
-	size   map[string]int   // expanded length of done names
-	count  map[string]int   // references in the expansion of done names
-	stack  []string
-	needed map[string]string
+	defs  definitions
+	state map[string]uint8 // visiting or done
+	size  map[string]int   // expanded length of done names
+	count map[string]int   // references in the expansion of done names
+	stack []string
 }
 
 const (
@@ -83,12 +79,12 @@ const (
 )
 
 func newResolver(defs definitions) *resolver {
-	return &resolver{defs: defs, state: map[string]uint8{}, size: map[string]int{}, count: map[string]int{}, needed: map[string]string{}}
+	return &resolver{defs: defs, state: map[string]uint8{}, size: map[string]int{}, count: map[string]int{}}
 }
 
-// expand returns the length of pattern once go-grok has expanded refs, an
-// upper bound that assumes every reference becomes a named group, and the
-// number of references go-grok replaces on the way.
+// expand returns the length of pattern once refs are expanded, an upper
+// bound that assumes every reference becomes a named group, and the number
+// of references replaced on the way.
 func (r *resolver) expand(pattern string, refs []reference) (size, count int, err error) {
 	size, count = len(pattern), len(refs)
 	for _, ref := range refs {
@@ -100,7 +96,7 @@ func (r *resolver) expand(pattern string, refs []reference) (size, count int, er
 		if target == "" {
 			target = ref.name
 		}
-		// go-grok writes (?P<target>…), with dots in target as "___".
+		// write writes (?P<target>…), with dots in target as "___".
 		size += n + len("(?P<>)") + len(target) + 2*strings.Count(target, ".") - len(ref.token)
 		count += c
 		switch {
@@ -142,12 +138,14 @@ func (r *resolver) visit(name string) (size, count int, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	r.state[name], r.size[name], r.count[name], r.needed[name] = done, size, count, d.pattern
+	r.state[name], r.size[name], r.count[name] = done, size, count
 	return size, count, nil
 }
 
-// compile compiles pattern against defs with go-grok. namedOnly leaves
-// %{NAME} references without a capture, as Graylog's "named captures only"
+// compile compiles pattern against defs into one regular expression, the
+// one go-grok would build, so that matching a message is one regexp search
+// and a walk over capture groups resolved here. namedOnly leaves %{NAME}
+// references without a capture, as Graylog's "named captures only"
 // extractor option does.
 func compile(defs definitions, pattern string, namedOnly bool) (*Matcher, error) {
 	refs, err := parseReferences(pattern)
@@ -155,17 +153,67 @@ func compile(defs definitions, pattern string, namedOnly bool) (*Matcher, error)
 		return nil, err
 	}
 	r := newResolver(defs)
-	if _, _, err := r.expand(pattern, refs); err != nil {
+	size, _, err := r.expand(pattern, refs)
+	if err != nil {
 		return nil, err
 	}
-	g := gogrok.NewWithoutDefaultPatterns()
-	if err := g.AddPatterns(r.needed); err != nil {
-		return nil, fmt.Errorf("adding patterns: %w", err)
-	}
-	if err := g.Compile(pattern, namedOnly); err != nil {
+	var b strings.Builder
+	b.Grow(size)
+	r.write(&b, pattern, refs, namedOnly)
+	re, err := regexp.Compile(b.String())
+	if err != nil {
 		return nil, fmt.Errorf("invalid regular expression: %s", clip(err.Error(), 300))
 	}
-	return &Matcher{g: g}, nil
+	return newMatcher(re, r.hints(refs)), nil
+}
+
+// write appends the expansion of pattern to b as go-grok expands it: each
+// reference becomes a group named for its field (dots written "___", which
+// Go's group names allow), or for the pattern when it names no field; with
+// namedOnly, a reference without a field is a group without a name. The
+// references were resolved by expand.
+func (r *resolver) write(b *strings.Builder, pattern string, refs []reference, namedOnly bool) {
+	for _, ref := range refs {
+		// The first occurrence of the token is this reference: refs are
+		// the regexp's leftmost matches, in order.
+		i := strings.Index(pattern, ref.token)
+		b.WriteString(pattern[:i])
+		pattern = pattern[i+len(ref.token):]
+		switch {
+		case ref.field != "":
+			b.WriteString("(?P<" + strings.ReplaceAll(ref.field, ".", dotSep) + ">")
+		case namedOnly:
+			b.WriteByte('(')
+		default:
+			b.WriteString("(?P<" + ref.name + ">")
+		}
+		d, _ := r.defs.lookup(ref.name)
+		r.write(b, d.pattern, d.refs, namedOnly)
+		b.WriteByte(')')
+	}
+	b.WriteString(pattern)
+}
+
+// dotSep stands for a dot in a group name, as in go-grok.
+const dotSep = "___"
+
+// hints returns the conversions of %{NAME:field:type} references by group
+// name. When one field has several types, the one go-grok meets last
+// counts: it expands level by level, top level first.
+func (r *resolver) hints(refs []reference) map[string]string {
+	hints := map[string]string{}
+	for level := refs; len(level) > 0; {
+		var next []reference
+		for _, ref := range level {
+			if ref.typ != "" {
+				hints[strings.ReplaceAll(ref.field, ".", dotSep)] = ref.typ
+			}
+			d, _ := r.defs.lookup(ref.name)
+			next = append(next, d.refs...)
+		}
+		level = next
+	}
+	return hints
 }
 
 // clip shortens a message that may quote a whole expanded expression.

@@ -15,9 +15,9 @@ func TestParseReferences(t *testing.T) {
 	}{
 		{`\d+ plain`, nil, ""},
 		{`%{WORD} %{INT:n} %{NUMBER:http.bytes:long}`, []reference{
-			{"%{WORD}", "WORD", ""}, {"%{INT:n}", "INT", "n"}, {"%{NUMBER:http.bytes:long}", "NUMBER", "http.bytes"},
+			{"%{WORD}", "WORD", "", ""}, {"%{INT:n}", "INT", "n", ""}, {"%{NUMBER:http.bytes:long}", "NUMBER", "http.bytes", "long"},
 		}, ""},
-		{`%{A}%{A}`, []reference{{"%{A}", "A", ""}, {"%{A}", "A", ""}}, ""},
+		{`%{A}%{A}`, []reference{{"%{A}", "A", "", ""}, {"%{A}", "A", "", ""}}, ""},
 		// Regular expression syntax that is no reference.
 		{`%{2,3} %{ WORD} %{}`, nil, ""},
 		// A reference without its closing brace would be literal text too.

@@ -1,6 +1,8 @@
 package grok
 
 import (
+	"sync/atomic"
+
 	"github.com/loggate/loggate/router/api"
 )
 
@@ -19,7 +21,10 @@ func (s *Service) CompileNamedOnly(pattern string) (*Matcher, error) {
 }
 
 func (s *Service) compile(pattern string, namedOnly bool) (*Matcher, error) {
-	snap := s.current()
+	return s.compileIn(s.current(), pattern, namedOnly)
+}
+
+func (s *Service) compileIn(snap *snapshot, pattern string, namedOnly bool) (*Matcher, error) {
 	key := cacheKey{pattern: pattern, namedOnly: namedOnly}
 	if m, ok := snap.cache.get(key); ok {
 		return m, nil
@@ -53,4 +58,40 @@ func (s *Service) CompileUnsaved(p Pattern) (*Matcher, error) {
 	}
 	snap.cache.put(key, m)
 	return m, nil
+}
+
+// Tracked is a grok expression that follows the stored patterns: it is
+// compiled again after they change. It is for callers that match one
+// expression message after message (a pipeline rule): while the patterns
+// are unchanged, Matcher is one atomic load and comparison, where Compile
+// looks the expression up in the cache under a lock.
+type Tracked struct {
+	svc       *Service
+	pattern   string
+	namedOnly bool
+	last      atomic.Pointer[tracked]
+}
+
+// tracked is the compilation of a Tracked against one snapshot.
+type tracked struct {
+	snap *snapshot
+	m    *Matcher
+	err  error
+}
+
+// Track returns pattern as a Tracked; see Compile and CompileNamedOnly.
+func (s *Service) Track(pattern string, namedOnly bool) *Tracked {
+	return &Tracked{svc: s, pattern: pattern, namedOnly: namedOnly}
+}
+
+// Matcher returns the expression compiled against the current patterns,
+// or why it does not compile (a 400, as Compile's).
+func (t *Tracked) Matcher() (*Matcher, error) {
+	snap := t.svc.current()
+	if last := t.last.Load(); last != nil && last.snap == snap {
+		return last.m, last.err
+	}
+	m, err := t.svc.compileIn(snap, t.pattern, t.namedOnly)
+	t.last.Store(&tracked{snap: snap, m: m, err: err})
+	return m, err
 }

@@ -13,6 +13,7 @@ type reference struct {
 	token string // the reference as written, "%{NUMBER:bytes:int}"
 	name  string // the referenced pattern, "NUMBER"
 	field string // the capture name, "bytes"; empty for %{NAME}
+	typ   string // the conversion, "int"; empty for none
 }
 
 var (
@@ -59,7 +60,7 @@ func parseReferences(pattern string) ([]reference, error) {
 		if m[3] != "" && !types[m[3]] {
 			return nil, fmt.Errorf("%s has the unsupported type %q; use int, long, float, double, bool, boolean or string", token, m[3])
 		}
-		refs = append(refs, reference{token: token, name: m[1], field: m[2]})
+		refs = append(refs, reference{token: token, name: m[1], field: m[2], typ: m[3]})
 	}
 	return refs, nil
 }

@@ -1,5 +1,5 @@
 // Package grok owns grok patterns: their storage, the default set installed
-// on first start, validation and compilation (with go-grok), and the
+// on first start, validation and compilation, and the
 // /system/grok resource of Graylog 4.0.
 package grok
 
@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.mongodb.org/mongo-driver/bson/primitive"
@@ -31,8 +32,9 @@ type Service struct {
 	now func() time.Time
 
 	write sync.Mutex // serializes writers: validate, store, publish
-	mu    sync.RWMutex
-	snap  *snapshot
+	// snap is read for every message a grok rule or extractor matches:
+	// an atomic load, no lock shared between cores.
+	snap atomic.Pointer[snapshot]
 	// fresh tells when another node of the cluster changed patterns.
 	fresh *store.Freshness
 }
@@ -93,18 +95,11 @@ func (s *Service) published(ctx context.Context, ps []Pattern) {
 	s.fresh.Changed(ctx)
 }
 
-func (s *Service) current() *snapshot {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.snap
-}
+func (s *Service) current() *snapshot { return s.snap.Load() }
 
 // publish makes ps the current patterns. Callers hold s.write.
 func (s *Service) publish(ps []Pattern) {
-	next := newSnapshot(ps, s.current())
-	s.mu.Lock()
-	s.snap = next
-	s.mu.Unlock()
+	s.snap.Store(newSnapshot(ps, s.current()))
 }
 
 func (s *Service) insert(ctx context.Context, p Pattern) error {

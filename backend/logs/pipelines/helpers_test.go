@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loggate/loggate/backend/logs/grok"
 	"github.com/loggate/loggate/backend/logs/messages"
 	"github.com/loggate/loggate/backend/logs/pipelines"
 	"github.com/loggate/loggate/backend/logs/pipelines/functions"
@@ -38,6 +39,7 @@ type env struct {
 	svc   *pipelines.Service
 	in    *pipelines.Interpreter
 	reg   *metrics.Registry
+	grok  *grok.Service // only in environments with grok patterns
 }
 
 func openStore(t testing.TB) store.Store { return openStoreWith(t, pipelines.Indexes) }

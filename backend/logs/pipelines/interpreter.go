@@ -25,8 +25,18 @@ type Interpreter struct {
 	// errors counts run-time errors of rules; dropped the messages
 	// drop_message filtered out.
 	errors, dropped *metrics.Meter
-	// contexts are reused between messages, with their buffers.
-	contexts sync.Pool
+	// contexts are reused between messages, with their buffers; so are
+	// frames.
+	contexts, frames sync.Pool
+}
+
+// frame is what Process needs per message besides the context: with it
+// reused, a message costs no allocations of the interpreter's own.
+type frame struct {
+	msg   messages.Message
+	lm    lang.Message
+	round [1]*lang.Message
+	out   []*lang.Message
 }
 
 // NewInterpreter returns the interpreter of the service's current program.
@@ -39,6 +49,7 @@ func NewInterpreter(svc *Service, reg *metrics.Registry, now func() time.Time) *
 		dropped: reg.Meter("org.graylog.plugins.pipelineprocessor.processors.PipelineInterpreter.filteredOutMessages"),
 	}
 	in.contexts.New = func() any { return lang.NewContext(nil, now) }
+	in.frames.New = func() any { return new(frame) }
 	return in
 }
 
@@ -60,20 +71,27 @@ func (in *Interpreter) Process(ctx context.Context, msg messages.Message, dst []
 	// Rules mostly add fields: room for a few saves growing the slice
 	// field by field.
 	msg.Fields = slices.Grow(msg.Fields, 8)
-	out := in.run(prog, []*lang.Message{{Message: &msg}}, nil)
-	for _, m := range out {
+	f := in.frames.Get().(*frame)
+	f.msg = msg
+	f.lm = lang.Message{Message: &f.msg}
+	f.round[0] = &f.lm
+	f.out = in.run(prog, f.round[:], f.out[:0], nil)
+	for _, m := range f.out {
 		dst = append(dst, *m.Message)
 	}
+	// What the frame refers to now belongs to dst.
+	clear(f.out)
+	f.msg, f.lm, f.round[0] = messages.Message{}, lang.Message{}, nil
+	in.frames.Put(f)
 	return dst
 }
 
 // tracer receives the simulator's trace; nil outside simulations.
 type tracer func(format string, args ...any)
 
-// run processes messages round after round and returns those that were
-// not dropped, in order.
-func (in *Interpreter) run(prog *program, round []*lang.Message, trace tracer) []*lang.Message {
-	var out []*lang.Message
+// run processes messages round after round and appends to out those that
+// were not dropped, in order.
+func (in *Interpreter) run(prog *program, round []*lang.Message, out []*lang.Message, trace tracer) []*lang.Message {
 	for len(round) > 0 {
 		var created []*lang.Message
 		for _, m := range round {

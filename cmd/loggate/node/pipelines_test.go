@@ -186,6 +186,9 @@ func TestPipelineRulesAPI(t *testing.T) {
 	if fns.Get(`#(name=="set_field").params.0.type`).String() != "java.lang.String" || fns.Get(`#(name=="parse_cef")`).Exists() {
 		t.Errorf("functions: %s", fns.Get("#.name").Raw)
 	}
+	if got := fns.Get(`#(name=="flex_parse_date")`); got.Get("params.#.name").Raw != `["value","default","timezone"]` || got.Get("return_type").String() != "org.joda.time.DateTime" {
+		t.Errorf("flex_parse_date: %s", got.Raw)
+	}
 
 	ps := h.Do("POST", "/system/pipelines/pipeline/parse", map[string]any{"source": "pipeline \"p\"\nstage 0 match all\nend", "stages": []any{}}, root).Want(t, http.StatusOK)
 	if ps.Get("stages").Raw != `[{"stage":0,"match_all":true,"rules":[]}]` {

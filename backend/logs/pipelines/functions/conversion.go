@@ -33,7 +33,7 @@ func conversions() []*lang.Function {
 			case int64:
 				return float64(v), nil
 			case float64:
-				return v, nil
+				return a.Get(0), nil // as it is: no new allocation
 			case nil:
 				return def, nil
 			default:
@@ -49,7 +49,7 @@ func conversions() []*lang.Function {
 			def := a.Long(1, 0)
 			switch v := a.Get(0).(type) {
 			case int64:
-				return v, nil
+				return a.Get(0), nil // as it is: no new allocation
 			case float64:
 				return truncate(v), nil
 			case nil:
@@ -66,8 +66,11 @@ func conversions() []*lang.Function {
 		fn("to_string", lang.TString, "Converts a value to its string representation", func(_ *lang.Context, a lang.Args) (any, error) {
 			def := a.String(1, "")
 			v := a.Get(0)
-			if v == nil {
+			switch v.(type) {
+			case nil:
 				return def, nil
+			case string:
+				return v, nil // as it is: no new allocation
 			}
 			if s, ok := lang.ToString(v); ok {
 				return s, nil

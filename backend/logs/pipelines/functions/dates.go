@@ -70,5 +70,6 @@ func dateFunctions(d Deps) []*lang.Function {
 			}
 			return p, nil
 		}, req("value", lang.TString, "The string representation of the period. For example, P1D is one day, PT1H is one hour.")),
+		flexDateFunction(d, tz),
 	}
 }

@@ -2,8 +2,8 @@
 // (ProcessorFunctionsModule): conversions, message and stream functions,
 // strings, regular expressions, grok, JSON, dates, hashes, encodings, IP
 // addresses, URLs, syslog and lookup tables. A function Graylog has and
-// this build does not (flex_parse_date, parse_cef) is absent from the
-// library, so a rule calling it fails to parse, naming it.
+// this build does not (parse_cef, from Graylog's CEF plugin) is absent
+// from the library, so a rule calling it fails to parse, naming it.
 package functions
 
 import (
@@ -32,11 +32,11 @@ type Inputs interface {
 }
 
 // Grok compiles grok expressions against the stored patterns; *grok.Service
-// satisfies it. Matchers are cached there until the patterns change, so a
-// rule sees pattern changes without being parsed again.
+// satisfies it. A tracked expression is compiled again when the patterns
+// change, so a rule sees pattern changes without being parsed again.
 type Grok interface {
 	Compile(pattern string) (*grok.Matcher, error)
-	CompileNamedOnly(pattern string) (*grok.Matcher, error)
+	Track(pattern string, namedOnly bool) *grok.Tracked
 }
 
 // Deps are what the functions reach outside the message. Nil fields make

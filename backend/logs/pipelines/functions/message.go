@@ -28,18 +28,24 @@ func messageFunctions(d Deps) []*lang.Function {
 		}, req("field", lang.TString, "The new field name"), req("value", lang.TObject, "The new field value"),
 			opt("prefix", lang.TString, "The prefix for the field name"), opt("suffix", lang.TString, "The suffix for the field name"), msgParam),
 		fn("set_fields", lang.TVoid, "Sets new fields in a message", func(c *lang.Context, a lang.Args) (any, error) {
-			m, _ := lang.AsMap(a.Get(0))
 			msg := a.Message(c, 3)
 			prefix, suffix := a.String(1, ""), a.String(2, "")
 			// In key order, so that fields land in one order every time.
 			var buf [16]string
 			keys := buf[:0]
-			for k := range m {
-				keys = append(keys, k)
+			get := func(k string) any { return nil }
+			if r, ok := a.Get(0).(*lang.MatchResult); ok {
+				// grok() and regex() results: no map needed.
+				keys, get = r.Names(keys), r.Get
+			} else if m, ok := lang.AsMap(a.Get(0)); ok {
+				for k := range m {
+					keys = append(keys, k)
+				}
+				get = func(k string) any { return m[k] }
 			}
 			slices.Sort(keys)
 			for _, k := range keys {
-				msg.SetField(prefix+k+suffix, m[k])
+				msg.SetField(prefix+k+suffix, get(k))
 			}
 			return nil, nil
 		}, req("fields", lang.TMap, "The map of new fields to set"),
@@ -91,7 +97,8 @@ func messageFunctions(d Deps) []*lang.Function {
 			return m, nil
 		}, msgParam),
 		fn("route_to_stream", lang.TVoid, "Routes a message to a stream", func(c *lang.Context, a lang.Args) (any, error) {
-			ids, err := streamIDs(d, a)
+			var buf [1]string
+			ids, err := streamIDs(d, a, buf[:0])
 			if err != nil {
 				return nil, err
 			}
@@ -107,7 +114,8 @@ func messageFunctions(d Deps) []*lang.Function {
 			opt("id", lang.TString, "The ID of the stream, this is much faster than using 'name'"), msgParam,
 			opt("remove_from_default", lang.TBoolean, "After routing the message, remove it from the default stream")),
 		fn("remove_from_stream", lang.TVoid, "Removes a message from a stream. Removing the last stream will put the message back onto the default stream. To complete drop a message use the drop_message function.", func(c *lang.Context, a lang.Args) (any, error) {
-			ids, err := streamIDs(d, a)
+			var buf [1]string
+			ids, err := streamIDs(d, a, buf[:0])
 			if err != nil {
 				return nil, err
 			}
@@ -143,8 +151,8 @@ func messageFunctions(d Deps) []*lang.Function {
 
 // streamIDs resolves route_to_stream's id or name: the id wins; a name
 // means every running stream of that title; unknown or paused streams are
-// none.
-func streamIDs(d Deps, a lang.Args) ([]string, error) {
+// none. An id is appended to dst, which spares an allocation per message.
+func streamIDs(d Deps, a lang.Args, dst []string) ([]string, error) {
 	if !a.Has(0) && !a.Has(1) {
 		return nil, errors.New("either 'name' or 'id' is required")
 	}
@@ -154,7 +162,7 @@ func streamIDs(d Deps, a lang.Args) ([]string, error) {
 	if a.Has(1) {
 		id := a.String(1, "")
 		if id == streams.DefaultStreamID || d.Streams.Enabled(id) {
-			return []string{id}, nil
+			return append(dst, id), nil
 		}
 		return nil, nil
 	}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/loggate/loggate/backend/logs/grok"
 	"github.com/loggate/loggate/backend/logs/pipelines/lang"
 )
 
@@ -25,6 +26,12 @@ func compileRegex(v any) (any, error) {
 	return re, nil
 }
 
+// grokPattern is the prepared pattern of grok(): the expression with all
+// captures and with named ones only, for the only_named_captures argument.
+type grokPattern struct{ all, named *grok.Tracked }
+
+var errNoGrok = errors.New("grok patterns are not available")
+
 func regexParam(desc string) lang.Param {
 	p := req("pattern", lang.TString, desc)
 	p.Prepare = compileRegex
@@ -34,15 +41,16 @@ func regexParam(desc string) lang.Param {
 func regexFunctions(d Deps) []*lang.Function {
 	grokParam := req("pattern", lang.TString, "The pattern to parse with")
 	grokParam.Prepare = func(v any) (any, error) {
-		// Checked when the rule is parsed; compiled (from the grok
-		// service's cache) when called, so pattern changes apply.
+		// Checked when the rule is parsed; the matcher follows pattern
+		// changes without the rule being parsed again.
 		if d.Grok == nil {
-			return v, nil
+			return v, nil // fails when called
 		}
-		if _, err := d.Grok.Compile(v.(string)); err != nil {
+		p := v.(string)
+		if _, err := d.Grok.Compile(p); err != nil {
 			return nil, err
 		}
-		return v, nil
+		return &grokPattern{all: d.Grok.Track(p, false), named: d.Grok.Track(p, true)}, nil
 	}
 	return []*lang.Function{
 		fn("regex", lang.TMap, "Match a string with a regular expression (Java syntax)", func(_ *lang.Context, a lang.Args) (any, error) {
@@ -91,19 +99,25 @@ func regexFunctions(d Deps) []*lang.Function {
 			req("value", lang.TString, "The string to be split"),
 			opt("limit", lang.TLong, "The number of times the pattern is applied")),
 		fn("grok", lang.TMap, "Applies a grok pattern to a string", func(_ *lang.Context, a lang.Args) (any, error) {
-			if d.Grok == nil {
-				return nil, errors.New("grok patterns are not available")
+			p, ok := a.Get(0).(*grokPattern)
+			if !ok {
+				return nil, errNoGrok
 			}
-			compile := d.Grok.Compile
+			t := p.all
 			if a.Bool(2, false) {
-				compile = d.Grok.CompileNamedOnly
+				t = p.named
 			}
-			m, err := compile(a.String(0, ""))
+			m, err := t.Matcher()
 			if err != nil {
 				return nil, err
 			}
-			groups := m.Match(a.String(1, ""))
-			return &lang.MatchResult{Matches: len(groups) > 0, Groups: groups}, nil
+			var buf [16]grok.Capture
+			caps := m.Captures(a.String(1, ""), buf[:0])
+			r := lang.NewMatchList(len(caps) > 0, len(caps))
+			for _, c := range caps {
+				r.Add(c.Key, c.Value)
+			}
+			return r, nil
 		}, grokParam, req("value", lang.TString, "The string to apply the pattern to"),
 			opt("only_named_captures", lang.TBoolean, "Whether to only use explicitly named groups in the patterns")),
 		fn("grok_exists", lang.TBoolean, "Checks if the given Grok pattern exists", func(_ *lang.Context, a lang.Args) (any, error) {
@@ -125,28 +139,35 @@ func regexFunctions(d Deps) []*lang.Function {
 // "0", "1", … or the given names.
 func regexMatch(re *regexp.Regexp, s string, names []any) (*lang.MatchResult, error) {
 	m := re.FindStringSubmatchIndex(s)
-	res := &lang.MatchResult{Groups: map[string]any{}}
 	if m == nil {
-		return res, nil
+		return lang.NewMatchList(false, 0), nil
 	}
-	res.Matches = true
 	groups := re.NumSubexp()
 	if len(names) > 0 && len(names) != groups {
 		//lint:ignore ST1005 Graylog's words
 		return nil, fmt.Errorf("Supplied %d group names, but regex has %d groups", len(names), groups)
 	}
-	for g := 1; g <= groups; g++ {
-		name := itoa(g - 1)
-		if len(names) > 0 {
-			name, _ = lang.ToString(names[g-1])
-		}
+	value := func(g int) any {
 		if m[2*g] < 0 {
-			res.Groups[name] = nil
-			continue
+			return nil
 		}
-		res.Groups[name] = s[m[2*g]:m[2*g+1]]
+		return s[m[2*g]:m[2*g+1]]
 	}
-	return res, nil
+	if len(names) == 0 {
+		// "0", "1", … are distinct: the list form.
+		res := lang.NewMatchList(true, groups)
+		for g := 1; g <= groups; g++ {
+			res.Add(itoa(g-1), value(g))
+		}
+		return res, nil
+	}
+	// Given names may repeat; the last group of a name wins, as in a map.
+	groupsByName := make(map[string]any, groups)
+	for g := 1; g <= groups; g++ {
+		name, _ := lang.ToString(names[g-1])
+		groupsByName[name] = value(g)
+	}
+	return lang.NewMatchResult(true, groupsByName), nil
 }
 
 // javaReplacement turns a Java replacement string into Go's: $1 and

@@ -111,6 +111,13 @@ func TestFunctions(t *testing.T) {
 		{`regex("^z", "GET").matches`, false, ""},
 		{`regex("(\\w+)", "GET", ["verb"])["verb"]`, "GET", ""},
 		{`regex("(\\w+)", "GET", ["a", "b"])`, nil, "Supplied 2 group names"},
+		{`regex("(a)|(b)", "b")`, map[string]any{"0": nil, "1": "b"}, ""},
+		{`regex("(a)(b)", "ab", ["x", "x"])`, map[string]any{"x": "b"}, ""},
+		{`regex("^z", "GET")`, map[string]any{}, ""},
+		{`to_string(regex("(\\w+) (\\S+)", "GET /x"))`, "{0=GET, 1=/x}", ""},
+		{`regex("(a)", "a") == regex("(a)", "a")`, true, ""},
+		{`regex("(a)", "a") == regex("(a)", "b")`, false, ""},
+		{`regex("(\\w)(\\w)(\\w)(\\w)(\\w)(\\w)(\\w)(\\w)(\\w)(\\w)", "abcdefghij")["9"]`, "j", ""},
 		{`regex_replace("(\\d+)", "a1b22", "<$1>")`, "a<1>b<22>", ""},
 		{`regex_replace("\\d", "a1b2", "#", false)`, "a#b2", ""},
 		{`regex_replace("\\d", "a1", "\\$")`, "a$", ""},
@@ -137,6 +144,43 @@ func TestFunctions(t *testing.T) {
 		{`to_string(seconds(1) + millis(500))`, "PT1.500S", ""},
 		{`to_string(period("P1DT5M"))`, "P1DT5M", ""},
 		{`period("xyz")`, nil, "Invalid format"},
+		// flex_parse_date, as Natty reads English dates; now is Tuesday
+		// 2020-12-01 10:00 UTC, the time of dates without one
+		{`flex_parse_date("yesterday")`, testNow.AddDate(0, 0, -1), ""},
+		{`flex_parse_date("today")`, testNow, ""},
+		{`flex_parse_date("now")`, testNow, ""},
+		{`flex_parse_date("tomorrow")`, testNow.AddDate(0, 0, 1), ""},
+		{`flex_parse_date("3 days ago")`, testNow.AddDate(0, 0, -3), ""},
+		{`flex_parse_date("three weeks ago")`, testNow.AddDate(0, 0, -21), ""},
+		{`flex_parse_date("10 seconds ago")`, testNow.Add(-10 * time.Second), ""},
+		{`flex_parse_date("in 5 minutes")`, testNow.Add(5 * time.Minute), ""},
+		{`flex_parse_date("3 days from now")`, testNow.AddDate(0, 0, 3), ""},
+		{`flex_parse_date("next tuesday 3pm")`, time.Date(2020, 12, 8, 15, 0, 0, 0, time.UTC), ""},
+		{`flex_parse_date("last wednesday")`, time.Date(2020, 11, 25, 10, 0, 0, 0, time.UTC), ""},
+		{`flex_parse_date("next thursday")`, time.Date(2020, 12, 3, 10, 0, 0, 0, time.UTC), ""},
+		{`flex_parse_date("tomorrow at noon")`, time.Date(2020, 12, 2, 12, 0, 0, 0, time.UTC), ""},
+		{`flex_parse_date("6pm")`, time.Date(2020, 12, 1, 18, 0, 0, 0, time.UTC), ""},
+		{`flex_parse_date("5:30 a.m.")`, time.Date(2020, 12, 1, 5, 30, 0, 0, time.UTC), ""},
+		{`flex_parse_date("midnight")`, time.Date(2020, 12, 1, 0, 0, 0, 0, time.UTC), ""},
+		{`flex_parse_date("next month")`, time.Date(2021, 1, 1, 10, 0, 0, 0, time.UTC), ""},
+		{`flex_parse_date("last year")`, time.Date(2019, 12, 1, 10, 0, 0, 0, time.UTC), ""},
+		{`flex_parse_date("the backup ran yesterday")`, testNow.AddDate(0, 0, -1), ""},
+		{`flex_parse_date("2020-01-02 10:00")`, time.Date(2020, 1, 2, 10, 0, 0, 0, time.UTC), ""},
+		{`flex_parse_date("2020-01-02T10:00:05.250+01:00")`, time.Date(2020, 1, 2, 9, 0, 5, 250e6, time.UTC), ""},
+		{`flex_parse_date("Jan 5 2020")`, time.Date(2020, 1, 5, 10, 0, 0, 0, time.UTC), ""},
+		{`flex_parse_date("1978-01-28")`, time.Date(1978, 1, 28, 10, 0, 0, 0, time.UTC), ""},
+		{`flex_parse_date("1/02/1980")`, time.Date(1980, 1, 2, 10, 0, 0, 0, time.UTC), ""},
+		{`flex_parse_date("2/28/79")`, time.Date(1979, 2, 28, 10, 0, 0, 0, time.UTC), ""},
+		{`flex_parse_date("Fri, 21 Nov 1997")`, time.Date(1997, 11, 21, 10, 0, 0, 0, time.UTC), ""},
+		{`flex_parse_date("Tue, 01 Dec 2020 11:00:00 +0100")`, testNow, ""},
+		{`flex_parse_date("10/Oct/2000:13:55:36 -0700")`, time.Date(2000, 10, 10, 20, 55, 36, 0, time.UTC), ""},
+		{`to_string(flex_parse_date(value: "2020-01-02 10:00", timezone: "Europe/Berlin"))`, "2020-01-02T10:00:00.000+01:00", ""},
+		{`to_string(flex_parse_date(value: "tomorrow 8pm", timezone: "Europe/Berlin"))`, "2020-12-02T20:00:00.000+01:00", ""},
+		{`to_string(flex_parse_date(value: "yesterday", timezone: "Asia/Tokyo"))`, "2020-11-30T19:00:00.000+09:00", ""},
+		{`flex_parse_date("no date in here")`, nil, ""},
+		{`flex_parse_date("")`, nil, ""},
+		{`flex_parse_date("no date in here", now() - days(2))`, testNow.AddDate(0, 0, -2), ""},
+		{`flex_parse_date(value: "tomorrow", default: now())`, testNow.AddDate(0, 0, 1), ""},
 		// hashes
 		{`md5("graylog")`, "6f9efb466e043b9f3635827ce446e13c", ""},
 		{`sha1("graylog")`, "6d88bccf40bf65b911fe79d78c7af98e382f0c1a", ""},
@@ -207,7 +251,7 @@ func TestFunctions(t *testing.T) {
 				t.Fatalf("eval: %v", err)
 			}
 			if r, ok := got.(*lang.MatchResult); ok {
-				got = r.Groups
+				got = r.Map()
 			}
 			if ts, ok := got.(time.Time); ok {
 				if want, ok := tc.want.(time.Time); ok && ts.Equal(want) {

@@ -158,7 +158,7 @@ func property(v any, name string) any {
 		if name == "matches" {
 			return x.Matches
 		}
-		return x.Groups[name]
+		return x.Get(name)
 	case map[string]any:
 		return x[name]
 	case JSONNode:
@@ -262,6 +262,9 @@ func (e *indexExpr) Eval(c *Context) (any, error) {
 		}
 		return l[k], nil
 	case string:
+		if r, ok := v.(*MatchResult); ok {
+			return r.Get(k), nil
+		}
 		if m, ok := AsMap(v); ok {
 			return m[k], nil
 		}
@@ -402,6 +405,9 @@ func Equal(a, b any) bool {
 		return ok && x.Equal(y)
 	case string, int64, float64, bool:
 		return a == b
+	case *MatchResult:
+		y, ok := b.(*MatchResult)
+		return ok && x.Matches == y.Matches && reflect.DeepEqual(x.Map(), y.Map())
 	}
 	return reflect.DeepEqual(a, b)
 }
@@ -545,11 +551,16 @@ func (e *call) Eval(c *Context) (any, error) {
 	base := len(c.argv)
 	c.argv = append(c.argv, make([]any, n)...)
 	c.args = append(c.args, make([]bool, n)...)
-	defer func() {
-		clear(c.argv[base:])
-		c.argv, c.args = c.argv[:base], c.args[:base]
-	}()
 	vals, set := c.argv[base:base+n:base+n], c.args[base:base+n:base+n]
+	v, err := e.call(c, vals, set)
+	// Pop, dropping the references so that the stack keeps no values
+	// alive.
+	clear(vals)
+	c.argv, c.args = c.argv[:base], c.args[:base]
+	return v, err
+}
+
+func (e *call) call(c *Context, vals []any, set []bool) (any, error) {
 	for i, a := range e.args {
 		if a == nil {
 			continue

@@ -97,11 +97,15 @@ func (m *Message) SetField(key string, v any) {
 	}
 	switch x := v.(type) {
 	case string:
-		x = messages.Trim(x)
+		// v is kept unless trimming changes it: boxing the string again
+		// would cost an allocation per field.
+		if t := messages.Trim(x); len(t) != len(x) {
+			v = t
+			x = t
+		}
 		if x == "" {
 			return
 		}
-		v = x
 	case int64, float64, bool:
 	case int:
 		v = int64(x)
@@ -133,7 +137,7 @@ func storedText(v any) string {
 	switch x := v.(type) {
 	case []any, map[string]any, *MatchResult, JSONNode:
 		if r, ok := x.(*MatchResult); ok {
-			v = r.Groups
+			v = r.Map()
 		}
 		if j, ok := x.(JSONNode); ok {
 			v = j.V

@@ -35,11 +35,104 @@ func (j JSONNode) String() string {
 	return string(b)
 }
 
-// MatchResult is what regex() and grok() return: the captures as a map,
-// and whether the pattern matched, read as the property .matches.
+// MatchResult is what regex() and grok() return: the captures, read as a
+// map, and whether the pattern matched, read as the property .matches.
+//
+// A function with distinct names for its captures gives them as a list
+// (NewMatchList), which a message's rules mostly read one by one or hand
+// to set_fields whole: the map is built only when a rule needs one.
+// A result belongs to the rule evaluation that made it and is not safe
+// for concurrent use.
 type MatchResult struct {
 	Matches bool
-	Groups  map[string]any
+	groups  map[string]any
+	caps    []capture
+}
+
+type capture struct {
+	name  string
+	value any
+}
+
+// NewMatchResult returns a result with its captures as a map.
+func NewMatchResult(matches bool, groups map[string]any) *MatchResult {
+	return &MatchResult{Matches: matches, groups: groups}
+}
+
+// NewMatchList returns a result for up to n captures, given with Add.
+// A result of up to 8 captures takes one allocation, of about its size.
+func NewMatchList(matches bool, n int) *MatchResult {
+	switch {
+	case n <= 2:
+		st := new(struct {
+			r MatchResult
+			c [2]capture
+		})
+		return st.r.init(matches, st.c[:])
+	case n <= 4:
+		st := new(struct {
+			r MatchResult
+			c [4]capture
+		})
+		return st.r.init(matches, st.c[:])
+	case n <= 8:
+		st := new(struct {
+			r MatchResult
+			c [8]capture
+		})
+		return st.r.init(matches, st.c[:])
+	}
+	return new(MatchResult).init(matches, make([]capture, n))
+}
+
+func (r *MatchResult) init(matches bool, caps []capture) *MatchResult {
+	r.Matches, r.caps = matches, caps[:0]
+	return r
+}
+
+// Add adds a capture to a result of NewMatchList; its name must not be
+// taken.
+func (r *MatchResult) Add(name string, v any) {
+	r.caps = append(r.caps, capture{name, v})
+}
+
+// Get returns the capture with that name, nil when there is none.
+func (r *MatchResult) Get(name string) any {
+	if r.groups != nil {
+		return r.groups[name]
+	}
+	for _, c := range r.caps {
+		if c.name == name {
+			return c.value
+		}
+	}
+	return nil
+}
+
+// Names appends the names of the captures to dst, in no particular order.
+func (r *MatchResult) Names(dst []string) []string {
+	if r.groups != nil {
+		for k := range r.groups {
+			dst = append(dst, k)
+		}
+		return dst
+	}
+	for _, c := range r.caps {
+		dst = append(dst, c.name)
+	}
+	return dst
+}
+
+// Map returns the captures as a map, built on first use; callers must
+// not change it.
+func (r *MatchResult) Map() map[string]any {
+	if r.groups == nil {
+		r.groups = make(map[string]any, len(r.caps))
+		for _, c := range r.caps {
+			r.groups[c.name] = c.value
+		}
+	}
+	return r.groups
 }
 
 // AsMap returns the map form of a value that is one (a Map, a regex
@@ -49,7 +142,7 @@ func AsMap(v any) (map[string]any, bool) {
 	case map[string]any:
 		return x, true
 	case *MatchResult:
-		return x.Groups, true
+		return x.Map(), true
 	case JSONNode:
 		m, ok := x.V.(map[string]any)
 		if !ok {
@@ -140,7 +233,7 @@ func ToString(v any) (string, bool) {
 	case []any, map[string]any:
 		return javaString(x), true
 	case *MatchResult:
-		return javaString(x.Groups), true
+		return javaString(x.Map()), true
 	case *Message:
 		return fmt.Sprintf("source: %s | message: %s { %s }", fieldText(x, "source"), fieldText(x, "message"), x.ID), true
 	}
