@@ -251,3 +251,66 @@ func TestLiveSeesChangedDocuments(t *testing.T) {
 		t.Fatalf("live %s after node-2 left", got)
 	}
 }
+
+// TestLiveSetIsSharedUntilChange: LiveSet hands out the same *LiveSet while
+// nothing changed (GET /cluster keeps its encoded answer by it) and a new
+// one as soon as a document or a node's liveness changed, with what is
+// current.
+func TestLiveSetIsSharedUntilChange(t *testing.T) {
+	ctx := context.Background()
+	st, c := openStore(t), &clock{now: time.Unix(1e9, 0)}
+	regs := cluster(t, st, c, 3)
+	beat(t, regs...)
+	set := func() *nodes.LiveSet {
+		t.Helper()
+		s, err := regs[0].LiveSet(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	ids := func(s *nodes.LiveSet) string {
+		var out []string
+		for _, in := range s.Nodes {
+			out = append(out, in.NodeID)
+		}
+		return fmt.Sprint(out)
+	}
+	steps := []struct {
+		name    string
+		do      func()
+		changed bool
+		live    string
+	}{
+		{"nothing", func() {}, false, "[node-1 node-2 node-3]"},
+		{"a beat at the same time writes the same document", func() { beat(t, regs[1]) }, false, "[node-1 node-2 node-3]"},
+		{"time passes within the timeout", func() { c.Advance(4 * time.Second) }, false, "[node-1 node-2 node-3]"},
+		{"one node beats", func() { beat(t, regs[1]) }, true, "[node-1 node-2 node-3]"},
+		{"the silent ones time out", func() { c.Advance(2 * time.Second) }, true, "[node-2]"},
+		{"still dead", func() { c.Advance(time.Millisecond) }, false, "[node-2]"},
+		{"the first comes back", func() { beat(t, regs[0]) }, true, "[node-1 node-2]"},
+		{"the last deregisters", func() {
+			if err := regs[1].Deregister(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}, true, "[node-1]"},
+	}
+	prev := set()
+	for _, s := range steps {
+		s.do()
+		got := set()
+		if (got != prev) != s.changed || ids(got) != s.live {
+			t.Errorf("%s: changed %v, live %s; want changed %v, live %s", s.name, got != prev, ids(got), s.changed, s.live)
+		}
+		prev = got
+	}
+	// Live's slice is the caller's: changing it changes no one else's.
+	live, err := regs[0].Live(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live[0].NodeID = "changed"
+	if ids(set()) != "[node-1]" {
+		t.Errorf("a caller's change of Live's slice reached the registry: %s", ids(set()))
+	}
+}
