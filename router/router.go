@@ -20,6 +20,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -219,12 +220,34 @@ func (rt *Router) bySegment(all *mux.Router, endpoints []http.Handler, unmatched
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if rest, ok := strings.CutPrefix(r.URL.Path, Prefix+"/"); ok {
 			if m := segments[firstSegment(rest)]; m != nil {
-				m.ServeHTTP(w, r)
+				serveMatched(m, w, r)
 				return
 			}
 		}
 		all.ServeHTTP(w, r)
 	})
+}
+
+// serveMatched is gorilla/mux's ServeHTTP for a router whose unmatched
+// handlers are set, less the matched route it puts in the context, which
+// nothing here reads: one request copy instead of two.
+func serveMatched(m *mux.Router, w http.ResponseWriter, r *http.Request) {
+	var match mux.RouteMatch
+	if !isClean(r.URL.Path) || !m.Match(r, &match) {
+		m.ServeHTTP(w, r) // gorilla/mux redirects to the clean path
+		return
+	}
+	match.Handler.ServeHTTP(w, mux.SetURLVars(r, match.Vars))
+}
+
+// isClean reports whether p is in gorilla/mux's canonical form: as
+// path.Clean makes it, but keeping a trailing slash.
+func isClean(p string) bool {
+	np := path.Clean(p)
+	if strings.HasSuffix(p, "/") && np != "/" {
+		return len(p) == len(np)+1 && strings.HasPrefix(p, np)
+	}
+	return np == p
 }
 
 // firstSegment returns the first segment of a path ("/users/x" → "users").
