@@ -63,6 +63,11 @@ type Options struct {
 	// Grace is how long the leader keeps a dead node's document before
 	// removing it.
 	Grace time.Duration
+	// Exclusive says that no other process writes the store (the embedded
+	// store, which one process holds open): the nodes collection then
+	// changes only through this process's registries, and LiveSet reads it
+	// again only after one of them wrote to it, not on every call.
+	Exclusive bool
 }
 
 func (o *Options) defaults() {
@@ -96,13 +101,27 @@ type Registry struct {
 
 	// docs is the nodes collection as LiveSet last read it.
 	docs atomic.Pointer[docs]
+	// writes counts the writes to the nodes collection of the registries
+	// of this process sharing the store; nil unless Options.Exclusive.
+	writes *atomic.Uint64
 }
+
+// storeWrites holds the write count of each exclusive store the registries
+// of this process share (several nodes of one process share one store in
+// tests of clusters). An entry stays for the life of the process: one per
+// store opened, one in a server.
+var storeWrites sync.Map // store.Store → *atomic.Uint64
 
 // New returns the registry of the node whose current state state returns
 // (its NodeID is the document id; LastSeen is set by the registry).
 func New(st store.Store, now func() time.Time, state func() Info, opts Options) *Registry {
 	opts.defaults()
-	return &Registry{st: st, now: now, state: state, opts: opts}
+	r := &Registry{st: st, now: now, state: state, opts: opts}
+	if opts.Exclusive {
+		w, _ := storeWrites.LoadOrStore(st, new(atomic.Uint64))
+		r.writes = w.(*atomic.Uint64)
+	}
+	return r
 }
 
 // Options returns the registry's effective options.
@@ -125,7 +144,9 @@ func (r *Registry) Beat(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("heartbeat: %w", err)
 	}
-	if err := r.st.Put(ctx, Collection, info.NodeID, doc); err != nil {
+	err = r.st.Put(ctx, Collection, info.NodeID, doc)
+	r.wrote()
+	if err != nil {
 		return fmt.Errorf("heartbeat: %w", err)
 	}
 	if err := r.renew(ctx, info.NodeID, now); err != nil {
@@ -167,7 +188,9 @@ func (r *Registry) Deregister(ctx context.Context) error {
 	}
 	self := r.Self()
 	var errs []error
-	if err := r.st.Delete(ctx, Collection, self); err != nil && !errors.Is(err, store.ErrNotFound) {
+	err := r.st.Delete(ctx, Collection, self)
+	r.wrote()
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		errs = append(errs, fmt.Errorf("deregister: %w", err))
 	}
 	if err := r.release(ctx, self); err != nil {
@@ -203,8 +226,18 @@ type LiveSet struct {
 	Nodes []Info
 }
 
+// wrote records a write to the nodes collection, after it ended (failed
+// ones too: they may have written): LiveSet reads the collection again.
+func (r *Registry) wrote() {
+	if r.writes != nil {
+		r.writes.Add(1)
+	}
+}
+
 // docs is the nodes collection as last read, decoded, in id order.
 type docs struct {
+	// seen is the write count the documents reflect (Options.Exclusive).
+	seen  atomic.Uint64
 	ids   []string
 	raw   [][]byte
 	infos []Info
@@ -222,13 +255,26 @@ type liveMemo struct {
 // read each time (another node's beat or deregistration is seen at once),
 // but unchanged documents are compared byte for byte, not decoded, and an
 // unchanged outcome is the same *LiveSet, without allocating.
+//
+// With Options.Exclusive the store is read only after a write since the
+// last read: liveness still follows the clock on every call.
 func (r *Registry) LiveSet(ctx context.Context) (*LiveSet, error) {
 	now := r.now()
 	cur := r.docs.Load()
+	var writes uint64
+	if r.writes != nil {
+		// Taken before reading: a write during the read is read again
+		// next time.
+		writes = r.writes.Load()
+		if cur != nil && cur.seen.Load() == writes {
+			return r.liveOf(cur, now), nil
+		}
+	}
 	d, err := r.read(ctx, cur)
 	if err != nil {
 		return nil, err
 	}
+	d.seen.Store(writes)
 	if d != cur {
 		r.docs.Store(d) // documents gone from the store leave the cache too
 	}
@@ -344,7 +390,9 @@ func (r *Registry) sweep(ctx context.Context, now time.Time) error {
 	}
 	var errs []error
 	for _, id := range slices.Compact(dead) {
-		if err := r.st.Delete(ctx, Collection, id); err != nil && !errors.Is(err, store.ErrNotFound) {
+		err := r.st.Delete(ctx, Collection, id)
+		r.wrote()
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			errs = append(errs, fmt.Errorf("sweep node %s: %w", id, err))
 		}
 	}
