@@ -70,7 +70,7 @@ func (k *Keys) CacheKey(kind Kind, parts ...string) string {
 	}
 	h.mac.Write(h.in)
 	h.sum = h.mac.Sum(h.sum[:0])
-	clear(h.in) // credentials do not linger in the pool
+	clear(h.in)          // credentials do not linger in the pool
 	var buf [2 + 43]byte // 43 = unpadded base64 of 32 bytes; a stack buffer saves an allocation
 	buf[0] = "nptsx"[kind]
 	buf[1] = ':'
