@@ -37,21 +37,22 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 		WriteError(w, nil, err)
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(buf)))
-	w.WriteHeader(status)
-	_, _ = w.Write(buf)
+	WriteRawJSON(w, status, buf)
 }
 
 // WriteRawJSON writes an already encoded JSON document.
 func WriteRawJSON(w http.ResponseWriter, status int, buf []byte) {
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(buf)))
+	// Set directly, under canonical names: no allocation for the type.
+	h["Content-Type"] = jsonContentType
+	h["Content-Length"] = []string{strconv.Itoa(len(buf))}
 	w.WriteHeader(status)
 	_, _ = w.Write(buf)
 }
+
+// jsonContentType is the Content-Type value of JSON answers, shared by all
+// of them (net/http only reads it).
+var jsonContentType = []string{"application/json"}
 
 // ErrorBody is Graylog's generic error body.
 type ErrorBody struct {
