@@ -40,11 +40,22 @@ func ParseAuthorization(header string) (Credentials, error) {
 	if header == "" || !ok || !strings.EqualFold(scheme, "Basic") {
 		return Credentials{}, nil
 	}
-	decoded, err := base64.StdEncoding.DecodeString(strings.TrimSpace(rest))
+	rest = strings.TrimSpace(rest)
+	// Decoded on the stack when short, as credentials are: the string
+	// made of it is then the one allocation.
+	var in [344]byte // the base64 of 256 bytes
+	var buf [256]byte
+	encoded, decoded := in[:copy(in[:], rest)], buf[:]
+	if len(rest) > len(in) {
+		encoded, decoded = []byte(rest), make([]byte, base64.StdEncoding.DecodedLen(len(rest)))
+	}
+	n, err := base64.StdEncoding.Decode(decoded, encoded)
 	if err != nil {
 		return Credentials{}, errBadCredentials
 	}
-	user, secret, ok := strings.Cut(string(decoded), ":")
+	plain := string(decoded[:n])
+	clear(decoded[:n])
+	user, secret, ok := strings.Cut(plain, ":")
 	if !ok {
 		return Credentials{}, errBadCredentials
 	}

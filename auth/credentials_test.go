@@ -32,6 +32,9 @@ func TestParseAuthorization(t *testing.T) {
 		{basic("tok:TOKEN"), auth.Credentials{Kind: auth.Token, User: "tok"}, false},
 		{basic(":token"), auth.Credentials{}, true},
 		{"basic " + base64.StdEncoding.EncodeToString([]byte("a:b")), auth.Credentials{Kind: auth.Password, User: "a", Secret: "b"}, false},
+		// Longer than the stack buffers.
+		{basic(strings.Repeat("u", 300) + ":" + strings.Repeat("p", 300)), auth.Credentials{Kind: auth.Password, User: strings.Repeat("u", 300), Secret: strings.Repeat("p", 300)}, false},
+		{basic(strings.Repeat("u", 300) + "_pass"), auth.Credentials{}, true},
 	}
 	for _, c := range cases {
 		got, err := auth.ParseAuthorization(c.header)
@@ -43,6 +46,24 @@ func TestParseAuthorization(t *testing.T) {
 		}
 		if err != nil || got != c.want {
 			t.Errorf("%q: got %+v, %v; want %+v", c.header, got, err, c.want)
+		}
+	}
+}
+
+// Reading credentials and their cache key cost one allocation each (the
+// strings returned): both run on every authenticated request.
+func TestCredentialsAllocations(t *testing.T) {
+	header := basic("1vlu3emcfbj0fk5mlso5ep5prm4hcr3oq3ai0t4cq9jbsv4t0gu8:token")
+	keys := auth.DeriveKeys("a password secret of some length")
+	for _, c := range []struct {
+		name string
+		f    func()
+	}{
+		{"ParseAuthorization", func() { _, _ = auth.ParseAuthorization(header) }},
+		{"CacheKey", func() { keys.CacheKey(auth.Password, "someone", "a password of some length, longer than 32 bytes") }},
+	} {
+		if n := testing.AllocsPerRun(100, c.f); n != 1 {
+			t.Errorf("%s: %v allocations, want 1", c.name, n)
 		}
 	}
 }

@@ -55,41 +55,39 @@ func DeriveKeys(passwordSecret string) *Keys {
 		tokenCipher: derive("access token encryption key"),
 		sessionKey:  newKeyedHash(derive("session id lookup key")),
 	}
-	k.pool.New = func() any { return hmac.New(sha256.New, k.cache) }
+	k.pool.New = func() any { return &hasher{mac: hmac.New(sha256.New, k.cache)} }
 	return k
 }
 
 // CacheKey returns the cache key of a credential: a keyed hash, so that
 // neither Redis nor a memory dump ever holds the secret itself.
 func (k *Keys) CacheKey(kind Kind, parts ...string) string {
-	h := k.pool.Get().(hash.Hash)
-	h.Reset()
+	h := k.pool.Get().(*hasher)
+	h.mac.Reset()
+	h.in = h.in[:0]
 	for _, p := range parts {
-		h.Write([]byte(p))
-		h.Write([]byte{0})
+		h.in = append(append(h.in, p...), 0)
 	}
-	var sum [sha256.Size]byte
-	out := h.Sum(sum[:0])
-	k.pool.Put(h)
+	h.mac.Write(h.in)
+	h.sum = h.mac.Sum(h.sum[:0])
+	clear(h.in)          // credentials do not linger in the pool
 	var buf [2 + 43]byte // 43 = unpadded base64 of 32 bytes; a stack buffer saves an allocation
 	buf[0] = "nptsx"[kind]
 	buf[1] = ':'
-	base64.RawURLEncoding.Encode(buf[2:], out)
+	base64.RawURLEncoding.Encode(buf[2:], h.sum)
+	k.pool.Put(h)
 	return string(buf[:])
 }
 
 // valueMAC authenticates a cache value under its key.
 func (k *Keys) valueMAC(key, value string) string {
-	h := k.pool.Get().(hash.Hash)
-	h.Reset()
-	h.Write([]byte("value\x00"))
-	h.Write([]byte(key))
-	h.Write([]byte{0})
-	h.Write([]byte(value))
-	var sum [sha256.Size]byte
-	out := h.Sum(sum[:0])
-	k.pool.Put(h)
-	return base64.RawURLEncoding.EncodeToString(out)
+	h := k.pool.Get().(*hasher)
+	h.mac.Reset()
+	h.in = append(append(append(append(h.in[:0], "value\x00"...), key...), 0), value...)
+	h.mac.Write(h.in)
+	h.sum = h.mac.Sum(h.sum[:0])
+	defer k.pool.Put(h)
+	return base64.RawURLEncoding.EncodeToString(h.sum)
 }
 
 // TokenLookup returns the keyed hash under which a token value is stored.
@@ -109,6 +107,7 @@ type keyedHash struct{ pool sync.Pool }
 type hasher struct {
 	mac hash.Hash
 	in  []byte
+	sum []byte // the output, which a stack array passed to Sum would not stay
 }
 
 func newKeyedHash(key []byte) *keyedHash {
@@ -123,11 +122,11 @@ func (k *keyedHash) hex(v string) string {
 	h.mac.Reset()
 	h.in = append(h.in[:0], v...)
 	h.mac.Write(h.in)
-	var sum [sha256.Size]byte
-	out := h.mac.Sum(sum[:0])
-	k.pool.Put(h)
+	h.sum = h.mac.Sum(h.sum[:0])
+	clear(h.in) // secrets do not linger in the pool
 	var buf [2 * sha256.Size]byte
-	hex.Encode(buf[:], out)
+	hex.Encode(buf[:], h.sum)
+	k.pool.Put(h)
 	return string(buf[:])
 }
 

@@ -14,7 +14,37 @@ import (
 // Chain applies version changes around a backend handler.
 type Chain struct {
 	changes []*Change // oldest release first
+	firsts  []firstSegments
 	prefix  string
+}
+
+// firstSegments are the first path segments a change's routes can match,
+// so that a request is tried against the templates of the few changes that
+// may take it: every request of a 4.0 client passes the changes that
+// recognise old requests.
+type firstSegments struct {
+	lits map[string]bool
+	any  bool // a template starts with a placeholder
+}
+
+func firstsOf(ch *Change) firstSegments {
+	f := firstSegments{lits: map[string]bool{}}
+	for _, rt := range ch.Routes {
+		seg := firstSegment(rt.Template.String())
+		if strings.HasPrefix(seg, "{") {
+			f.any = true
+		}
+		f.lits[seg] = true
+	}
+	return f
+}
+
+func (f firstSegments) may(seg string) bool { return f.any || f.lits[seg] }
+
+// firstSegment returns the first segment of a path ("/users/x" → "users").
+func firstSegment(path string) string {
+	seg, _, _ := strings.Cut(strings.TrimPrefix(path, "/"), "/")
+	return seg
 }
 
 // NewChain returns a chain of changes for an API mounted under prefix
@@ -22,7 +52,11 @@ type Chain struct {
 func NewChain(prefix string, changes ...*Change) *Chain {
 	cs := append([]*Change(nil), changes...)
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].Release.Before(cs[j].Release) })
-	return &Chain{changes: cs, prefix: prefix}
+	c := &Chain{changes: cs, prefix: prefix}
+	for _, ch := range cs {
+		c.firsts = append(c.firsts, firstsOf(ch))
+	}
+	return c
 }
 
 // Changes returns the chain's changes, oldest first.
@@ -40,14 +74,18 @@ func (c *Chain) Wrap(next http.Handler, fail func(http.ResponseWriter, *http.Req
 		}
 		var x *Exchange
 		var applied []*Change
-		for _, ch := range c.changes {
+		path, inAPI := strings.CutPrefix(r.URL.EscapedPath(), c.prefix)
+		first := firstSegment(path)
+		for i, ch := range c.changes {
 			older := client.Release.Before(ch.Release)
 			if !older && (client.Source != FromDefault || ch.Recognise == nil) {
 				continue
 			}
-			path, ok := strings.CutPrefix(r.URL.EscapedPath(), c.prefix)
-			if !ok {
+			if !inAPI {
 				break
+			}
+			if !c.firsts[i].may(first) {
+				continue
 			}
 			var v Vars
 			route, ok := match(ch, r.Method, path, &v)
@@ -79,6 +117,9 @@ func (c *Chain) Wrap(next http.Handler, fail func(http.ResponseWriter, *http.Req
 				}
 			}
 			applied = append(applied, ch)
+			// A change may have pointed the request elsewhere.
+			path, inAPI = strings.CutPrefix(r.URL.EscapedPath(), c.prefix)
+			first = firstSegment(path)
 		}
 		if !needsResponse(applied) {
 			next.ServeHTTP(w, r)

@@ -2,6 +2,7 @@ package compat_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -152,5 +153,46 @@ func TestChangeAnswers(t *testing.T) {
 	h.ServeHTTP(w, r)
 	if w.Code != http.StatusOK || w.Body.String() != `{"x":"42"}` || w.Header().Get("Content-Type") != "application/json" {
 		t.Errorf("got %d %q %v", w.Code, w.Body, w.Header())
+	}
+}
+
+// TestChainFirstSegments: the chain tries a change only on requests whose
+// first path segment one of its routes can match, judged on the path as
+// the earlier changes left it; a route starting with a placeholder can
+// match any.
+func TestChainFirstSegments(t *testing.T) {
+	moved := &compat.Change{Release: compat.MustRelease("3.0"), Routes: []compat.Route{compat.R("GET /old/{id}")}}
+	var seen []string
+	note := func(name string) func(context.Context, *compat.Exchange) error {
+		return func(_ context.Context, x *compat.Exchange) error {
+			seen = append(seen, name+" "+x.Req.URL.Path)
+			return nil
+		}
+	}
+	renamed := &compat.Change{Release: compat.MustRelease("3.1"), Routes: []compat.Route{compat.R("GET /new/{id}")}, Request: note("new")}
+	anyFirst := &compat.Change{Release: compat.MustRelease("3.2"), Routes: []compat.Route{compat.R("GET /{kind}/x")}, Request: note("any")}
+	// The first change moves the path to another first segment.
+	moved.Request = func(_ context.Context, x *compat.Exchange) error {
+		x.Req.URL.Path = "/api/new/" + x.Vars.Get("id")
+		return nil
+	}
+	chain := compat.NewChain("/api", moved, renamed, anyFirst)
+	old := &compat.Client{Release: compat.MustRelease("2.0"), Source: compat.FromHeader}
+	for _, c := range []struct {
+		path string
+		want string
+	}{
+		{"/api/old/x", "[new /api/new/x any /api/new/x]"},
+		{"/api/new/y", "[new /api/new/y]"},
+		{"/api/other/x", "[any /api/other/x]"},
+		{"/api/other/y", "[]"},
+	} {
+		seen = nil
+		if w := serve(chain, "GET", c.path, old); w.Code != http.StatusOK {
+			t.Errorf("%s: status %d", c.path, w.Code)
+		}
+		if got := fmt.Sprint(seen); got != c.want {
+			t.Errorf("%s: changes saw %s, want %s", c.path, got, c.want)
+		}
 	}
 }

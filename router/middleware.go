@@ -21,10 +21,7 @@ func (rt *Router) prepare(next http.Handler) http.Handler {
 		if xhr(r) {
 			h["Cache-Control"] = noCache
 		}
-		ctx := api.WithRequestID(r.Context(), rt.nextRequestID())
-		ctx = api.WithLogger(ctx, rt.o.Logger)
-		ctx = api.WithBaseURI(ctx, rt.BaseURI())
-		r = r.WithContext(ctx)
+		r = r.WithContext(api.WithRequest(r.Context(), rt.nextRequestID(), rt.o.Logger, rt.BaseURI()))
 		trimSlash(r)
 		defer func() {
 			if v := recover(); v != nil {

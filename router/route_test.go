@@ -49,3 +49,44 @@ func TestPathCheckedNeedsPathVariables(t *testing.T) {
 	}()
 	routertest.Handler([]api.Route{{Method: "GET", Path: "/things", Permission: "things:read:{id}", PathChecked: true, Handler: api.JSON(nil)}})
 }
+
+// The router matches a request against the routes of its first path
+// segment; the table's order still decides, also for routes that start
+// with a placeholder, and 404, 405 and the API root are as before.
+func TestRoutesBySegmentKeepTableOrder(t *testing.T) {
+	answer := func(name string) api.HandlerFunc {
+		return api.JSON(func(r *http.Request) (any, error) {
+			return map[string]string{"route": name, "kind": api.Var(r, "kind"), "id": api.Var(r, "id")}, nil
+		})
+	}
+	h := routertest.Handler([]api.Route{
+		{Method: "GET", Path: "/", Public: true, Handler: answer("root")},
+		{Method: "GET", Path: "/things/special", Public: true, Handler: answer("special")},
+		{Method: "GET", Path: "/{kind}/{id}", Public: true, Handler: answer("any")},
+		{Method: "GET", Path: "/things/{id}", Public: true, Handler: answer("thing, shadowed")},
+		{Method: "POST", Path: "/things/{id}", Public: true, Handler: answer("post")},
+		{Method: "GET", Path: "/things", Public: true, Handler: answer("things")},
+	})
+	for _, c := range []struct {
+		method, path string
+		status       int
+		body         string
+	}{
+		{"GET", "/", http.StatusOK, `{"route":"root","kind":"","id":""}`},
+		{"GET", "/things/special", http.StatusOK, `{"route":"special","kind":"","id":""}`},
+		{"GET", "/things/a", http.StatusOK, `{"route":"any","kind":"things","id":"a"}`},
+		{"GET", "/others/a", http.StatusOK, `{"route":"any","kind":"others","id":"a"}`},
+		{"POST", "/things/a", http.StatusOK, `{"route":"post","kind":"","id":"a"}`},
+		{"GET", "/things", http.StatusOK, `{"route":"things","kind":"","id":""}`},
+		{"DELETE", "/things", http.StatusMethodNotAllowed, ""},
+		{"GET", "/things/a/b", http.StatusNotFound, ""},
+		{"GET", "/nothing", http.StatusNotFound, ""},
+		{"GET", "/things/x/../special", http.StatusMovedPermanently, ""},
+	} {
+		rec := routertest.Serve(h, nil, c.method, c.path, "")
+		routertest.WantStatus(t, rec, c.status)
+		if c.body != "" && !routertest.SameJSON(t, rec.Body.Bytes(), []byte(c.body)) {
+			t.Errorf("%s %s: body %s, want %s", c.method, c.path, rec.Body, c.body)
+		}
+	}
+}

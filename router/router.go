@@ -20,6 +20,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -127,7 +128,7 @@ func New(o Options) *Router {
 	if o.Backend != nil {
 		h = o.Backend
 	} else {
-		rt.register(m)
+		h = rt.register(m)
 	}
 	for _, s := range slices.Backward(rt.middleware()) {
 		if s.on {
@@ -163,29 +164,96 @@ func (rt *Router) middleware() []stage {
 }
 
 // register adds the route table to m, with Jersey's 404 and 405 for the
-// requests no route takes.
-func (rt *Router) register(m *mux.Router) {
+// requests no route takes, and returns the handler that serves it.
+func (rt *Router) register(m *mux.Router) http.Handler {
 	for _, route := range rt.o.Routes {
 		if route.PathChecked && !route.PathPermission() {
 			// A route table error, found at the first start of any test.
 			panic(fmt.Sprintf("route %s %s: PathChecked, but permission %s names no path variable of it", route.Method, route.Path, route.Permission))
 		}
 	}
+	endpoints := make([]http.Handler, len(rt.o.Routes))
+	for i, route := range rt.o.Routes {
+		endpoints[i] = rt.endpoint(route)
+	}
 	var registered []*mux.Route
 	// The API root without its slash, /api, is registered before the
 	// subrouter, whose prefix would otherwise claim it.
-	for _, route := range rt.o.Routes {
+	for i, route := range rt.o.Routes {
 		if route.Path == "/" {
-			registered = append(registered, m.Methods(methods(route)...).Path(Prefix).Handler(rt.endpoint(route)))
+			registered = append(registered, m.Methods(methods(route)...).Path(Prefix).Handler(endpoints[i]))
 		}
 	}
 	sub := m.PathPrefix(Prefix).Subrouter()
-	for _, route := range rt.o.Routes {
-		registered = append(registered, sub.Methods(methods(route)...).Path(route.Path).Handler(rt.endpoint(route)))
+	for i, route := range rt.o.Routes {
+		registered = append(registered, sub.Methods(methods(route)...).Path(route.Path).Handler(endpoints[i]))
 	}
 	unmatched := rt.unmatchedHandler(registered)
 	m.NotFoundHandler, m.MethodNotAllowedHandler = unmatched, unmatched
 	sub.NotFoundHandler, sub.MethodNotAllowedHandler = unmatched, unmatched
+	return rt.bySegment(m, endpoints, unmatched)
+}
+
+// bySegment serves the route table through one gorilla/mux router per first
+// path segment under /api: gorilla/mux tries routes one by one, each with a
+// regular expression, so a request is matched against the routes that can
+// take it instead of the whole table. A segment's router holds the routes
+// whose path starts with it and those starting with a placeholder, in the
+// table's order, so the first match is the one all would find. Anything
+// else (the API root, an unknown segment, an empty one) goes to all.
+func (rt *Router) bySegment(all *mux.Router, endpoints []http.Handler, unmatched http.Handler) http.Handler {
+	segments := map[string]*mux.Router{}
+	for _, route := range rt.o.Routes {
+		if seg := firstSegment(route.Path); seg != "" && !strings.HasPrefix(seg, "{") && segments[seg] == nil {
+			segments[seg] = mux.NewRouter()
+			segments[seg].NotFoundHandler, segments[seg].MethodNotAllowedHandler = unmatched, unmatched
+		}
+	}
+	for i, route := range rt.o.Routes {
+		seg := firstSegment(route.Path)
+		for s, m := range segments {
+			if s == seg || strings.HasPrefix(seg, "{") {
+				m.Methods(methods(route)...).Path(Prefix + route.Path).Handler(endpoints[i])
+			}
+		}
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rest, ok := strings.CutPrefix(r.URL.Path, Prefix+"/"); ok {
+			if m := segments[firstSegment(rest)]; m != nil {
+				serveMatched(m, w, r)
+				return
+			}
+		}
+		all.ServeHTTP(w, r)
+	})
+}
+
+// serveMatched is gorilla/mux's ServeHTTP for a router whose unmatched
+// handlers are set, less the matched route it puts in the context, which
+// nothing here reads: one request copy instead of two.
+func serveMatched(m *mux.Router, w http.ResponseWriter, r *http.Request) {
+	var match mux.RouteMatch
+	if !isClean(r.URL.Path) || !m.Match(r, &match) {
+		m.ServeHTTP(w, r) // gorilla/mux redirects to the clean path
+		return
+	}
+	match.Handler.ServeHTTP(w, mux.SetURLVars(r, match.Vars))
+}
+
+// isClean reports whether p is in gorilla/mux's canonical form: as
+// path.Clean makes it, but keeping a trailing slash.
+func isClean(p string) bool {
+	np := path.Clean(p)
+	if strings.HasSuffix(p, "/") && np != "/" {
+		return len(p) == len(np)+1 && strings.HasPrefix(p, np)
+	}
+	return np == p
+}
+
+// firstSegment returns the first segment of a path ("/users/x" → "users").
+func firstSegment(path string) string {
+	seg, _, _ := strings.Cut(strings.TrimPrefix(path, "/"), "/")
+	return seg
 }
 
 // methods returns the methods a route answers: HEAD too for GET, as Jersey

@@ -37,21 +37,22 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 		WriteError(w, nil, err)
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(buf)))
-	w.WriteHeader(status)
-	_, _ = w.Write(buf)
+	WriteRawJSON(w, status, buf)
 }
 
 // WriteRawJSON writes an already encoded JSON document.
 func WriteRawJSON(w http.ResponseWriter, status int, buf []byte) {
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(buf)))
+	// Set directly, under canonical names: no allocation for the type.
+	h["Content-Type"] = jsonContentType
+	h["Content-Length"] = []string{strconv.Itoa(len(buf))}
 	w.WriteHeader(status)
 	_, _ = w.Write(buf)
 }
+
+// jsonContentType is the Content-Type value of JSON answers, shared by all
+// of them (net/http only reads it).
+var jsonContentType = []string{"application/json"}
 
 // ErrorBody is Graylog's generic error body.
 type ErrorBody struct {
@@ -134,10 +135,17 @@ func WithLogger(ctx context.Context, l *slog.Logger) context.Context {
 
 // Logger returns the request's logger, or slog's default.
 func Logger(ctx context.Context) *slog.Logger {
-	if l, ok := ctx.Value(loggerKey).(*slog.Logger); ok {
-		return l
+	var l *slog.Logger
+	switch v := ctx.Value(loggerKey).(type) {
+	case *slog.Logger:
+		l = v
+	case *requestContext:
+		l = v.logger
 	}
-	return slog.Default()
+	if l == nil {
+		return slog.Default()
+	}
+	return l
 }
 
 // WithRequestID returns a context carrying the request id.
@@ -147,8 +155,40 @@ func WithRequestID(ctx context.Context, id string) context.Context {
 
 // RequestID returns the request id set by the router, or "".
 func RequestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey).(string)
-	return id
+	switch v := ctx.Value(requestIDKey).(type) {
+	case string:
+		return v
+	case *requestContext:
+		return v.id
+	}
+	return ""
+}
+
+// WithRequest returns a context carrying what the router gives every
+// request: its id, its logger and the public URI of the API root. It is
+// WithRequestID, WithLogger and WithBaseURI in one value, so that a request
+// costs one context allocation, not three; each of those set later, on the
+// returned context, still takes precedence.
+func WithRequest(ctx context.Context, id string, l *slog.Logger, base string) context.Context {
+	return &requestContext{Context: ctx, id: id, logger: l, base: strings.TrimSuffix(base, "/")}
+}
+
+// requestContext answers the keys of WithRequest with itself (the getters
+// take the field they want, so a lookup boxes no string) and passes others
+// to its parent.
+type requestContext struct {
+	context.Context
+	id     string
+	logger *slog.Logger
+	base   string
+}
+
+func (c *requestContext) Value(key any) any {
+	switch key {
+	case loggerKey, requestIDKey, baseKey{}:
+		return c
+	}
+	return c.Context.Value(key)
 }
 
 // Decode reads a JSON request body into v. Strict decoding refuses properties

@@ -147,7 +147,13 @@ func WithBaseURI(ctx context.Context, base string) context.Context {
 
 // Location returns the absolute URI of an API path for a Location header.
 func Location(r *http.Request, path string) string {
-	base, _ := r.Context().Value(baseKey{}).(string)
+	var base string
+	switch v := r.Context().Value(baseKey{}).(type) {
+	case string:
+		base = v
+	case *requestContext:
+		base = v.base
+	}
 	return base + path
 }
 

@@ -33,15 +33,16 @@ func openStore(t testing.TB) store.Store {
 	return st
 }
 
-// cluster returns n registries on one store and one clock.
-func cluster(t testing.TB, st store.Store, c *clock, n int) []*nodes.Registry {
+// cluster returns n registries on one store and one clock, with opts if
+// given.
+func cluster(t testing.TB, st store.Store, c *clock, n int, opts ...nodes.Options) []*nodes.Registry {
 	t.Helper()
 	regs := make([]*nodes.Registry, n)
 	for i := range regs {
 		id := fmt.Sprintf("node-%d", i+1)
 		regs[i] = nodes.New(st, c.Now, func() nodes.Info {
 			return nodes.Info{NodeID: id, TransportAddress: "http://" + id + ":9000/", Lifecycle: "running", LBStatus: "alive"}
-		}, nodes.Options{})
+		}, append(opts, nodes.Options{})[0])
 	}
 	return regs
 }
@@ -249,5 +250,119 @@ func TestLiveSeesChangedDocuments(t *testing.T) {
 	}
 	if got := liveIDs(t, r); got != "[node-1]" {
 		t.Fatalf("live %s after node-2 left", got)
+	}
+}
+
+// TestLiveSetIsSharedUntilChange: LiveSet hands out the same *LiveSet while
+// nothing changed (GET /cluster keeps its encoded answer by it) and a new
+// one as soon as a document or a node's liveness changed, with what is
+// current; on an exclusive store, which it reads only after a write, too.
+func TestLiveSetIsSharedUntilChange(t *testing.T) {
+	for _, exclusive := range []bool{false, true} {
+		t.Run(fmt.Sprintf("exclusive=%v", exclusive), func(t *testing.T) { testLiveSetShared(t, exclusive) })
+	}
+}
+
+func testLiveSetShared(t *testing.T, exclusive bool) {
+	ctx := context.Background()
+	st, c := openStore(t), &clock{now: time.Unix(1e9, 0)}
+	regs := cluster(t, st, c, 3, nodes.Options{Exclusive: exclusive})
+	beat(t, regs...)
+	set := func() *nodes.LiveSet {
+		t.Helper()
+		s, err := regs[0].LiveSet(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	ids := func(s *nodes.LiveSet) string {
+		var out []string
+		for _, in := range s.Nodes {
+			out = append(out, in.NodeID)
+		}
+		return fmt.Sprint(out)
+	}
+	steps := []struct {
+		name    string
+		do      func()
+		changed bool
+		live    string
+	}{
+		{"nothing", func() {}, false, "[node-1 node-2 node-3]"},
+		{"a beat at the same time writes the same document", func() { beat(t, regs[1]) }, false, "[node-1 node-2 node-3]"},
+		{"time passes within the timeout", func() { c.Advance(4 * time.Second) }, false, "[node-1 node-2 node-3]"},
+		{"one node beats", func() { beat(t, regs[1]) }, true, "[node-1 node-2 node-3]"},
+		{"the silent ones time out", func() { c.Advance(2 * time.Second) }, true, "[node-2]"},
+		{"still dead", func() { c.Advance(time.Millisecond) }, false, "[node-2]"},
+		{"the first comes back", func() { beat(t, regs[0]) }, true, "[node-1 node-2]"},
+		{"the last deregisters", func() {
+			if err := regs[1].Deregister(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}, true, "[node-1]"},
+	}
+	prev := set()
+	for _, s := range steps {
+		s.do()
+		got := set()
+		if (got != prev) != s.changed || ids(got) != s.live {
+			t.Errorf("%s: changed %v, live %s; want changed %v, live %s", s.name, got != prev, ids(got), s.changed, s.live)
+		}
+		prev = got
+	}
+	// Live's slice is the caller's: changing it changes no one else's.
+	live, err := regs[0].Live(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live[0].NodeID = "changed"
+	if ids(set()) != "[node-1]" {
+		t.Errorf("a caller's change of Live's slice reached the registry: %s", ids(set()))
+	}
+}
+
+// listCounter counts the reads of the nodes collection.
+type listCounter struct {
+	store.Store
+	lists int
+}
+
+func (l *listCounter) List(ctx context.Context, coll string, fn func(id string, doc []byte) error) error {
+	if coll == nodes.Collection {
+		l.lists++
+	}
+	return l.Store.List(ctx, coll, fn)
+}
+
+// On an exclusive store LiveSet reads the collection only after a write of
+// a registry sharing the store.
+func TestExclusiveLiveSetReadsAfterWrites(t *testing.T) {
+	ctx := context.Background()
+	st, c := &listCounter{Store: openStore(t)}, &clock{now: time.Unix(1e9, 0)}
+	regs := cluster(t, st, c, 2, nodes.Options{Exclusive: true})
+	beat(t, regs...)
+	for _, s := range []struct {
+		name  string
+		do    func()
+		lists int
+	}{
+		{"first call", func() {}, 1},
+		{"no write", func() { c.Advance(time.Second) }, 0},
+		{"another registry beats", func() { beat(t, regs[1]) }, 1},
+		{"a failed write may have written", func() {
+			cancelled, cancel := context.WithCancel(ctx)
+			cancel()
+			_ = regs[1].Deregister(cancelled)
+		}, 1},
+	} {
+		s.do()
+		before := st.lists
+		if _, err := regs[0].LiveSet(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := st.lists - before; got != s.lists {
+			t.Errorf("%s: %d reads, want %d", s.name, got, s.lists)
+		}
 	}
 }

@@ -63,6 +63,11 @@ type Options struct {
 	// Grace is how long the leader keeps a dead node's document before
 	// removing it.
 	Grace time.Duration
+	// Exclusive says that no other process writes the store (the embedded
+	// store, which one process holds open): the nodes collection then
+	// changes only through this process's registries, and LiveSet reads it
+	// again only after one of them wrote to it, not on every call.
+	Exclusive bool
 }
 
 func (o *Options) defaults() {
@@ -94,23 +99,29 @@ type Registry struct {
 	mu   sync.Mutex
 	jobs []*job
 
-	// decoded keeps each node's last document with its decoding: Live
-	// runs on every GET /cluster and a node's document changes only with
-	// its heartbeat, so most calls compare bytes instead of decoding JSON.
-	decodedMu sync.Mutex
-	decoded   map[string]decodedInfo
+	// docs is the nodes collection as LiveSet last read it.
+	docs atomic.Pointer[docs]
+	// writes counts the writes to the nodes collection of the registries
+	// of this process sharing the store; nil unless Options.Exclusive.
+	writes *atomic.Uint64
 }
 
-type decodedInfo struct {
-	doc  []byte
-	info Info
-}
+// storeWrites holds the write count of each exclusive store the registries
+// of this process share (several nodes of one process share one store in
+// tests of clusters). An entry stays for the life of the process: one per
+// store opened, one in a server.
+var storeWrites sync.Map // store.Store → *atomic.Uint64
 
 // New returns the registry of the node whose current state state returns
 // (its NodeID is the document id; LastSeen is set by the registry).
 func New(st store.Store, now func() time.Time, state func() Info, opts Options) *Registry {
 	opts.defaults()
-	return &Registry{st: st, now: now, state: state, opts: opts}
+	r := &Registry{st: st, now: now, state: state, opts: opts}
+	if opts.Exclusive {
+		w, _ := storeWrites.LoadOrStore(st, new(atomic.Uint64))
+		r.writes = w.(*atomic.Uint64)
+	}
+	return r
 }
 
 // Options returns the registry's effective options.
@@ -133,7 +144,9 @@ func (r *Registry) Beat(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("heartbeat: %w", err)
 	}
-	if err := r.st.Put(ctx, Collection, info.NodeID, doc); err != nil {
+	err = r.st.Put(ctx, Collection, info.NodeID, doc)
+	r.wrote()
+	if err != nil {
 		return fmt.Errorf("heartbeat: %w", err)
 	}
 	if err := r.renew(ctx, info.NodeID, now); err != nil {
@@ -175,7 +188,9 @@ func (r *Registry) Deregister(ctx context.Context) error {
 	}
 	self := r.Self()
 	var errs []error
-	if err := r.st.Delete(ctx, Collection, self); err != nil && !errors.Is(err, store.ErrNotFound) {
+	err := r.st.Delete(ctx, Collection, self)
+	r.wrote()
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		errs = append(errs, fmt.Errorf("deregister: %w", err))
 	}
 	if err := r.release(ctx, self); err != nil {
@@ -193,35 +208,145 @@ func (r *Registry) Abandon() {
 }
 
 // Live returns the live nodes (heartbeat no older than NodeTimeout), by id.
+// The slice is the caller's own.
 func (r *Registry) Live(ctx context.Context) ([]Info, error) {
+	set, err := r.LiveSet(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Clone(set.Nodes), nil
+}
+
+// LiveSet is the live nodes at one moment, by id. It is shared and must not
+// be modified: LiveSet returns the same *LiveSet for as long as no node's
+// document changed and no node's liveness did, so that callers may keep
+// what they derive from it (the encoded GET /cluster answer) keyed by the
+// pointer.
+type LiveSet struct {
+	Nodes []Info
+}
+
+// wrote records a write to the nodes collection, after it ended (failed
+// ones too: they may have written): LiveSet reads the collection again.
+func (r *Registry) wrote() {
+	if r.writes != nil {
+		r.writes.Add(1)
+	}
+}
+
+// docs is the nodes collection as last read, decoded, in id order.
+type docs struct {
+	// seen is the write count the documents reflect (Options.Exclusive).
+	seen  atomic.Uint64
+	ids   []string
+	raw   [][]byte
+	infos []Info
+	// last is the LiveSet of the liveness mask it was made for.
+	last atomic.Pointer[liveMemo]
+}
+
+type liveMemo struct {
+	mask uint64
+	set  *LiveSet
+}
+
+// LiveSet returns the live nodes. GET /cluster runs it on every request,
+// and a node's document changes only with its heartbeat: the store is still
+// read each time (another node's beat or deregistration is seen at once),
+// but unchanged documents are compared byte for byte, not decoded, and an
+// unchanged outcome is the same *LiveSet, without allocating.
+//
+// With Options.Exclusive the store is read only after a write since the
+// last read: liveness still follows the clock on every call.
+func (r *Registry) LiveSet(ctx context.Context) (*LiveSet, error) {
 	now := r.now()
-	var out []Info
-	seen := map[string]decodedInfo{}
-	r.decodedMu.Lock()
-	last := r.decoded
-	r.decodedMu.Unlock()
+	cur := r.docs.Load()
+	var writes uint64
+	if r.writes != nil {
+		// Taken before reading: a write during the read is read again
+		// next time.
+		writes = r.writes.Load()
+		if cur != nil && cur.seen.Load() == writes {
+			return r.liveOf(cur, now), nil
+		}
+	}
+	d, err := r.read(ctx, cur)
+	if err != nil {
+		return nil, err
+	}
+	d.seen.Store(writes)
+	if d != cur {
+		r.docs.Store(d) // documents gone from the store leave the cache too
+	}
+	return r.liveOf(d, now), nil
+}
+
+// read lists the nodes collection and returns cur if nothing changed since
+// it was read, else the new documents (decoding only the changed ones).
+func (r *Registry) read(ctx context.Context, cur *docs) (*docs, error) {
+	if cur == nil {
+		cur = &docs{}
+	}
+	var next *docs // non-nil once the store differs from cur
+	i := 0
 	err := r.st.List(ctx, Collection, func(id string, doc []byte) error {
-		d, ok := last[id]
-		if !ok || !bytes.Equal(d.doc, doc) {
-			// The store may reuse doc after the callback: keep a copy.
-			d = decodedInfo{doc: bytes.Clone(doc)}
-			if err := json.Unmarshal(doc, &d.info); err != nil {
-				return fmt.Errorf("node document: %w", err)
-			}
+		if next == nil && i < len(cur.ids) && cur.ids[i] == id && bytes.Equal(cur.raw[i], doc) {
+			i++
+			return nil
 		}
-		seen[id] = d
-		if r.live(d.info, now) {
-			out = append(out, d.info)
+		if next == nil {
+			next = &docs{ids: slices.Clone(cur.ids[:i]), raw: slices.Clone(cur.raw[:i]), infos: slices.Clone(cur.infos[:i])}
 		}
+		var in Info
+		if j, ok := slices.BinarySearch(cur.ids, id); ok && bytes.Equal(cur.raw[j], doc) {
+			in = cur.infos[j]
+		} else if err := json.Unmarshal(doc, &in); err != nil {
+			return fmt.Errorf("node document: %w", err)
+		}
+		// The store may reuse doc after the callback: keep a copy.
+		next.ids, next.raw, next.infos = append(next.ids, id), append(next.raw, bytes.Clone(doc)), append(next.infos, in)
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list nodes: %w", err)
 	}
-	r.decodedMu.Lock()
-	r.decoded = seen // documents gone from the store leave the cache too
-	r.decodedMu.Unlock()
-	return out, nil
+	switch {
+	case next != nil:
+		return next, nil
+	case i < len(cur.ids): // documents removed at the end
+		return &docs{ids: cur.ids[:i:i], raw: cur.raw[:i:i], infos: cur.infos[:i:i]}, nil
+	}
+	return cur, nil
+}
+
+// liveOf returns the nodes of d live at now, the same *LiveSet as last time
+// when the same ones are.
+func (r *Registry) liveOf(d *docs, now time.Time) *LiveSet {
+	if len(d.infos) > 64 {
+		return &LiveSet{Nodes: r.filterLive(d.infos, now)}
+	}
+	var mask uint64
+	for i, in := range d.infos {
+		if r.live(in, now) {
+			mask |= 1 << i
+		}
+	}
+	if m := d.last.Load(); m != nil && m.mask == mask {
+		return m.set
+	}
+	set := &LiveSet{Nodes: r.filterLive(d.infos, now)}
+	d.last.Store(&liveMemo{mask: mask, set: set})
+	return set
+}
+
+func (r *Registry) filterLive(infos []Info, now time.Time) []Info {
+	out := make([]Info, 0, len(infos))
+	for _, in := range infos {
+		if r.live(in, now) {
+			out = append(out, in)
+		}
+	}
+	return out
 }
 
 // Get returns a live node, or store.ErrNotFound for an unknown or dead one.
@@ -265,7 +390,9 @@ func (r *Registry) sweep(ctx context.Context, now time.Time) error {
 	}
 	var errs []error
 	for _, id := range slices.Compact(dead) {
-		if err := r.st.Delete(ctx, Collection, id); err != nil && !errors.Is(err, store.ErrNotFound) {
+		err := r.st.Delete(ctx, Collection, id)
+		r.wrote()
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			errs = append(errs, fmt.Errorf("sweep node %s: %w", id, err))
 		}
 	}
@@ -274,12 +401,12 @@ func (r *Registry) sweep(ctx context.Context, now time.Time) error {
 
 // LiveIDs returns the ids of the live nodes.
 func (r *Registry) LiveIDs(ctx context.Context) ([]string, error) {
-	live, err := r.Live(ctx)
+	live, err := r.LiveSet(ctx)
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]string, len(live))
-	for i, in := range live {
+	ids := make([]string, len(live.Nodes))
+	for i, in := range live.Nodes {
 		ids[i] = in.NodeID
 	}
 	return ids, nil

@@ -3,8 +3,10 @@ package overview
 import (
 	"context"
 	"errors"
+	"maps"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/loggate/loggate/auth"
@@ -17,6 +19,7 @@ import (
 // and the lease holder.
 type Registry interface {
 	Live(ctx context.Context) ([]nodes.Info, error)
+	LiveSet(ctx context.Context) (*nodes.LiveSet, error)
 	Get(ctx context.Context, id string) (nodes.Info, error)
 	Leader(ctx context.Context) (string, error)
 }
@@ -26,6 +29,9 @@ type Handler struct {
 	node *Node
 	now  func() time.Time
 	reg  Registry
+	// answer is GET /cluster's last answer: built once per live set, not
+	// per request.
+	answer atomic.Pointer[clusterAnswer]
 }
 
 // NewHandler returns the system resources. Without SetRegistry it answers
@@ -80,16 +86,81 @@ func (h *Handler) cluster(w http.ResponseWriter, r *http.Request) error {
 		api.WriteJSON(w, http.StatusOK, map[string]*Record{h.node.ID: visible(h.node.ID, h.node.Record())})
 		return nil
 	}
-	live, err := h.reg.Live(r.Context())
+	set, err := h.reg.LiveSet(r.Context())
 	if err != nil {
 		return err
 	}
-	out := make(map[string]*Record, len(live))
-	for _, in := range live {
-		out[in.NodeID] = visible(in.NodeID, recordOf(in))
+	a := h.answer.Load()
+	if a == nil || a.set != set {
+		a = newClusterAnswer(set)
+		h.answer.Store(a)
 	}
-	api.WriteJSON(w, http.StatusOK, out)
+	body, err := a.body(p)
+	if err != nil {
+		return err
+	}
+	api.WriteRawJSON(w, http.StatusOK, body)
 	return nil
+}
+
+// clusterAnswer is GET /cluster's answer for one live set: the registry
+// hands out the same *nodes.LiveSet until a node's document or liveness
+// changes, and the answer differs between callers only in which records
+// their permissions show, so the body is encoded once per set of visible
+// nodes rather than per request.
+type clusterAnswer struct {
+	set   *nodes.LiveSet
+	perms []string // system:read:<node id>, by node
+	// bodies maps a mask of the visible nodes (bit i: set.Nodes[i]) to the
+	// encoded answer; copied on write.
+	bodies atomic.Pointer[map[uint64][]byte]
+}
+
+// maxAnswers bounds the encoded variants kept for one live set.
+const maxAnswers = 16
+
+func newClusterAnswer(set *nodes.LiveSet) *clusterAnswer {
+	a := &clusterAnswer{set: set, perms: make([]string, len(set.Nodes))}
+	for i, in := range set.Nodes {
+		a.perms[i] = "system:read:" + in.NodeID
+	}
+	return a
+}
+
+// body returns the answer p may see. Permissions are checked on every
+// call; only the encoding is kept.
+func (a *clusterAnswer) body(p *auth.Principal) ([]byte, error) {
+	var mask uint64
+	for i, perm := range a.perms {
+		if p.Permits(perm) && i < 64 {
+			mask |= 1 << i
+		}
+	}
+	cacheable := len(a.perms) <= 64
+	var bodies map[uint64][]byte
+	if m := a.bodies.Load(); m != nil {
+		bodies = *m
+	}
+	if b, ok := bodies[mask]; ok && cacheable {
+		return b, nil
+	}
+	out := make(map[string]*Record, len(a.set.Nodes))
+	for i, in := range a.set.Nodes {
+		out[in.NodeID] = nil
+		if p.Permits(a.perms[i]) {
+			rec := recordOf(in)
+			out[in.NodeID] = &rec
+		}
+	}
+	b, err := api.Marshal(out)
+	if err != nil || !cacheable || len(bodies) >= maxAnswers {
+		return b, err
+	}
+	next := make(map[uint64][]byte, len(bodies)+1)
+	maps.Copy(next, bodies)
+	next[mask] = b
+	a.bodies.Store(&next) // a concurrent store may win: both are right
+	return b, nil
 }
 
 func (h *Handler) system(r *http.Request) (any, error) {

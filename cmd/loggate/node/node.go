@@ -297,7 +297,8 @@ func (n *Node) routes(ctx context.Context, o Options) ([]api.Route, error) {
 	if n.Info, err = overview.NewNode(ctx, cfg.DataDir, st, cfg.RootTimezone, cfg.HTTPPublishURI, o.Now()); err != nil {
 		return nil, err
 	}
-	n.Nodes = nodes.New(st, o.Now, n.Info.Info, nodes.Options{})
+	_, embedded := st.(*bolt.Store) // one process holds it open
+	n.Nodes = nodes.New(st, o.Now, n.Info.Info, nodes.Options{Exclusive: embedded})
 	config, err := n.configResources(ctx, st, o.Now)
 	if err != nil {
 		return nil, err
