@@ -336,7 +336,8 @@ func (p *Processor) prepare(ctx context.Context, from uint64) (*prepared, error)
 	return b, nil
 }
 
-// add appends m to the messages of prefix.
+// add appends m to the messages of prefix. A prefix's messages are
+// allocated for the whole batch at once: most batches go to one prefix.
 func (b *prepared) add(prefix string, m messages.Message) {
 	for i := range b.writes {
 		if b.writes[i].prefix == prefix {
@@ -344,7 +345,9 @@ func (b *prepared) add(prefix string, m messages.Message) {
 			return
 		}
 	}
-	b.writes = append(b.writes, prefixWrite{prefix: prefix, msgs: []messages.Message{m}})
+	msgs := make([]messages.Message, 1, cap(b.msgs))
+	msgs[0] = m
+	b.writes = append(b.writes, prefixWrite{prefix: prefix, msgs: msgs})
 }
 
 // store writes a prepared batch to the store and forwards its messages.
