@@ -87,15 +87,16 @@ func (m *Message) sizeHint() int {
 }
 
 // UnmarshalBinary reads a record written by MarshalBinary. Strings are
-// copied, so b may be reused afterwards.
+// copied, so b may be reused afterwards: the ID and the string values
+// share one copy of b (one allocation, not one each), the field names have
+// their own.
 func (m *Message) UnmarshalBinary(b []byte) error {
 	return (*RecordReader)(nil).Read(m, b)
 }
 
 // RecordReader reads records as UnmarshalBinary does with fewer
-// allocations, which processing does for every message: the strings of a
-// record share one copy of it, and a field name read before is the same
-// string as before. Its zero value is ready; it is not safe for concurrent
+// allocations, which processing does for every message: a field name read
+// before is the same string as before, not a copy again. Its zero value is ready; it is not safe for concurrent
 // use.
 type RecordReader struct {
 	keys map[string]string
@@ -106,7 +107,7 @@ type RecordReader struct {
 const maxRecordKeys = 4096
 
 // Read reads the record b into m, as UnmarshalBinary. A nil reader
-// remembers no field names.
+// remembers no field names: each is a copy of its own.
 func (d *RecordReader) Read(m *Message, b []byte) error {
 	r := reader{b: b, s: string(b)}
 	if r.byte() != recordVersion {
@@ -153,20 +154,19 @@ func (d *RecordReader) Read(m *Message, b []byte) error {
 // part of the record it first came in: the record would stay in memory as
 // long as the name.
 func (d *RecordReader) key(r *reader) string {
-	if d == nil {
-		return r.string()
-	}
 	n := r.count()
-	at := len(r.s) - len(r.b)
 	raw := r.b[:n]
 	r.b = r.b[n:]
+	if d == nil {
+		return string(raw)
+	}
 	if k, ok := d.keys[string(raw)]; ok {
 		return k
 	}
-	if len(d.keys) >= maxRecordKeys {
-		return r.s[at : at+n]
-	}
 	k := string(raw)
+	if len(d.keys) >= maxRecordKeys {
+		return k
+	}
 	if d.keys == nil {
 		d.keys = map[string]string{}
 	}
