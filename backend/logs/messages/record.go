@@ -87,9 +87,29 @@ func (m *Message) sizeHint() int {
 }
 
 // UnmarshalBinary reads a record written by MarshalBinary. Strings are
-// copied, so b may be reused afterwards.
+// copied, so b may be reused afterwards: the ID and the string values
+// share one copy of b (one allocation, not one each), the field names have
+// their own.
 func (m *Message) UnmarshalBinary(b []byte) error {
-	r := reader{b: b}
+	return (*RecordReader)(nil).Read(m, b)
+}
+
+// RecordReader reads records as UnmarshalBinary does with fewer
+// allocations, which processing does for every message: a field name read
+// before is the same string as before, not a copy again. Its zero value is ready; it is not safe for concurrent
+// use.
+type RecordReader struct {
+	keys map[string]string
+}
+
+// maxRecordKeys bounds the field names a RecordReader remembers: senders
+// choose the names, and a stream of new ones must not grow it for ever.
+const maxRecordKeys = 4096
+
+// Read reads the record b into m, as UnmarshalBinary. A nil reader
+// remembers no field names: each is a copy of its own.
+func (d *RecordReader) Read(m *Message, b []byte) error {
+	r := reader{b: b, s: string(b)}
 	if r.byte() != recordVersion {
 		return fmt.Errorf("%w: unknown version", ErrBadRecord)
 	}
@@ -106,7 +126,7 @@ func (m *Message) UnmarshalBinary(b []byte) error {
 	n = r.count()
 	m.Fields = make([]Field, 0, n)
 	for i := 0; i < n && r.err == nil; i++ {
-		key := r.string()
+		key := d.key(&r)
 		var v any
 		switch r.byte() {
 		case tagString:
@@ -130,15 +150,41 @@ func (m *Message) UnmarshalBinary(b []byte) error {
 	return r.err
 }
 
+// key reads a field name. A remembered name has a copy of its own, not a
+// part of the record it first came in: the record would stay in memory as
+// long as the name.
+func (d *RecordReader) key(r *reader) string {
+	n := r.count()
+	raw := r.b[:n]
+	r.b = r.b[n:]
+	if d == nil {
+		return string(raw)
+	}
+	if k, ok := d.keys[string(raw)]; ok {
+		return k
+	}
+	k := string(raw)
+	if len(d.keys) >= maxRecordKeys {
+		return k
+	}
+	if d.keys == nil {
+		d.keys = map[string]string{}
+	}
+	d.keys[k] = k
+	return k
+}
+
 func appendString(b []byte, s string) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
 	return append(b, s...)
 }
 
 // reader decodes a record; the first error sticks and every later read
-// returns a zero value, so the decoder checks once at the end.
+// returns a zero value, so the decoder checks once at the end. s is a copy
+// of the whole record the strings it reads are cut from.
 type reader struct {
 	b   []byte
+	s   string
 	err error
 }
 
@@ -192,9 +238,9 @@ func (r *reader) count() int {
 
 func (r *reader) string() string {
 	n := r.count()
-	s := string(r.b[:n])
+	at := len(r.s) - len(r.b)
 	r.b = r.b[n:]
-	return s
+	return r.s[at : at+n]
 }
 
 func (r *reader) uint64() uint64 {

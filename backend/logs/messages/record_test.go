@@ -3,10 +3,12 @@ package messages
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 func TestRecordRoundTrip(t *testing.T) {
@@ -68,6 +70,45 @@ func TestRecordRejects(t *testing.T) {
 	}
 }
 
+// TestRecordReader reads records as UnmarshalBinary does, with a field
+// name read before shared, not copied again, and no more names remembered
+// than maxRecordKeys.
+func TestRecordReader(t *testing.T) {
+	var rr RecordReader
+	read := func(m Message) Message {
+		t.Helper()
+		b, err := m.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got, want Message
+		if err := rr.Read(&got, b); err != nil {
+			t.Fatal(err)
+		}
+		if err := want.UnmarshalBinary(b); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("Read:\n got %#v\nwant %#v", got, want)
+		}
+		return got
+	}
+	msg := func(key string) Message {
+		return Message{ID: "id", Timestamp: time.UnixMilli(1).UTC(), Streams: []string{"s"},
+			Fields: []Field{{key, "v"}, {"n", int64(300)}, {"f", 0.5}, {"t", true}}}
+	}
+	first, second := read(msg("service")), read(msg("service"))
+	if unsafe.StringData(first.Fields[0].Key) != unsafe.StringData(second.Fields[0].Key) {
+		t.Error("a field name read twice is two strings")
+	}
+	for i := len(rr.keys); i < maxRecordKeys+10; i++ {
+		read(msg(fmt.Sprintf("k%d", i)))
+	}
+	if len(rr.keys) != maxRecordKeys {
+		t.Errorf("%d field names remembered, want at most %d", len(rr.keys), maxRecordKeys)
+	}
+}
+
 // FuzzRecord: no input panics the decoder or makes it allocate beyond the
 // input's size, and whatever it accepts re-encodes to the same bytes.
 func FuzzRecord(f *testing.F) {
@@ -75,14 +116,22 @@ func FuzzRecord(f *testing.F) {
 		Fields: []Field{{"a", "b"}, {"n", int64(1)}, {"f", 1.5}, {"t", true}}}).MarshalBinary()
 	f.Add(seed)
 	f.Add([]byte{recordVersion})
+	var rr RecordReader
 	f.Fuzz(func(t *testing.T, b []byte) {
-		var m Message
-		if err := m.UnmarshalBinary(b); err != nil {
+		var m, read Message
+		err := m.UnmarshalBinary(b)
+		if rerr := rr.Read(&read, b); (rerr == nil) != (err == nil) {
+			t.Fatalf("RecordReader.Read: %v, UnmarshalBinary: %v", rerr, err)
+		}
+		if err != nil {
 			return
 		}
 		again, err := m.MarshalBinary()
 		if err != nil {
 			t.Fatal(err)
+		}
+		if viaReader, _ := read.MarshalBinary(); !bytes.Equal(viaReader, again) {
+			t.Fatalf("RecordReader.Read and UnmarshalBinary differ:\n%x\n%x", viaReader, again)
 		}
 		var m2 Message
 		if err := m2.UnmarshalBinary(again); err != nil {
@@ -106,6 +155,14 @@ func BenchmarkRecord(b *testing.B) {
 		out := make([]byte, 0, 512)
 		for b.Loop() {
 			out, _ = m.AppendBinary(out[:0])
+		}
+	})
+	b.Run("read", func(b *testing.B) {
+		b.ReportAllocs()
+		var rr RecordReader
+		var got Message
+		for b.Loop() {
+			_ = rr.Read(&got, buf)
 		}
 	})
 	b.Run("unmarshal", func(b *testing.B) {

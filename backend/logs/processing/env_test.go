@@ -223,6 +223,12 @@ type runner struct {
 // before it runs.
 func (e *env) start(opts processing.Options, setup ...func(*processing.Processor)) *runner {
 	e.t.Helper()
+	return e.startOn(e.ms, opts, setup...)
+}
+
+// startOn is start writing to st, which wraps the env's store.
+func (e *env) startOn(st processing.Store, opts processing.Options, setup ...func(*processing.Processor)) *runner {
+	e.t.Helper()
 	if opts.FlushEvery == 0 {
 		opts.FlushEvery = 1
 	}
@@ -230,7 +236,7 @@ func (e *env) start(opts processing.Options, setup ...func(*processing.Processor
 		opts.RetryMin, opts.RetryMax = time.Millisecond, 2*time.Millisecond
 	}
 	opts.Now = clock
-	p := processing.New(e.j, e.ms, e.streams, e.cache(), opts)
+	p := processing.New(e.j, st, e.streams, e.cache(), opts)
 	for _, f := range setup {
 		f(p)
 	}

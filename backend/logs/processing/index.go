@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/loggate/loggate/backend/logs/messages"
 )
@@ -72,13 +73,19 @@ func valueSize(key string, v any) int64 {
 	return 0
 }
 
-// javaLength is String.length(): UTF-16 code units.
+// javaLength is String.length(): UTF-16 code units. An ASCII byte is one
+// unit, and most text is ASCII: only the rest is decoded.
 func javaLength(s string) int64 {
-	n := int64(0)
-	for _, r := range s {
-		n += int64(utf16.RuneLen(r))
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			n := int64(i)
+			for _, r := range s[i:] {
+				n += int64(utf16.RuneLen(r))
+			}
+			return n
+		}
 	}
-	return n
+	return int64(len(s))
 }
 
 // AccountedSize is Graylog's Message.getSize of m, what

@@ -98,6 +98,9 @@ type Processor struct {
 	order     OrderFunc
 	lastOrder []string
 
+	// records reads the journal's records; only Run's goroutine uses it.
+	records messages.RecordReader
+
 	incoming, processed, written, failures, bad *metrics.Meter
 	decodedBytes, outputBytes                   *metrics.Counter
 
@@ -238,62 +241,7 @@ func (p *Processor) Run(ctx context.Context) error {
 		_ = p.j.Commit(next - 1)
 	}
 	p.update(func(s *State) { s.Next, s.Flushed = next, next })
-	pending, pendingBytes := 0, 0
-	// Flush timing runs on the monotonic clock, not on Options.Now: it is
-	// about disk work, and a test's frozen clock must not stop flushes.
-	lastFlush := time.Now()
-	for {
-		if ctx.Err() != nil {
-			return p.final(next, pending)
-		}
-		if !p.opts.Processing() {
-			// What was written before the pause is flushed now, not when
-			// processing resumes: a pause may last, and until the flush
-			// the journal cannot drop those records.
-			if pending > 0 {
-				if err := p.flush(ctx, next); err != nil {
-					return p.stopped(ctx, next, pending, err)
-				}
-				pending, pendingBytes, lastFlush = 0, 0, time.Now()
-			}
-			if err := p.pausedWait(ctx); err != nil {
-				return p.final(next, pending)
-			}
-			continue
-		}
-		wait := p.opts.FlushInterval
-		if pending > 0 {
-			wait = max(0, p.opts.FlushInterval-time.Since(lastFlush))
-		}
-		wctx, cancel := context.WithTimeout(ctx, wait)
-		err := p.j.Wait(wctx, next)
-		cancel()
-		switch {
-		case err == nil:
-			n, size, err := p.batch(ctx, next)
-			if err != nil {
-				if ctx.Err() != nil {
-					return p.final(next, pending)
-				}
-				return err
-			}
-			next += uint64(n)
-			pending += n
-			pendingBytes += size
-			p.update(func(s *State) { s.Next = next })
-		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
-		case ctx.Err() != nil:
-			return p.final(next, pending)
-		default:
-			return fmt.Errorf("processing: waiting for the journal: %w", err)
-		}
-		if pending > 0 && (pending >= p.opts.FlushEvery || pendingBytes >= p.opts.FlushBytes || time.Since(lastFlush) >= p.opts.FlushInterval) {
-			if err := p.flush(ctx, next); err != nil {
-				return p.stopped(ctx, next, pending, err)
-			}
-			pending, pendingBytes, lastFlush = 0, 0, time.Now()
-		}
-	}
+	return p.pipeline(next).run(ctx)
 }
 
 // pausedWait waits a flush interval while processing is paused.
@@ -308,40 +256,29 @@ func (p *Processor) pausedWait(ctx context.Context) error {
 	}
 }
 
-// stopped ends Run after a failed flush: a flush only fails for good when
-// ctx ended (then the final flush is tried) or when the journal refused
-// the commit, which no retry mends.
-func (p *Processor) stopped(ctx context.Context, next uint64, pending int, err error) error {
-	if ctx.Err() != nil {
-		return p.final(next, pending)
-	}
-	return err
+// prepared is a batch read from the journal and routed, ready for the
+// store.
+type prepared struct {
+	// n counts the journal records it consumed, size their bytes.
+	n, size int
+	// writes are the messages of each index prefix, as indexed, in the
+	// order the prefixes first came up.
+	writes []prefixWrite
+	// msgs are the messages as processed, for the outputs.
+	msgs []messages.Message
 }
 
-// final flushes on shutdown with a bounded grace period; what it cannot
-// flush is replayed from the journal at the next start.
-func (p *Processor) final(next uint64, pending int) error {
-	if pending == 0 {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := p.st.Flush(ctx, next); err != nil {
-		return fmt.Errorf("processing: final flush: %w", err)
-	}
-	_ = p.j.Commit(next - 1)
-	p.update(func(s *State) { s.Flushed = next })
-	return nil
+type prefixWrite struct {
+	prefix string
+	msgs   []messages.Message
 }
 
-// batch reads, routes, writes and forwards one batch starting at from, and
-// returns how many journal records it consumed and their bytes. Store failures are retried
-// until they pass or ctx ends: nothing read is skipped but unreadable
-// records and the messages the store refuses for good (see write).
-func (p *Processor) batch(ctx context.Context, from uint64) (int, int, error) {
+// prepare reads one batch starting at from and routes it: everything
+// before the store. Unreadable records are passed (counted and logged).
+func (p *Processor) prepare(ctx context.Context, from uint64) (*prepared, error) {
 	entries, err := p.j.Read(from, p.opts.BatchSize)
 	if err != nil {
-		return 0, 0, fmt.Errorf("processing: reading the journal at %d: %w", from, err)
+		return nil, fmt.Errorf("processing: reading the journal at %d: %w", from, err)
 	}
 	p.incoming.Mark(int64(len(entries)))
 	if err := p.streams.Refresh(ctx); err != nil {
@@ -349,13 +286,11 @@ func (p *Processor) batch(ctx context.Context, from uint64) (int, int, error) {
 		p.opts.Logger.Warn("refreshing the streams failed", "err", err)
 	}
 	rt := newRouter(p.streams.All(), func(id string) (string, bool) { return p.sets.Prefix(ctx, id) })
-	byPrefix := map[string][]messages.Message{}
-	var prefixes []string
 	decoded := make([]messages.Message, 0, len(entries))
-	var size int64
+	size := 0
 	for _, e := range entries {
 		var m messages.Message
-		if err := m.UnmarshalBinary(e.Data); err != nil {
+		if err := p.records.Read(&m, e.Data); err != nil {
 			// A record this version cannot read would block the journal
 			// forever; it is counted, logged by offset (never its
 			// content) and passed.
@@ -365,14 +300,15 @@ func (p *Processor) batch(ctx context.Context, from uint64) (int, int, error) {
 		}
 		start(&m)
 		decoded = append(decoded, m)
-		size += int64(len(e.Data))
+		size += len(e.Data)
 	}
 	batch := make([]*messages.Message, len(decoded))
 	for i := range decoded {
 		batch[i] = &decoded[i]
 	}
 	batch = p.process(ctx, batch, rt)
-	msgs := make([]messages.Message, 0, len(batch))
+	b := &prepared{n: len(entries), size: size, msgs: make([]messages.Message, 0, len(batch))}
+	var prefixes []string
 	for _, m := range batch {
 		prefixes = rt.prefixesOf(m, prefixes)
 		if len(prefixes) == 0 {
@@ -385,31 +321,52 @@ func (p *Processor) batch(ctx context.Context, from uint64) (int, int, error) {
 				return err
 			})
 			if err != nil {
-				return 0, 0, err
+				return nil, err
 			}
 			prefixes = append(prefixes, def)
 		}
-		msgs = append(msgs, *m)
+		b.msgs = append(b.msgs, *m)
 		indexed := forIndex(*m)
 		for _, pre := range prefixes {
-			byPrefix[pre] = append(byPrefix[pre], indexed)
+			b.add(pre, indexed)
 		}
 	}
-	for pre, batch := range byPrefix {
-		if err := p.write(ctx, pre, batch); err != nil {
-			return 0, 0, err
+	p.processed.Mark(int64(len(b.msgs)))
+	p.decodedBytes.Inc(int64(size))
+	return b, nil
+}
+
+// add appends m to the messages of prefix. A prefix's messages are
+// allocated for the whole batch at once: most batches go to one prefix.
+func (b *prepared) add(prefix string, m messages.Message) {
+	for i := range b.writes {
+		if b.writes[i].prefix == prefix {
+			b.writes[i].msgs = append(b.writes[i].msgs, m)
+			return
 		}
 	}
-	p.processed.Mark(int64(len(msgs)))
-	p.written.Mark(int64(len(msgs)))
-	p.decodedBytes.Inc(size)
-	p.outputBytes.Inc(size)
+	msgs := make([]messages.Message, 1, cap(b.msgs))
+	msgs[0] = m
+	b.writes = append(b.writes, prefixWrite{prefix: prefix, msgs: msgs})
+}
+
+// store writes a prepared batch to the store and forwards its messages.
+// Store failures are retried until they pass or ctx ends; the messages the
+// store refuses for good are dropped (see write).
+func (p *Processor) store(ctx context.Context, b *prepared) error {
+	for _, w := range b.writes {
+		if err := p.write(ctx, w.prefix, w.msgs); err != nil {
+			return err
+		}
+	}
+	p.written.Mark(int64(len(b.msgs)))
+	p.outputBytes.Inc(int64(b.size))
 	if p.opts.Forwarder != nil {
-		for i := range msgs {
-			p.opts.Forwarder.Forward(&msgs[i])
+		for i := range b.msgs {
+			p.opts.Forwarder.Forward(&b.msgs[i])
 		}
 	}
-	return len(entries), int(size), nil
+	return nil
 }
 
 // write writes msgs to the index set of prefix. A failure wrapping

@@ -317,16 +317,19 @@ func TestPauseFlushes(t *testing.T) {
 	e := newEnv(t)
 	var paused atomic.Bool
 	r := e.start(procOptions(func() bool { return !paused.Load() }, neverEvery, neverInterval))
-	r.processed(e.journal(numbered("a", 3)...))
+	written := e.journal(numbered("a", 3)...)
+	r.processed(written)
 	if st := r.p.State(); st.Flushed != 0 {
 		t.Fatalf("state %+v, want nothing flushed yet", st)
 	}
 	paused.Store(true)
-	// A record wakes the processor, which reads it and then sees the pause.
-	end := e.journal(msg("wake", "source", "host"))
-	r.flushed(end)
-	if got := e.j.Committed(); got != end {
-		t.Errorf("journal committed %d after the pause, want %d", got, end)
+	// A record wakes the processor if it waits for the journal; it may
+	// also have seen the pause already. Either way what it wrote before
+	// the pause is flushed and committed.
+	e.journal(msg("wake", "source", "host"))
+	r.flushed(written)
+	if got := e.j.Committed(); got < written {
+		t.Errorf("journal committed %d after the pause, want at least %d", got, written)
 	}
 }
 
@@ -388,4 +391,88 @@ func TestFlushBytes(t *testing.T) {
 	end := e.journal(big...)
 	// Two records pass 64 KiB: the flush covers them, whatever the third.
 	r.flushed(end - 1)
+}
+
+// TestFlushOverlapsReading holds a flush: meanwhile the processor reads and
+// routes the next records, so that the flush and the next batches share
+// the cores, but it writes them only once the flush landed, so that a
+// flush holds exactly the records below its checkpoint.
+func TestFlushOverlapsReading(t *testing.T) {
+	e := newEnv(t)
+	st := &gatedStore{Store: e.ms, entered: make(chan uint64, 4), release: make(chan struct{})}
+	reg := metrics.New(clock)
+	r := e.startOn(st, processing.Options{Metrics: reg, FlushEvery: 3, FlushInterval: neverInterval})
+	first := e.journal(numbered("a", 3)...)
+	select {
+	case cp := <-st.entered:
+		if cp != first {
+			t.Fatalf("flush checkpoint %d, want %d", cp, first)
+		}
+	case <-time.After(waitTimeout):
+		t.Fatal("timed out waiting for the flush")
+	}
+	end := e.journal(numbered("b", 3)...)
+	const incoming = "org.graylog2.shared.buffers.processors.ProcessBufferProcessor.incomingMessages"
+	for deadline := time.Now().Add(waitTimeout); meterCount(t, reg, incoming) < 6; {
+		if time.Now().After(deadline) {
+			t.Fatalf("read %d records while a flush ran, want 6", meterCount(t, reg, incoming))
+		}
+		time.Sleep(time.Millisecond) // polling an observable condition
+	}
+	if s := r.p.State(); s.Next != first {
+		t.Errorf("state %+v while the flush runs, want next %d: nothing written beside a flush", s, first)
+	}
+	close(st.release)
+	r.flushed(end)
+	if got := st.stats(); got.beside != 0 || !slices.Equal(got.checkpoints, []uint64{first, end}) {
+		t.Errorf("%d writes beside a flush, flush checkpoints %v; want none and [%d %d]", got.beside, got.checkpoints, first, end)
+	}
+	wantOnce(t, e, ids(append(numbered("a", 3), numbered("b", 3)...)))
+}
+
+// gatedStore holds every Flush until release is closed, telling entered
+// its checkpoint, and counts the writes made while a flush runs.
+type gatedStore struct {
+	processing.Store
+	entered chan uint64
+	release chan struct{}
+
+	mu       sync.Mutex
+	flushing bool
+	gated    gatedStats
+}
+
+type gatedStats struct {
+	beside      int
+	checkpoints []uint64
+}
+
+func (g *gatedStore) Write(ctx context.Context, prefix string, msgs []messages.Message) error {
+	g.mu.Lock()
+	if g.flushing {
+		g.gated.beside++
+	}
+	g.mu.Unlock()
+	return g.Store.Write(ctx, prefix, msgs)
+}
+
+func (g *gatedStore) Flush(ctx context.Context, checkpoint uint64) error {
+	g.mu.Lock()
+	g.flushing = true
+	g.gated.checkpoints = append(g.gated.checkpoints, checkpoint)
+	g.mu.Unlock()
+	defer func() {
+		g.mu.Lock()
+		g.flushing = false
+		g.mu.Unlock()
+	}()
+	g.entered <- checkpoint
+	<-g.release
+	return g.Store.Flush(ctx, checkpoint)
+}
+
+func (g *gatedStore) stats() gatedStats {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.gated
 }
