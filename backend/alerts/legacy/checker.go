@@ -2,6 +2,7 @@ package legacy
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -211,6 +212,41 @@ func (c *Checker) run(ctx context.Context, streamID string, cond Condition, now 
 	return out, nil
 }
 
+// Doc is the condition as Graylog 3.3 wrote an AlertCondition in JSON: in
+// a check result and in what alarm callbacks get.
+func (c Condition) Doc() map[string]any {
+	p := c.Parameters
+	if p == nil {
+		p = map[string]any{}
+	}
+	grace, backlog := int(num(p["grace"])), int(num(p["backlog"]))
+	repeat, _ := p["repeat_notifications"].(bool)
+	var desc string
+	switch c.Type {
+	case MessageCount:
+		desc = fmt.Sprintf("time: %s, threshold_type: %s, threshold: %s, grace: %d, repeat notifications: %t",
+			str(p["time"]), strings.ToLower(str(p["threshold_type"])), str(p["threshold"]), grace, repeat)
+	case FieldValue:
+		desc = fmt.Sprintf("time: %s, field: %s, check type: %s, threshold_type: %s, threshold: %s, grace: %d, repeat notifications: %t",
+			str(p["time"]), str(p["field"]), strings.ToLower(str(p["type"])), strings.ToLower(str(p["threshold_type"])),
+			javaDecimal(num(p["threshold"])), grace, repeat)
+	case FieldContentValue:
+		desc = fmt.Sprintf("field: %s, value: %s, grace: %d, repeat notifications: %t", str(p["field"]), str(p["value"]), grace, repeat)
+	}
+	return map[string]any{"id": c.ID, "type": c.Type, "title": c.Title, "created_at": c.CreatedAt, "creator_user_id": c.CreatorUserID,
+		"parameters": p, "grace": grace, "backlog": backlog, "description": desc}
+}
+
+// StreamDoc is a stream's document, as legacy callbacks get it.
+func StreamDoc(st *streams.Stream) (map[string]any, error) {
+	b, err := json.Marshal(st)
+	if err != nil {
+		return nil, err
+	}
+	var doc map[string]any
+	return doc, json.Unmarshal(b, &doc)
+}
+
 // javaDecimal formats as Java's DecimalFormat("#.###").
 func javaDecimal(v float64) string {
 	if math.IsNaN(v) {
@@ -236,6 +272,11 @@ func (c *Checker) notify(ctx context.Context, st *streams.Stream, cond Condition
 		Key: &key, KeyTuple: []string{}, Priority: 2, Alert: true, Fields: map[string]string{}}
 	d := &definitions.Definition{ID: cond.ID, Title: title, Config: definitions.Config{Type: cond.Type}}
 	model := notify.NewModel(d, "", "", ev, res.backlog)
+	stream, err := StreamDoc(st)
+	if err != nil {
+		return err
+	}
+	model.Legacy = &notify.LegacyAlert{Stream: stream, Condition: cond.Doc()}
 	var errs []error
 	for _, cb := range cbs {
 		n := notify.Notification{ID: cb.ID, Config: notify.Config{Type: notify.TypeLegacy, CallbackType: cb.Type, Configuration: cb.Configuration}}

@@ -73,7 +73,7 @@ func (n *Node) openAlerts(now func() time.Time) (first, routes []api.Route) {
 	cfg := n.Config.Email
 	a.Deliverer = &notify.Deliverer{
 		HTTP:    &http.Client{Timeout: 10 * time.Second},
-		Allowed: urlAllowList{n}, Users: userEmails{n}, UserAgent: "loggate/" + overview.Build,
+		Allowed: urlAllowList{n}, Users: userEmails{n}, Streams: streamDocs{n}, UserAgent: "loggate/" + overview.Build,
 		Email: notify.EmailConfig{Enabled: cfg.Enabled, Hostname: cfg.Hostname, Port: cfg.Port, UseAuth: cfg.UseAuth,
 			Username: cfg.Username, Password: cfg.Password, UseTLS: cfg.UseTLS, UseSSL: cfg.UseSSL, FromEmail: cfg.FromEmail,
 			SubjectPrefix: cfg.SubjectPrefix, WebInterfaceURL: cfg.WebInterfaceURL,
@@ -259,6 +259,18 @@ func (u urlAllowList) Permits(ctx context.Context, url string) (bool, error) {
 		return false, err
 	}
 	return wl.Permits(url), nil
+}
+
+// streamDocs gives legacy alarm callbacks the documents of streams.
+type streamDocs struct{ n *Node }
+
+func (s streamDocs) StreamDoc(id string) (map[string]any, bool) {
+	st, err := s.n.Streams.Get(id)
+	if err != nil {
+		return nil, false
+	}
+	doc, err := legacy.StreamDoc(st)
+	return doc, err == nil
 }
 
 // userEmails looks up the addresses of user recipients; unknown users and

@@ -64,6 +64,14 @@ func TestLegacyConditionAlertsOldClient(t *testing.T) {
 		body.Get("check_result.triggered_condition.title").String() != "busy" || body.Get("check_result.matching_messages.#").Int() != 2 {
 		t.Errorf("callback payload: %s", body.Raw)
 	}
+	// Graylog 4.0's stand-in for a migrated condition: the definition's
+	// stream, a condition named after the definition.
+	cond := body.Get("check_result.triggered_condition")
+	if body.Get("stream.title").String() != "web" || cond.Get("type").String() != "aggregation-v1" ||
+		cond.Get("description").String() != "busy" || cond.Get("parameters.backlog").Int() != 50 ||
+		cond.Get("creator_user_id").String() != "admin" || !body.Get("check_result.triggered_at").Exists() {
+		t.Errorf("callback payload: %s", body.Raw)
+	}
 }
 
 // A 4.0 client's legacy condition is kept and listed, but becomes an event
@@ -210,6 +218,27 @@ func TestLegacyAlertsEnabled(t *testing.T) {
 	const desc = "Stream had 2 messages in the last 1 minutes with trigger condition more than 1 messages. (Current grace time: 0 minutes)"
 	if body.Get("stream.id").String() != sid || body.Get("check_result.result_description").String() != desc ||
 		body.Get("check_result.triggered_condition.title").String() != "busy" || body.Get("check_result.matching_messages.#").Int() != 2 {
+		t.Errorf("callback payload: %s", body.Raw)
+	}
+	// As Graylog 3.3's HTTP alarm callback: the stream document and the
+	// condition with its parameters, under the JSON names only.
+	cond := body.Get("check_result.triggered_condition")
+	for path, want := range map[string]string{
+		"stream.id": sid, "stream.title": "web", "stream.matching_type": "AND", "stream.rules.0.value": "web-1",
+		"check_result.triggered_at": iso(h.Clock.Now()), "check_result.matching_messages.0.source": "web-1",
+		"id": cid, "type": "message_count", "title": "busy", "creator_user_id": "admin", "parameters.threshold_type": "MORE",
+		"parameters.time": "1", "parameters.backlog": "2", "grace": "0", "backlog": "2",
+		"description": "time: 1, threshold_type: more, threshold: 1, grace: 0, repeat notifications: false",
+	} {
+		got := body.Get(path)
+		if !strings.Contains(path, ".") || strings.HasPrefix(path, "parameters.") {
+			got = cond.Get(path)
+		}
+		if got.String() != want {
+			t.Errorf("callback payload %s = %q, want %q", path, got.String(), want)
+		}
+	}
+	if !cond.Get("created_at").Exists() || body.Get("check_result.resultDescription").Exists() {
 		t.Errorf("callback payload: %s", body.Raw)
 	}
 	list := h.Do("GET", "/streams/alerts/paginated", nil, root).Want(t, http.StatusOK)
