@@ -87,10 +87,11 @@ func (n *Node) openAlerts(now func() time.Time) (first, routes []api.Route) {
 
 	evs := events.NewHandler(alertSource{a}, now).SetSearch(&events.Searching{
 		Store: n.Messages.Store, Prefixes: n.eventPrefixes, Stream: n.streamTitle})
+	checker := legacy.NewChecker(a.Legacy, n.Messages.Search, a.Deliverer, onErr)
 	if n.Config.EnableLegacyAlerts {
-		a.LegacyChecker = legacy.NewChecker(a.Legacy, n.Messages.Search, a.Deliverer, onErr)
+		a.LegacyChecker = checker
 	}
-	first, old := legacy.NewHandler(a.Legacy, onErr).Routes()
+	first, old := legacy.NewHandler(a.Legacy, checker, onErr).Routes()
 	return first, slices.Concat(evs.Routes(),
 		definitions.NewHandler(a.Definitions, a.Processor, a.Owners).Routes(),
 		notify.NewHandler(a.Notify, a.Deliverer, now, a.Owners).Routes(),

@@ -23,11 +23,8 @@ func TestLegacyConditionAlertsOldClient(t *testing.T) {
 	root := nodetest.AsRoot()
 	hk := startHook(t)
 	allowURL(t, h, hk.url())
-	sid := h.Do("POST", "/streams", map[string]any{"title": "web", "matching_type": "AND", "index_set_id": defaultIndexSet(t, h),
-		"rules": []map[string]any{{"field": "source", "type": 1, "value": "web-1", "inverted": false}}}, v24...).Want(t, http.StatusCreated).Get("stream_id").String()
-	h.Do("POST", "/streams/"+sid+"/resume", nil, v24...).Want(t, http.StatusNoContent)
-	h.Do("POST", "/streams/"+sid+"/alarmcallbacks", map[string]any{"type": "org.graylog2.alarmcallbacks.HTTPAlarmCallback", "title": "hook",
-		"configuration": map[string]any{"url": hk.url()}}, v24...).Want(t, http.StatusCreated)
+	sid := webStream(t, h, v24...)
+	hookCallback(t, h, sid, "hook", hk.url(), v24...)
 	t0 := h.Clock.Now().UTC().Truncate(time.Millisecond)
 	cid := h.Do("POST", "/streams/"+sid+"/alerts/conditions", map[string]any{"type": "message_count", "title": "busy",
 		"parameters": map[string]any{"time": 1, "threshold_type": "MORE", "threshold": 1, "grace": 0, "backlog": 2, "query": "*"}},
@@ -136,8 +133,7 @@ func TestLegacyOldClientChanges(t *testing.T) {
 	root := nodetest.AsRoot()
 	sid := h.Do("POST", "/streams", map[string]any{"title": "web", "matching_type": "AND", "index_set_id": defaultIndexSet(t, h),
 		"rules": []map[string]any{}}, v24...).Want(t, http.StatusCreated).Get("stream_id").String()
-	cb := h.Do("POST", "/streams/"+sid+"/alarmcallbacks", map[string]any{"type": "org.graylog2.alarmcallbacks.HTTPAlarmCallback", "title": "hook",
-		"configuration": map[string]any{"url": "http://127.0.0.1:1/hook"}}, v24...).Want(t, http.StatusCreated).Get("alarmcallback_id").String()
+	cb := hookCallback(t, h, sid, "hook", "http://127.0.0.1:1/hook", v24...)
 	params := map[string]any{"time": 1, "threshold_type": "MORE", "threshold": 1, "grace": 0, "backlog": 0, "query": "*"}
 	cid := h.Do("POST", "/streams/"+sid+"/alerts/conditions", map[string]any{"type": "message_count", "title": "busy", "parameters": params},
 		v24...).Want(t, http.StatusCreated).Get("alert_condition_id").String()
@@ -182,11 +178,8 @@ func TestLegacyAlertsEnabled(t *testing.T) {
 	ctx := context.Background()
 	hk := startHook(t)
 	allowURL(t, h, hk.url())
-	sid := h.Do("POST", "/streams", map[string]any{"title": "web", "matching_type": "AND", "index_set_id": defaultIndexSet(t, h),
-		"rules": []map[string]any{{"field": "source", "type": 1, "value": "web-1", "inverted": false}}}, root).Want(t, http.StatusCreated).Get("stream_id").String()
-	h.Do("POST", "/streams/"+sid+"/resume", nil, root).Want(t, http.StatusNoContent)
-	h.Do("POST", "/streams/"+sid+"/alarmcallbacks", map[string]any{"type": "org.graylog2.alarmcallbacks.HTTPAlarmCallback", "title": "hook",
-		"configuration": map[string]any{"url": hk.url()}}, root).Want(t, http.StatusCreated)
+	sid := webStream(t, h, root)
+	hookCallback(t, h, sid, "hook", hk.url(), root)
 	cid := h.Do("POST", "/streams/"+sid+"/alerts/conditions", map[string]any{"type": "message_count", "title": "busy",
 		"parameters": map[string]any{"time": 1, "threshold_type": "MORE", "threshold": 1, "grace": 0, "backlog": 2, "query": "*"}},
 		root).Want(t, http.StatusCreated).Get("alert_condition_id").String()
@@ -286,11 +279,8 @@ func TestLegacyAlertsGraceRepeat(t *testing.T) {
 	root := nodetest.AsRoot()
 	hk := startHook(t)
 	allowURL(t, h, hk.url())
-	sid := h.Do("POST", "/streams", map[string]any{"title": "web", "matching_type": "AND", "index_set_id": defaultIndexSet(t, h),
-		"rules": []map[string]any{{"field": "source", "type": 1, "value": "web-1", "inverted": false}}}, root).Want(t, http.StatusCreated).Get("stream_id").String()
-	h.Do("POST", "/streams/"+sid+"/resume", nil, root).Want(t, http.StatusNoContent)
-	h.Do("POST", "/streams/"+sid+"/alarmcallbacks", map[string]any{"type": "org.graylog2.alarmcallbacks.HTTPAlarmCallback", "title": "hook",
-		"configuration": map[string]any{"url": hk.url()}}, root).Want(t, http.StatusCreated)
+	sid := webStream(t, h, root)
+	hookCallback(t, h, sid, "hook", hk.url(), root)
 	h.Do("POST", "/streams/"+sid+"/alerts/conditions", map[string]any{"type": "field_content_value", "title": "failed",
 		"parameters": map[string]any{"field": "status", "value": "failed", "grace": 1, "backlog": 0, "repeat_notifications": true}},
 		root).Want(t, http.StatusCreated)
