@@ -12,6 +12,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/bson/primitive"
 
+	"github.com/loggate/loggate/backend/access/shares"
 	"github.com/loggate/loggate/backend/alerts/definitions"
 	"github.com/loggate/loggate/backend/alerts/entity"
 	"github.com/loggate/loggate/backend/alerts/events"
@@ -249,6 +250,28 @@ func (s alertSource) Notifications(ctx context.Context) ([]events.Entity, error)
 
 func (s alertSource) SchedulerContext(ctx context.Context, ids []string) (map[string]any, error) {
 	return s.a.Definitions.SchedulerContext(ctx, ids)
+}
+
+// ownedAlerts are the event definitions and notifications with the users
+// their grants make owners (/authz/shares/user/{userId}).
+func (n *Node) ownedAlerts(ctx context.Context) ([]shares.Entity, error) {
+	src := alertSource{&n.Alerts}
+	var out []shares.Entity
+	for _, kind := range []struct {
+		typ  string
+		list func(context.Context) ([]events.Entity, error)
+	}{{entity.TypeDefinition, src.Definitions}, {entity.TypeNotification, src.Notifications}} {
+		all, err := kind.list(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range all {
+			if id, ok := entity.OwnerUserID(e.Owner); ok {
+				out = append(out, shares.Entity{ID: e.ID, Type: kind.typ, Title: e.Title, OwnerID: id})
+			}
+		}
+	}
+	return out, nil
 }
 
 // urlAllowList checks URLs against /system/urlwhitelist.
