@@ -1,8 +1,8 @@
 // Package shares serves Graylog 4.0's GET /authz/shares/user/{userId}: the
 // entities shared with a user and the capability the user holds on each.
 // loggate records no grants of its own; what 4.0 grants on creation — the
-// creator owns the streams, dashboards and saved searches they create — is
-// derived from the entities' owners.
+// creator owns the streams, dashboards, saved searches, event definitions
+// and notifications they create — is derived from the entities' owners.
 package shares
 
 import (
@@ -13,12 +13,14 @@ import (
 	"github.com/loggate/loggate/router/api"
 )
 
-// Entity is something a user may own: a stream, a dashboard or a saved
-// search.
+// Entity is something a user may own: a stream, a dashboard, a saved
+// search, an event definition or a notification.
 type Entity struct {
 	ID, Type, Title string
-	// Owner is the owner's username.
-	Owner string
+	// Owner is the owner's username, or OwnerID their user id: the event
+	// definitions and notifications keep Graylog 4.0's grants, which name
+	// the user by id.
+	Owner, OwnerID string
 }
 
 // GRN is the entity's Graylog resource name, grn::::<type>:<id>.
@@ -97,7 +99,8 @@ func (h *Handler) forUser(w http.ResponseWriter, r *http.Request) error {
 				return err
 			}
 			for _, e := range all {
-				if e.Owner == u.Username && (typ == "" || e.Type == typ) {
+				mine := e.Owner == u.Username || e.OwnerID != "" && e.OwnerID == u.ID
+				if mine && (typ == "" || e.Type == typ) {
 					owned = append(owned, e)
 				}
 			}

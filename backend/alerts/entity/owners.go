@@ -44,8 +44,15 @@ type grant struct {
 
 func grn(typ, id string) string { return "grn::::" + typ + ":" + id }
 
+// userPrefix starts the GRN of a user grantee.
+const userPrefix = "grn::::user:"
+
 // userGRN names a principal as a grantee.
-func userGRN(p *auth.Principal) string { return "grn::::user:" + p.UserID }
+func userGRN(p *auth.Principal) string { return userPrefix + p.UserID }
+
+// OwnerUserID is the user id of an owner GRN; ok is false when the owner
+// is not a user (or there is none).
+func OwnerUserID(owner string) (id string, ok bool) { return strings.CutPrefix(owner, userPrefix) }
 
 // Own makes the caller in ctx the owner of the entity.
 func (o Owners) Own(ctx context.Context, typ, id string) error {

@@ -2,6 +2,7 @@ package legacy
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"go.mongodb.org/mongo-driver/bson/primitive"
 
 	"github.com/loggate/loggate/backend/alerts/definitions"
@@ -211,6 +213,43 @@ func (c *Checker) run(ctx context.Context, streamID string, cond Condition, now 
 	return out, nil
 }
 
+// Doc is the condition as Graylog 3.3 wrote an AlertCondition in JSON: in
+// a check result and in what alarm callbacks get.
+func (c Condition) Doc() map[string]any {
+	p := c.Parameters
+	if p == nil {
+		p = map[string]any{}
+	}
+	grace, backlog := int(num(p["grace"])), int(num(p["backlog"]))
+	repeat, _ := p["repeat_notifications"].(bool)
+	var desc string
+	switch c.Type {
+	case MessageCount:
+		desc = fmt.Sprintf("time: %s, threshold_type: %s, threshold: %s, grace: %d, repeat notifications: %t",
+			str(p["time"]), strings.ToLower(str(p["threshold_type"])), str(p["threshold"]), grace, repeat)
+	case FieldValue:
+		desc = fmt.Sprintf("time: %s, field: %s, check type: %s, threshold_type: %s, threshold: %s, grace: %d, repeat notifications: %t",
+			str(p["time"]), str(p["field"]), strings.ToLower(str(p["type"])), strings.ToLower(str(p["threshold_type"])),
+			javaDecimal(num(p["threshold"])), grace, repeat)
+	case FieldContentValue:
+		desc = fmt.Sprintf("field: %s, value: %s, grace: %d, repeat notifications: %t", str(p["field"]), str(p["value"]), grace, repeat)
+	case Dummy:
+		desc = dummyDescription
+	}
+	return map[string]any{"id": c.ID, "type": c.Type, "title": c.Title, "created_at": c.CreatedAt, "creator_user_id": c.CreatorUserID,
+		"parameters": p, "grace": grace, "backlog": backlog, "description": desc}
+}
+
+// StreamDoc is a stream's document, as legacy callbacks get it.
+func StreamDoc(st *streams.Stream) (map[string]any, error) {
+	b, err := json.Marshal(st)
+	if err != nil {
+		return nil, err
+	}
+	var doc map[string]any
+	return doc, json.Unmarshal(b, &doc)
+}
+
 // javaDecimal formats as Java's DecimalFormat("#.###").
 func javaDecimal(v float64) string {
 	if math.IsNaN(v) {
@@ -219,32 +258,133 @@ func javaDecimal(v float64) string {
 	return strconv.FormatFloat(math.Round(v*1000)/1000, 'f', -1, 64)
 }
 
-// notify runs the stream's alarm callbacks for an alert; a failing one
-// does not keep the others from running.
+// notify runs the stream's alarm callbacks for an alert and records each
+// delivery in the alert's history; a failing one does not keep the others
+// from running.
 func (c *Checker) notify(ctx context.Context, st *streams.Stream, cond Condition, a Alert, res result) error {
 	cbs, err := c.s.Callbacks(ctx, st.ID)
 	if err != nil {
 		return err
 	}
+	model, err := callbackModel(st, cond, a.ID, a.TriggeredAt, res)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, cb := range cbs {
+		err := c.run1(ctx, cb, model)
+		if herr := c.s.recordHistory(ctx, cb, a, err); herr != nil {
+			errs = append(errs, herr)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("alarm callback %s: %w", cb.ID, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// callbackModel is what the alarm callbacks of a stream get for a
+// condition's check result: the event standing for the alert id, and the
+// stream and condition as Graylog 3.3 gave them.
+func callbackModel(st *streams.Stream, cond Condition, id string, at api.Time, res result) (notify.Model, error) {
 	title := ""
 	if cond.Title != nil {
 		title = *cond.Title
 	}
 	key := ""
-	ev := events.Event{ID: a.ID, EventDefinitionType: cond.Type, EventDefinitionID: cond.ID, Timestamp: a.TriggeredAt,
-		TimestampProcessing: a.TriggeredAt, Streams: []string{}, SourceStreams: []string{st.ID}, Message: res.description,
+	ev := events.Event{ID: id, EventDefinitionType: cond.Type, EventDefinitionID: cond.ID, Timestamp: at,
+		TimestampProcessing: at, Streams: []string{}, SourceStreams: []string{st.ID}, Message: res.description,
 		Key: &key, KeyTuple: []string{}, Priority: 2, Alert: true, Fields: map[string]string{}}
 	d := &definitions.Definition{ID: cond.ID, Title: title, Config: definitions.Config{Type: cond.Type}}
 	model := notify.NewModel(d, "", "", ev, res.backlog)
-	var errs []error
-	for _, cb := range cbs {
-		n := notify.Notification{ID: cb.ID, Config: notify.Config{Type: notify.TypeLegacy, CallbackType: cb.Type, Configuration: cb.Configuration}}
-		if cb.Title != nil {
-			n.Title = *cb.Title
+	stream, err := StreamDoc(st)
+	if err != nil {
+		return model, err
+	}
+	model.Legacy = &notify.LegacyAlert{Stream: stream, Condition: cond.Doc()}
+	return model, nil
+}
+
+// run1 delivers to one alarm callback.
+func (c *Checker) run1(ctx context.Context, cb Callback, model notify.Model) error {
+	n := notify.Notification{ID: cb.ID, Config: notify.Config{Type: notify.TypeLegacy, CallbackType: cb.Type, Configuration: cb.Configuration}}
+	if cb.Title != nil {
+		n.Title = *cb.Title
+	}
+	return c.deliver.Deliver(ctx, n, model)
+}
+
+// ConditionCheck is one condition's entry in GET /streams/{id}/alerts/check.
+type ConditionCheck struct {
+	Condition        map[string]any `json:"condition"`
+	Triggered        bool           `json:"triggered"`
+	AlertDescription string         `json:"alert_description,omitempty"`
+}
+
+// CheckStream checks a stream's conditions now, without alerting, as
+// Graylog's StreamAlertResource.checkConditions.
+func (c *Checker) CheckStream(ctx context.Context, streamID string) ([]ConditionCheck, error) {
+	if _, err := c.s.streams.Get(streamID); err != nil {
+		return nil, err
+	}
+	conds, err := c.s.Conditions(streamID)
+	if err != nil {
+		return nil, err
+	}
+	now := c.s.now().UTC().Truncate(time.Millisecond)
+	out := make([]ConditionCheck, 0, len(conds))
+	for _, cond := range conds {
+		res, err := c.run(ctx, streamID, cond, now)
+		if err != nil {
+			return nil, fmt.Errorf("legacy alert condition %s: %w", cond.ID, err)
 		}
-		if err := c.deliver.Deliver(ctx, n, model); err != nil {
-			errs = append(errs, fmt.Errorf("alarm callback %s: %w", cb.ID, err))
+		cc := ConditionCheck{Condition: cond.Doc(), Triggered: res.triggered}
+		if res.triggered {
+			cc.AlertDescription = res.description
+		}
+		out = append(out, cc)
+	}
+	return out, nil
+}
+
+// dummyDescription is the text of Graylog's DummyAlertCondition.
+const dummyDescription = "Dummy alert to test notifications"
+
+// SendDummy sends Graylog's dummy alert to a stream's alarm callbacks — to
+// an email callback to the stream's alert receivers when it has none — and
+// stops at the first that fails, as Graylog's sendDummyAlert.
+func (c *Checker) SendDummy(ctx context.Context, streamID, username string) error {
+	st, err := c.s.streams.Get(streamID)
+	if err != nil {
+		return err
+	}
+	cbs, err := c.s.Callbacks(ctx, streamID)
+	if err != nil {
+		return err
+	}
+	if len(cbs) == 0 {
+		cbs = []Callback{{Type: notify.CallbackEmail, Configuration: map[string]any{
+			"email_receivers": anyList(st.AlertReceivers.Emails), "user_receivers": anyList(st.AlertReceivers.Users)}}}
+	}
+	now := api.Time{Time: c.s.now().UTC().Truncate(time.Millisecond)}
+	title := "Dummy Alert"
+	cond := Condition{ID: uuid.NewString(), Type: Dummy, CreatorUserID: username, CreatedAt: now, Parameters: map[string]any{}, Title: &title}
+	model, err := callbackModel(st, cond, primitive.NewObjectID().Hex(), now, result{triggered: true, description: dummyDescription})
+	if err != nil {
+		return err
+	}
+	for _, cb := range cbs {
+		if err := c.run1(ctx, cb, model); err != nil {
+			return api.Wrap(api.Internal, err.Error(), err)
 		}
 	}
-	return errors.Join(errs...)
+	return nil
+}
+
+func anyList(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
 }

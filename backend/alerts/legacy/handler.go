@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loggate/loggate/auth"
@@ -15,12 +16,29 @@ import (
 // Handler serves the legacy alerting API.
 type Handler struct {
 	s       *Service
+	checker *Checker
 	onError func(error)
+
+	// checks caches /alerts/check per stream for checkCacheFor, as
+	// Graylog does.
+	mu     sync.Mutex
+	checks map[string]checkAnswer
 }
 
-// NewHandler returns the legacy alerting resources.
-func NewHandler(s *Service, onError func(error)) *Handler {
-	return &Handler{s: s, onError: onError}
+// checkAnswer is a cached /alerts/check answer.
+type checkAnswer struct {
+	at   time.Time
+	body map[string]any
+}
+
+// checkCacheFor is how long Graylog keeps a stream's check results.
+const checkCacheFor = 30 * time.Second
+
+// NewHandler returns the legacy alerting resources; c runs the checks and
+// the dummy alerts whether or not enable_legacy_alerts is on, as Graylog
+// 4.0's StreamAlertResource does.
+func NewHandler(s *Service, c *Checker, onError func(error)) *Handler {
+	return &Handler{s: s, checker: c, onError: onError, checks: map[string]checkAnswer{}}
 }
 
 const (
@@ -45,6 +63,12 @@ func (h *Handler) Routes() (first, rest []api.Route) {
 	rest = []api.Route{
 		at("GET", "/streams/{streamId}/alerts", alerts),
 		at("GET", "/streams/{streamId}/alerts/paginated", alerts),
+		{Method: "GET", Path: "/streams/{streamId}/alerts/check", Summary: "Check for triggered alert conditions of this streams. Results cached for 30 seconds.",
+			Permission: "streams:read:{streamId}", Handler: h.check},
+		{Method: "POST", Path: "/streams/{streamId}/alerts/sendDummyAlert", Summary: "Send a test mail for a given stream",
+			Permission: "streams:edit:{streamId}", Handler: h.sendDummy},
+		{Method: "GET", Path: "/streams/{streamId}/alerts/{alertId}/history", Summary: "Get a list of alarm callback executions for an alert",
+			Permission: "streams:read:{streamId}", Handler: h.history},
 		{Method: "GET", Path: "/streams/{streamId}/alerts/conditions", Summary: "Get all alert conditions of this stream",
 			Permission: "streams:read:{streamId}", Handler: h.conditions},
 		{Method: "POST", Path: "/streams/{streamId}/alerts/conditions", Summary: "Create an alert condition",
@@ -172,6 +196,69 @@ func (h *Handler) alert(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	api.WriteJSON(w, http.StatusOK, a)
+	return nil
+}
+
+// check runs the path's stream's conditions now (or answers what a check
+// found less than 30 s ago).
+func (h *Handler) check(w http.ResponseWriter, r *http.Request) error {
+	sid, err := streamPerm(r, "read")
+	if err != nil {
+		return err
+	}
+	now := h.s.now()
+	h.mu.Lock()
+	c, ok := h.checks[sid]
+	h.mu.Unlock()
+	if !ok || now.Sub(c.at) >= checkCacheFor {
+		results, err := h.checker.CheckStream(r.Context(), sid)
+		if err != nil {
+			return err
+		}
+		n := 0
+		for _, res := range results {
+			if res.Triggered {
+				n++
+			}
+		}
+		c = checkAnswer{at: now, body: map[string]any{"results": results, "total_triggered": n,
+			"calculated_at": api.Time{Time: now.UTC().Truncate(time.Millisecond)}}}
+		h.mu.Lock()
+		for id, old := range h.checks {
+			if now.Sub(old.at) >= checkCacheFor {
+				delete(h.checks, id)
+			}
+		}
+		h.checks[sid] = c
+		h.mu.Unlock()
+	}
+	api.WriteJSON(w, http.StatusOK, c.body)
+	return nil
+}
+
+// sendDummy sends a dummy alert to the path's stream's alarm callbacks.
+func (h *Handler) sendDummy(w http.ResponseWriter, r *http.Request) error {
+	sid, err := streamPerm(r, "edit")
+	if err != nil {
+		return err
+	}
+	if err := h.checker.SendDummy(r.Context(), sid, auth.FromContext(r.Context()).Username); err != nil {
+		return err
+	}
+	api.NoContent(w)
+	return nil
+}
+
+// history lists the alarm callback deliveries of an alert.
+func (h *Handler) history(w http.ResponseWriter, r *http.Request) error {
+	if _, err := streamPerm(r, "read"); err != nil {
+		return err
+	}
+	hs, err := h.s.Histories(r.Context(), api.Var(r, "alertId"))
+	if err != nil {
+		return err
+	}
+	api.WriteJSON(w, http.StatusOK, map[string]any{"total": len(hs), "histories": hs})
 	return nil
 }
 

@@ -38,6 +38,8 @@ const (
 	MessageCount      = "message_count"
 	FieldValue        = "field_value"
 	FieldContentValue = "field_content_value"
+	// Dummy is the type of the condition of sendDummyAlert's alert.
+	Dummy = "dummy"
 )
 
 // Condition is a legacy alert condition as the stream document keeps it

@@ -49,12 +49,19 @@ type EmailConfig struct {
 	TLS *tls.Config
 }
 
+// StreamDocs returns a stream's document (as GET /streams/{id} shows it),
+// for the legacy alarm callbacks; ok is false for an unknown stream.
+type StreamDocs interface {
+	StreamDoc(id string) (doc map[string]any, ok bool)
+}
+
 // Deliverer sends notifications.
 type Deliverer struct {
 	HTTP      *http.Client
 	Allowed   URLChecker
 	Email     EmailConfig
 	Users     UserEmails
+	Streams   StreamDocs
 	UserAgent string
 }
 

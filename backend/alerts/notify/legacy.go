@@ -3,6 +3,8 @@ package notify
 import (
 	"context"
 	"strings"
+
+	"github.com/loggate/loggate/router/api"
 )
 
 // The legacy alarm callbacks of Graylog's core (2.x/3.0), which a
@@ -53,29 +55,52 @@ func LegacyTypes() map[string]map[string]any {
 	}
 }
 
+// missingStream is the stream Graylog 4.0 gives a legacy callback whose
+// event definition names no stream it can find.
+func missingStream(now api.Time) map[string]any {
+	return map[string]any{"id": "5400deadbeefdeadbeefaffe", "title": "Missing stream", "description": "We could find a stream",
+		"rules": []any{}, "outputs": []any{}, "created_at": now, "creator_user_id": "admin", "alert_conditions": []any{}}
+}
+
+// legacyAlert is what Graylog 4.0's LegacyAlarmCallbackSender makes of an
+// event for a legacy callback: the first stream of the definition and a
+// stand-in condition named after it.
+func (d *Deliverer) legacyAlert(m Model) LegacyAlert {
+	ts := m.Event.TimestampProcessing
+	stream := missingStream(ts)
+	if len(m.defStreams) > 0 && d.Streams != nil {
+		if doc, ok := d.Streams.StreamDoc(m.defStreams[0]); ok {
+			stream = doc
+		}
+	}
+	return LegacyAlert{Stream: stream, Condition: map[string]any{"id": m.EventDefinitionID, "type": m.EventDefinitionType,
+		"title": m.EventDefinitionTitle, "description": m.EventDefinitionTitle, "created_at": ts, "creator_user_id": "admin",
+		"parameters": map[string]any{"backlog": 50}, "grace": 0, "backlog": 50}}
+}
+
 // legacyModel is what a 2.x alarm callback saw: the stream, the check
 // result of the condition (here, the event) and the backlog, under the
-// Java bean names the old templates use.
-func legacyModel(n Notification, m Model, webURL string) map[string]any {
-	stream := map[string]any{"id": "", "title": "", "description": ""}
-	if len(m.Event.SourceStreams) > 0 {
-		stream["id"] = m.Event.SourceStreams[0]
+// JSON names of Graylog's HTTP callback and the Java bean names the old
+// email templates use.
+func (d *Deliverer) legacyModel(m Model) map[string]any {
+	la := d.legacyAlert(m)
+	triggeredAt := m.Event.TimestampProcessing
+	if m.Legacy != nil {
+		la, triggeredAt = *m.Legacy, m.Event.Timestamp
 	}
-	condition := map[string]any{"id": m.EventDefinitionID, "type": m.EventDefinitionType, "title": m.EventDefinitionTitle,
-		"description": m.EventDefinitionDescription, "parameters": map[string]any{}}
 	backlog := make([]any, len(m.Backlog))
 	for i, b := range m.Backlog {
 		backlog[i] = templateModel(b)
 	}
 	checkResult := map[string]any{
 		"triggered": true, "resultDescription": m.Event.Message, "result_description": m.Event.Message,
-		"triggeredAt": m.Event.Timestamp, "triggered_at": m.Event.Timestamp,
-		"triggeredCondition": condition, "triggered_condition": condition, "matching_messages": backlog, "matchingMessages": backlog,
+		"triggeredAt": triggeredAt, "triggered_at": triggeredAt,
+		"triggeredCondition": la.Condition, "triggered_condition": la.Condition, "matching_messages": backlog, "matchingMessages": backlog,
 	}
-	out := map[string]any{"stream": stream, "check_result": checkResult, "alertCondition": condition, "alert_condition": condition,
+	out := map[string]any{"stream": la.Stream, "check_result": checkResult, "alertCondition": la.Condition, "alert_condition": la.Condition,
 		"backlog": backlog}
-	if webURL != "" && stream["id"] != "" {
-		out["stream_url"] = strings.TrimSuffix(webURL, "/") + "/streams/" + stream["id"].(string) + "/messages"
+	if id, _ := la.Stream["id"].(string); d.Email.WebInterfaceURL != "" && id != "" {
+		out["stream_url"] = strings.TrimSuffix(d.Email.WebInterfaceURL, "/") + "/streams/" + id + "/messages"
 	}
 	return templateModel(out)
 }
@@ -107,10 +132,10 @@ func (d *Deliverer) legacy(ctx context.Context, n Notification, m Model) error {
 		}
 		return out
 	}
-	model := legacyModel(n, m, d.Email.WebInterfaceURL)
+	model := d.legacyModel(m)
 	switch n.Config.CallbackType {
 	case CallbackHTTP:
-		return d.post(ctx, str("url", ""), map[string]any{"check_result": model["check_result"], "stream": model["stream"]})
+		return d.post(ctx, str("url", ""), map[string]any{"check_result": httpCheckResult(model["check_result"]), "stream": model["stream"]})
 	case CallbackEmail:
 		subject := str("subject", "Graylog alert for stream: ${stream.title}: ${check_result.resultDescription}")
 		if p := d.Email.SubjectPrefix; p != "" {
@@ -121,4 +146,16 @@ func (d *Deliverer) legacy(ctx context.Context, n Notification, m Model) error {
 		return d.emailWith(ctx, c, model)
 	}
 	return failed(errUnknownLegacy, nil, "Unknown alarm callback type %s", n.Config.CallbackType)
+}
+
+// httpCheckResult is the check result as Graylog's HTTP alarm callback
+// posts it: the JSON names only.
+func httpCheckResult(v any) map[string]any {
+	out := map[string]any{}
+	for k, e := range v.(map[string]any) {
+		if strings.ToLower(k) == k {
+			out[k] = e
+		}
+	}
+	return out
 }

@@ -20,6 +20,21 @@ type Model struct {
 	JobTriggerID               string           `json:"job_trigger_id"`
 	Event                      events.Event     `json:"event"`
 	Backlog                    []BacklogMessage `json:"backlog"`
+	// Legacy is set by Graylog 3.3's alert checker (enable_legacy_alerts):
+	// the stream and the condition its alarm callbacks see. Without it a
+	// legacy callback sees what 4.0 makes of the event definition.
+	Legacy *LegacyAlert `json:"-"`
+	// defStreams are the streams of the definition.
+	defStreams []string
+}
+
+// LegacyAlert is what a legacy alarm callback sees beside the event: the
+// stream document and the condition, as Graylog 3.3's Jackson wrote them
+// (AlertCondition: id, type, title, created_at, creator_user_id,
+// parameters, grace, backlog, description).
+type LegacyAlert struct {
+	Stream    map[string]any
+	Condition map[string]any
 }
 
 // BacklogMessage is one message of a notification's backlog.
@@ -44,6 +59,7 @@ func NewModel(d *definitions.Definition, jobID, triggerID string, ev events.Even
 	if d != nil {
 		m.EventDefinitionID, m.EventDefinitionType, m.EventDefinitionTitle, m.EventDefinitionDescription =
 			d.ID, d.Config.Type, d.Title, d.Description
+		m.defStreams = d.Config.Streams
 	}
 	for _, h := range backlog {
 		m.Backlog = append(m.Backlog, backlogMessage(h))

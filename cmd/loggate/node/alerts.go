@@ -12,6 +12,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/bson/primitive"
 
+	"github.com/loggate/loggate/backend/access/shares"
 	"github.com/loggate/loggate/backend/alerts/definitions"
 	"github.com/loggate/loggate/backend/alerts/entity"
 	"github.com/loggate/loggate/backend/alerts/events"
@@ -73,7 +74,7 @@ func (n *Node) openAlerts(now func() time.Time) (first, routes []api.Route) {
 	cfg := n.Config.Email
 	a.Deliverer = &notify.Deliverer{
 		HTTP:    &http.Client{Timeout: 10 * time.Second},
-		Allowed: urlAllowList{n}, Users: userEmails{n}, UserAgent: "loggate/" + overview.Build,
+		Allowed: urlAllowList{n}, Users: userEmails{n}, Streams: streamDocs{n}, UserAgent: "loggate/" + overview.Build,
 		Email: notify.EmailConfig{Enabled: cfg.Enabled, Hostname: cfg.Hostname, Port: cfg.Port, UseAuth: cfg.UseAuth,
 			Username: cfg.Username, Password: cfg.Password, UseTLS: cfg.UseTLS, UseSSL: cfg.UseSSL, FromEmail: cfg.FromEmail,
 			SubjectPrefix: cfg.SubjectPrefix, WebInterfaceURL: cfg.WebInterfaceURL,
@@ -87,10 +88,11 @@ func (n *Node) openAlerts(now func() time.Time) (first, routes []api.Route) {
 
 	evs := events.NewHandler(alertSource{a}, now).SetSearch(&events.Searching{
 		Store: n.Messages.Store, Prefixes: n.eventPrefixes, Stream: n.streamTitle})
+	checker := legacy.NewChecker(a.Legacy, n.Messages.Search, a.Deliverer, onErr)
 	if n.Config.EnableLegacyAlerts {
-		a.LegacyChecker = legacy.NewChecker(a.Legacy, n.Messages.Search, a.Deliverer, onErr)
+		a.LegacyChecker = checker
 	}
-	first, old := legacy.NewHandler(a.Legacy, onErr).Routes()
+	first, old := legacy.NewHandler(a.Legacy, checker, onErr).Routes()
 	return first, slices.Concat(evs.Routes(),
 		definitions.NewHandler(a.Definitions, a.Processor, a.Owners).Routes(),
 		notify.NewHandler(a.Notify, a.Deliverer, now, a.Owners).Routes(),
@@ -250,6 +252,28 @@ func (s alertSource) SchedulerContext(ctx context.Context, ids []string) (map[st
 	return s.a.Definitions.SchedulerContext(ctx, ids)
 }
 
+// ownedAlerts are the event definitions and notifications with the users
+// their grants make owners (/authz/shares/user/{userId}).
+func (n *Node) ownedAlerts(ctx context.Context) ([]shares.Entity, error) {
+	src := alertSource{&n.Alerts}
+	var out []shares.Entity
+	for _, kind := range []struct {
+		typ  string
+		list func(context.Context) ([]events.Entity, error)
+	}{{entity.TypeDefinition, src.Definitions}, {entity.TypeNotification, src.Notifications}} {
+		all, err := kind.list(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range all {
+			if id, ok := entity.OwnerUserID(e.Owner); ok {
+				out = append(out, shares.Entity{ID: e.ID, Type: kind.typ, Title: e.Title, OwnerID: id})
+			}
+		}
+	}
+	return out, nil
+}
+
 // urlAllowList checks URLs against /system/urlwhitelist.
 type urlAllowList struct{ n *Node }
 
@@ -259,6 +283,18 @@ func (u urlAllowList) Permits(ctx context.Context, url string) (bool, error) {
 		return false, err
 	}
 	return wl.Permits(url), nil
+}
+
+// streamDocs gives legacy alarm callbacks the documents of streams.
+type streamDocs struct{ n *Node }
+
+func (s streamDocs) StreamDoc(id string) (map[string]any, bool) {
+	st, err := s.n.Streams.Get(id)
+	if err != nil {
+		return nil, false
+	}
+	doc, err := legacy.StreamDoc(st)
+	return doc, err == nil
 }
 
 // userEmails looks up the addresses of user recipients; unknown users and

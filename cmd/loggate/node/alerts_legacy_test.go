@@ -23,11 +23,8 @@ func TestLegacyConditionAlertsOldClient(t *testing.T) {
 	root := nodetest.AsRoot()
 	hk := startHook(t)
 	allowURL(t, h, hk.url())
-	sid := h.Do("POST", "/streams", map[string]any{"title": "web", "matching_type": "AND", "index_set_id": defaultIndexSet(t, h),
-		"rules": []map[string]any{{"field": "source", "type": 1, "value": "web-1", "inverted": false}}}, v24...).Want(t, http.StatusCreated).Get("stream_id").String()
-	h.Do("POST", "/streams/"+sid+"/resume", nil, v24...).Want(t, http.StatusNoContent)
-	h.Do("POST", "/streams/"+sid+"/alarmcallbacks", map[string]any{"type": "org.graylog2.alarmcallbacks.HTTPAlarmCallback", "title": "hook",
-		"configuration": map[string]any{"url": hk.url()}}, v24...).Want(t, http.StatusCreated)
+	sid := webStream(t, h, v24...)
+	hookCallback(t, h, sid, "hook", hk.url(), v24...)
 	t0 := h.Clock.Now().UTC().Truncate(time.Millisecond)
 	cid := h.Do("POST", "/streams/"+sid+"/alerts/conditions", map[string]any{"type": "message_count", "title": "busy",
 		"parameters": map[string]any{"time": 1, "threshold_type": "MORE", "threshold": 1, "grace": 0, "backlog": 2, "query": "*"}},
@@ -62,6 +59,14 @@ func TestLegacyConditionAlertsOldClient(t *testing.T) {
 	if body.Get("stream.id").String() != sid || !body.Get("check_result.triggered").Bool() ||
 		body.Get("check_result.result_description").String() != "busy - count()=2.0" ||
 		body.Get("check_result.triggered_condition.title").String() != "busy" || body.Get("check_result.matching_messages.#").Int() != 2 {
+		t.Errorf("callback payload: %s", body.Raw)
+	}
+	// Graylog 4.0's stand-in for a migrated condition: the definition's
+	// stream, a condition named after the definition.
+	cond := body.Get("check_result.triggered_condition")
+	if body.Get("stream.title").String() != "web" || cond.Get("type").String() != "aggregation-v1" ||
+		cond.Get("description").String() != "busy" || cond.Get("parameters.backlog").Int() != 50 ||
+		cond.Get("creator_user_id").String() != "admin" || !body.Get("check_result.triggered_at").Exists() {
 		t.Errorf("callback payload: %s", body.Raw)
 	}
 }
@@ -128,8 +133,7 @@ func TestLegacyOldClientChanges(t *testing.T) {
 	root := nodetest.AsRoot()
 	sid := h.Do("POST", "/streams", map[string]any{"title": "web", "matching_type": "AND", "index_set_id": defaultIndexSet(t, h),
 		"rules": []map[string]any{}}, v24...).Want(t, http.StatusCreated).Get("stream_id").String()
-	cb := h.Do("POST", "/streams/"+sid+"/alarmcallbacks", map[string]any{"type": "org.graylog2.alarmcallbacks.HTTPAlarmCallback", "title": "hook",
-		"configuration": map[string]any{"url": "http://127.0.0.1:1/hook"}}, v24...).Want(t, http.StatusCreated).Get("alarmcallback_id").String()
+	cb := hookCallback(t, h, sid, "hook", "http://127.0.0.1:1/hook", v24...)
 	params := map[string]any{"time": 1, "threshold_type": "MORE", "threshold": 1, "grace": 0, "backlog": 0, "query": "*"}
 	cid := h.Do("POST", "/streams/"+sid+"/alerts/conditions", map[string]any{"type": "message_count", "title": "busy", "parameters": params},
 		v24...).Want(t, http.StatusCreated).Get("alert_condition_id").String()
@@ -174,11 +178,8 @@ func TestLegacyAlertsEnabled(t *testing.T) {
 	ctx := context.Background()
 	hk := startHook(t)
 	allowURL(t, h, hk.url())
-	sid := h.Do("POST", "/streams", map[string]any{"title": "web", "matching_type": "AND", "index_set_id": defaultIndexSet(t, h),
-		"rules": []map[string]any{{"field": "source", "type": 1, "value": "web-1", "inverted": false}}}, root).Want(t, http.StatusCreated).Get("stream_id").String()
-	h.Do("POST", "/streams/"+sid+"/resume", nil, root).Want(t, http.StatusNoContent)
-	h.Do("POST", "/streams/"+sid+"/alarmcallbacks", map[string]any{"type": "org.graylog2.alarmcallbacks.HTTPAlarmCallback", "title": "hook",
-		"configuration": map[string]any{"url": hk.url()}}, root).Want(t, http.StatusCreated)
+	sid := webStream(t, h, root)
+	hookCallback(t, h, sid, "hook", hk.url(), root)
 	cid := h.Do("POST", "/streams/"+sid+"/alerts/conditions", map[string]any{"type": "message_count", "title": "busy",
 		"parameters": map[string]any{"time": 1, "threshold_type": "MORE", "threshold": 1, "grace": 0, "backlog": 2, "query": "*"}},
 		root).Want(t, http.StatusCreated).Get("alert_condition_id").String()
@@ -210,6 +211,27 @@ func TestLegacyAlertsEnabled(t *testing.T) {
 	const desc = "Stream had 2 messages in the last 1 minutes with trigger condition more than 1 messages. (Current grace time: 0 minutes)"
 	if body.Get("stream.id").String() != sid || body.Get("check_result.result_description").String() != desc ||
 		body.Get("check_result.triggered_condition.title").String() != "busy" || body.Get("check_result.matching_messages.#").Int() != 2 {
+		t.Errorf("callback payload: %s", body.Raw)
+	}
+	// As Graylog 3.3's HTTP alarm callback: the stream document and the
+	// condition with its parameters, under the JSON names only.
+	cond := body.Get("check_result.triggered_condition")
+	for path, want := range map[string]string{
+		"stream.id": sid, "stream.title": "web", "stream.matching_type": "AND", "stream.rules.0.value": "web-1",
+		"check_result.triggered_at": iso(h.Clock.Now()), "check_result.matching_messages.0.source": "web-1",
+		"id": cid, "type": "message_count", "title": "busy", "creator_user_id": "admin", "parameters.threshold_type": "MORE",
+		"parameters.time": "1", "parameters.backlog": "2", "grace": "0", "backlog": "2",
+		"description": "time: 1, threshold_type: more, threshold: 1, grace: 0, repeat notifications: false",
+	} {
+		got := body.Get(path)
+		if !strings.Contains(path, ".") || strings.HasPrefix(path, "parameters.") {
+			got = cond.Get(path)
+		}
+		if got.String() != want {
+			t.Errorf("callback payload %s = %q, want %q", path, got.String(), want)
+		}
+	}
+	if !cond.Get("created_at").Exists() || body.Get("check_result.resultDescription").Exists() {
 		t.Errorf("callback payload: %s", body.Raw)
 	}
 	list := h.Do("GET", "/streams/alerts/paginated", nil, root).Want(t, http.StatusOK)
@@ -257,11 +279,8 @@ func TestLegacyAlertsGraceRepeat(t *testing.T) {
 	root := nodetest.AsRoot()
 	hk := startHook(t)
 	allowURL(t, h, hk.url())
-	sid := h.Do("POST", "/streams", map[string]any{"title": "web", "matching_type": "AND", "index_set_id": defaultIndexSet(t, h),
-		"rules": []map[string]any{{"field": "source", "type": 1, "value": "web-1", "inverted": false}}}, root).Want(t, http.StatusCreated).Get("stream_id").String()
-	h.Do("POST", "/streams/"+sid+"/resume", nil, root).Want(t, http.StatusNoContent)
-	h.Do("POST", "/streams/"+sid+"/alarmcallbacks", map[string]any{"type": "org.graylog2.alarmcallbacks.HTTPAlarmCallback", "title": "hook",
-		"configuration": map[string]any{"url": hk.url()}}, root).Want(t, http.StatusCreated)
+	sid := webStream(t, h, root)
+	hookCallback(t, h, sid, "hook", hk.url(), root)
 	h.Do("POST", "/streams/"+sid+"/alerts/conditions", map[string]any{"type": "field_content_value", "title": "failed",
 		"parameters": map[string]any{"field": "status", "value": "failed", "grace": 1, "backlog": 0, "repeat_notifications": true}},
 		root).Want(t, http.StatusCreated)

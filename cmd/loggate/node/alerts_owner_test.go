@@ -17,8 +17,8 @@ func TestAlertOwners(t *testing.T) {
 	root := nodetest.AsRoot()
 	h.Do("POST", "/roles", map[string]any{"name": "Alerting", "permissions": []string{"eventdefinitions:create", "eventnotifications:create", "streams:read"}},
 		root).Want(t, http.StatusCreated)
-	h.CreateUser("alice", "alice-secret-1", "Reader", "Alerting")
-	h.CreateUser("bob", "bob-secret-12", "Reader", "Alerting")
+	aliceID := h.CreateUser("alice", "alice-secret-1", "Reader", "Alerting")
+	bobID := h.CreateUser("bob", "bob-secret-12", "Reader", "Alerting")
 	alice, bob := nodetest.Basic("alice", "alice-secret-1"), nodetest.Basic("bob", "bob-secret-12")
 
 	def := h.Do("POST", "/events/definitions?schedule=false", definitions.Example, alice).Want(t, http.StatusOK)
@@ -39,6 +39,20 @@ func TestAlertOwners(t *testing.T) {
 		h.Do("GET", c.path+"/"+c.id, nil, alice).Want(t, http.StatusOK)
 		h.Do("GET", c.path+"/"+c.id, nil, bob).Want(t, http.StatusForbidden)
 	}
+	// Her grants make them hers in /authz/shares/user/{userId} too.
+	shared := h.Do("GET", "/authz/shares/user/"+aliceID, nil, alice).Want(t, http.StatusOK)
+	if shared.Get("total").Int() != 2 || shared.Get(`entities.#(id=="grn::::event_definition:`+did+`").type`).String() != "event_definition" ||
+		shared.Get(`entities.#(id=="grn::::notification:`+nid+`").title`).String() != "hook" ||
+		shared.Get(`entities.#(id=="grn::::notification:`+nid+`").owners.0.id`).String() != "grn::::user:"+aliceID ||
+		shared.Get("context.grantee_capabilities.grn::::event_definition:"+did).String() != "own" {
+		t.Errorf("alice's shares: %s", shared.Body)
+	}
+	if one := h.Do("GET", "/authz/shares/user/"+aliceID+"?entity_type=notification", nil, root).Want(t, http.StatusOK); one.Get("total").Int() != 1 {
+		t.Errorf("alice's notifications shares: %s", one.Body)
+	}
+	if none := h.Do("GET", "/authz/shares/user/"+bobID, nil, bob).Want(t, http.StatusOK); none.Get("total").Int() != 0 {
+		t.Errorf("bob's shares: %s", none.Body)
+	}
 	h.Do("PUT", "/events/definitions/"+did+"/schedule", nil, alice).Want(t, http.StatusNoContent)
 	h.Do("PUT", "/events/definitions/"+did+"/schedule", nil, bob).Want(t, http.StatusForbidden)
 	h.Do("PUT", "/events/definitions/"+did+"?schedule=false", string(def.Body), alice).Want(t, http.StatusOK)
@@ -48,5 +62,8 @@ func TestAlertOwners(t *testing.T) {
 	h.Do("DELETE", "/events/definitions/"+did, nil, alice).Want(t, http.StatusNoContent)
 	if n := h.Do("GET", "/events/definitions", nil, root).Want(t, http.StatusOK).Get("total").Int(); n != 0 {
 		t.Errorf("%d definitions after alice deleted hers", n)
+	}
+	if n := h.Do("GET", "/authz/shares/user/"+aliceID, nil, alice).Want(t, http.StatusOK).Get("total").Int(); n != 0 {
+		t.Errorf("%d shares after alice deleted what she owned", n)
 	}
 }

@@ -56,7 +56,7 @@ func (n *Node) systemResources(ctx context.Context, st store.Store, now func() t
 	// The getting-started guide is dismissed per major.minor release.
 	parts := strings.SplitN(overview.APIVersion, ".", 3)
 	release := strings.Join(parts[:min(2, len(parts))], ".")
-	sharesHandler := shares.NewHandler(n.shareUser, n.ownedStreams, n.ownedViews)
+	sharesHandler := shares.NewHandler(n.shareUser, n.ownedStreams, n.ownedViews, n.ownedAlerts)
 	return slices.Concat(
 		clusterconfig.NewHandler(r.ClusterConfig, release).Routes(),
 		decorators.NewHandler(r.Decorators).Routes(),
