@@ -34,6 +34,7 @@ func BenchmarkBuild(b *testing.B) {
 			for b.Loop() {
 				buf.Reset()
 				bl := newBuilder(&buf)
+				bl.expect = len(c.msgs) // as a flush does
 				for i := range c.msgs {
 					if err := bl.add(&c.msgs[i]); err != nil {
 						b.Fatal(err)

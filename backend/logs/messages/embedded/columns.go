@@ -369,7 +369,7 @@ type colValues struct {
 }
 
 // strValues is a decoded string column: values point into one string of
-// the column's bytes.
+// the column's bytes, which is the decompressed block's memory.
 type strValues struct {
 	data  string
 	ends  []uint32 // of each distinct value (dictionary) or value
@@ -455,7 +455,9 @@ func decodeLengths(d *dec, n int, shared []uint32) (string, []uint32, bool) {
 			end += l
 			ends[i] = end
 		}
-		return string(raw), ends, true
+		// The values point into the decompressed block, which nothing
+		// writes to once it is decoded.
+		return unsafe.String(unsafe.SliceData(raw), len(raw)), ends, true
 	}
 	// Prefixed values are rebuilt whole; a forged file could ask for
 	// long prefixes again and again, so their total is bounded as the
