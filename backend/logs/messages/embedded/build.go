@@ -17,22 +17,24 @@ import (
 // order. Stored blocks are compressed and written as they fill; the
 // inverted index is kept in memory until finish.
 type builder struct {
-	w      *bufio.Writer
-	off    int64
-	err    error
-	n      int
-	block  []byte
-	rec    []byte
-	inBlk  int
-	blocks []blockRef
-	meta   enc // timestamps and ids, appended as docs arrive
-	ids    enc
-	prevTS int64
-	minTS  int64
-	maxTS  int64
-	fields map[string]*fieldBuild
-	tok    tokenizer
-	cols   blockWriter
+	w       *bufio.Writer
+	off     int64
+	err     error
+	n       int
+	block   []byte
+	rec     []byte
+	inBlk   int
+	blocks  []blockRef
+	meta    enc // timestamps and ids, appended as docs arrive
+	ids     enc
+	prevTS  int64
+	minTS   int64
+	maxTS   int64
+	fields  map[string]*fieldBuild
+	tok     tokenizer
+	cols    blockWriter
+	scratch []byte // dictionary runs
+	plens   []int
 	// slots remembers the field of each position of the last message:
 	// messages of one source list the same fields in the same order, so
 	// a comparison of names mostly replaces a map lookup.
@@ -331,7 +333,10 @@ func (b *builder) finish() (int64, error) {
 		for i := 0; i < len(order); {
 			run = run[:0]
 			prev, first := "", f.list[order[i]]
-			for n := 0; i < len(order) && n < runTerms && len(run) < runBytes; i, n = i+1, n+1 {
+			if b.version >= 3 {
+				i, run = b.columnRun(run, f, order, i)
+			}
+			for n := 0; b.version < 3 && i < len(order) && n < runTerms && len(run) < runBytes; i, n = i+1, n+1 {
 				t := f.list[order[i]]
 				shared := commonPrefix(prev, t)
 				run.uvarint(uint64(shared))
@@ -378,6 +383,55 @@ func (b *builder) finish() (int64, error) {
 		b.err = b.w.Flush()
 	}
 	return b.off, b.err
+}
+
+// columnRun writes a dictionary run of version 3 from the terms of f
+// from order[i], and returns where the next run starts. Like a block, a
+// run is written by column, so that zstd sees the shared lengths, the
+// suffixes and the postings each side by side:
+//
+//	run = count:uvarint shared:uvarint*count len:uvarint*count suffixes
+//	      plen:uvarint*count postings
+func (b *builder) columnRun(run enc, f *fieldBuild, order []int32, i int) (int, enc) {
+	start, size := i, 0
+	for prev := ""; i < len(order) && i-start < dictRunV3 && size < dictRunBytesV3; i++ {
+		t := f.list[order[i]]
+		size += len(t) - commonPrefix(prev, t) + 2 + 2*len(f.docs[order[i]])
+		prev = t
+	}
+	terms := order[start:i]
+	run.uvarint(uint64(len(terms)))
+	prev := ""
+	for _, k := range terms {
+		run.uvarint(uint64(commonPrefix(prev, f.list[k])))
+		prev = f.list[k]
+	}
+	prev = ""
+	for _, k := range terms {
+		run.uvarint(uint64(len(f.list[k]) - commonPrefix(prev, f.list[k])))
+		prev = f.list[k]
+	}
+	prev = ""
+	for _, k := range terms {
+		run = append(run, f.list[k][commonPrefix(prev, f.list[k]):]...)
+		prev = f.list[k]
+	}
+	// The postings' lengths go before them: the postings are moved
+	// into place once those are known.
+	mark := len(run)
+	lens := b.plens[:0]
+	for _, k := range terms {
+		l := len(run)
+		run = appendPostings(run, f.docs[k], b.n)
+		lens = append(lens, len(run)-l)
+	}
+	b.scratch = append(b.scratch[:0], run[mark:]...)
+	run = run[:mark]
+	for _, l := range lens {
+		run.uvarint(uint64(l))
+	}
+	b.plens = lens
+	return i, append(run, b.scratch...)
 }
 
 func commonPrefix(a, b string) int {

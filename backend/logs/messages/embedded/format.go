@@ -23,7 +23,8 @@ import (
 //	                              blockSize per frame, each doc
 //	                              uvarint(len) + record (messages codec)
 //	dict   = per field, terms sorted and front-coded in runs of up to
-//	         dictRun terms (dictRunBytes, version 2), each run plain or
+//	         dictRun terms (dictRunBytes, version 2; dictRunV3 and
+//	         dictRunBytesV3 by column, version 3), each run plain or
 //	         (version 2) one zstd frame:
 //	         shared:uvarint suffix:str postings:bytes (see postings.go)
 //	meta   = zstd(n, block refs (with their document count, version 3),
@@ -52,8 +53,12 @@ const (
 	metaVersion  = 3
 	dictRun      = 128
 	dictRunBytes = 4 << 10
-	dictRunV1    = 32
-	blockSize    = 256
+	// Version 3 runs hold up to dictRunV3 terms (dictRunBytesV3): by
+	// column they compress better the longer they are.
+	dictRunV3      = 512
+	dictRunBytesV3 = 8 << 10
+	dictRunV1      = 32
+	blockSize      = 256
 	// Kinds of numeric column (meta version 2, see appendNumbers).
 	numFloats = 0
 	numInts   = 1

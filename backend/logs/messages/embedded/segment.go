@@ -352,7 +352,8 @@ func (s *segment) decodeField(d *dec) (*fieldMeta, error) {
 	nr := d.count(3)
 	switch {
 	case s.version == 1 && (nterms > uint64(nr)*dictRunV1 || nr != (int(nterms)+dictRunV1-1)/dictRunV1),
-		s.version != 1 && (nterms > uint64(nr)*dictRun || uint64(nr) > nterms):
+		s.version == 2 && (nterms > uint64(nr)*dictRun || uint64(nr) > nterms),
+		s.version >= 3 && (nterms > uint64(nr)*dictRunV3 || uint64(nr) > nterms):
 		return nil, bad("run count")
 	}
 	f.nterms = int(nterms)
@@ -404,6 +405,9 @@ func (s *segment) readRun(r dictRunRef, fn func(term) bool) (bool, error) {
 			return false, err
 		}
 	}
+	if s.version >= 3 {
+		return readColumnRun(buf, r.first, fn)
+	}
 	d := &dec{b: buf}
 	prev := ""
 	for first := true; len(d.b) > 0; first = false {
@@ -420,6 +424,54 @@ func (s *segment) readRun(r dictRunRef, fn func(term) bool) (bool, error) {
 		if !fn(term{t, p}) {
 			return false, nil
 		}
+	}
+	return true, nil
+}
+
+// readColumnRun decodes a run of version 3 (see builder.columnRun).
+func readColumnRun(buf []byte, first string, fn func(term) bool) (bool, error) {
+	bad := fmt.Errorf("%w: run", errCorrupt)
+	d := &dec{b: buf}
+	n := d.count(4) // a shared length, a length, a postings length, postings
+	if n == 0 {
+		return false, bad
+	}
+	shared := make([]int, n)
+	for i := range shared {
+		shared[i] = int(min(d.uvarint(), uint64(len(buf))))
+	}
+	suffixes := make([]int, n)
+	total := 0
+	for i := range suffixes {
+		suffixes[i] = int(min(d.uvarint(), uint64(len(buf))))
+		total += suffixes[i]
+	}
+	text := d.take(min(total, len(buf)+1))
+	plens := make([]int, n)
+	for i := range plens {
+		plens[i] = int(min(d.uvarint(), uint64(len(buf))))
+	}
+	if d.err {
+		return false, bad
+	}
+	prev := ""
+	for i := range n {
+		if shared[i] > len(prev) || suffixes[i] > len(text) {
+			return false, bad
+		}
+		t := prev[:shared[i]] + string(text[:suffixes[i]])
+		text = text[suffixes[i]:]
+		p := d.take(plens[i])
+		if d.err || (i == 0 && t != first) || (i > 0 && t <= prev) {
+			return false, bad
+		}
+		prev = t
+		if !fn(term{t, p}) {
+			return false, nil
+		}
+	}
+	if len(d.b) != 0 {
+		return false, bad
 	}
 	return true, nil
 }
