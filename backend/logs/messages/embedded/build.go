@@ -17,30 +17,48 @@ import (
 // order. Stored blocks are compressed and written as they fill; the
 // inverted index is kept in memory until finish.
 type builder struct {
-	w      *bufio.Writer
-	off    int64
-	err    error
-	n      int
-	block  []byte
-	rec    []byte
-	inBlk  int
-	blocks []blockRef
-	meta   enc // timestamps and ids, appended as docs arrive
-	ids    enc
-	prevTS int64
-	minTS  int64
-	maxTS  int64
-	fields map[string]*fieldBuild
-	tok    tokenizer
-	// v1 writes the meta version 1 layout, for the tests that show such
-	// segments are still read.
-	v1 bool
+	w       *bufio.Writer
+	off     int64
+	err     error
+	n       int
+	block   []byte
+	rec     []byte
+	inBlk   int
+	blocks  []blockRef
+	meta    enc // timestamps and ids, appended as docs arrive
+	ids     enc
+	prevTS  int64
+	minTS   int64
+	maxTS   int64
+	fields  map[string]*fieldBuild
+	tok     tokenizer
+	cols    blockWriter
+	scratch []byte // dictionary runs
+	plens   []int
+	// slots remembers the field of each position of the last message:
+	// messages of one source list the same fields in the same order, so
+	// a comparison of names mostly replaces a map lookup.
+	slots []fieldSlot
+	// expect is how many documents the segment will hold, 0 if unknown;
+	// the term maps of fields of unique values are sized for it.
+	expect int
+	// version is the layout written: metaVersion, or an older one for
+	// the tests that show such segments are still read.
+	version uint64
 }
 
 type blockRef struct {
 	off int64
 	len int
 	raw uint64 // decompressed size
+	// first is the block's first document, docs how many it holds
+	// (blockSize in versions 1 and 2 but the last).
+	first, docs int
+}
+
+type fieldSlot struct {
+	key string
+	f   *fieldBuild
 }
 
 type fieldBuild struct {
@@ -55,10 +73,17 @@ type fieldBuild struct {
 	docs    [][]uint32
 	numDocs []uint32
 	nums    []float64
+	// slab holds the postings of terms seen once, which most of a field
+	// of unique values are, rather than one allocation each.
+	slab []uint32
 }
 
+// writeVersion is the layout new segments are written in; tests set an
+// older one to exercise the reading of such segments through the store.
+var writeVersion uint64 = metaVersion
+
 func newBuilder(w io.Writer) *builder {
-	b := &builder{w: bufio.NewWriterSize(w, 1<<16), fields: map[string]*fieldBuild{}}
+	b := &builder{w: bufio.NewWriterSize(w, 1<<16), fields: map[string]*fieldBuild{}, version: writeVersion}
 	b.write([]byte(magic))
 	return b
 }
@@ -99,8 +124,15 @@ func (b *builder) add(m *messages.Message) error {
 		f := b.field(messages.FieldStreams)
 		f.present = append(f.present, doc)
 	}
-	for _, kv := range m.Fields {
-		f := b.field(kv.Key)
+	if len(b.slots) < len(m.Fields) {
+		b.slots = append(b.slots, make([]fieldSlot, len(m.Fields)-len(b.slots))...)
+	}
+	for i, kv := range m.Fields {
+		f := b.slots[i].f
+		if f == nil || b.slots[i].key != kv.Key {
+			f = b.field(kv.Key)
+			b.slots[i] = fieldSlot{kv.Key, f}
+		}
 		f.present = appendDoc(f.present, doc)
 		switch v := kv.Value.(type) {
 		case string:
@@ -115,17 +147,33 @@ func (b *builder) add(m *messages.Message) error {
 			f.nums = append(f.nums, v)
 		}
 	}
-	var err error
-	if b.rec, err = storedRecord(b.rec[:0], m); err != nil {
-		return err
+	if b.n == sizeProbe && b.expect > 2*sizeProbe {
+		b.sizeTermMaps()
 	}
-	return b.addStored(ts, m.ID, b.rec)
+	return b.addStored(ts, m.ID, m)
 }
 
-// addStored appends the next document's timestamp, _id and stored record
-// (see storedRecord), and nothing to the inverted index: add indexes the
-// fields of a message, a merge copies the postings of its sources.
-func (b *builder) addStored(ts int64, id string, rec []byte) error {
+// sizeProbe documents into a segment, the term maps of fields whose
+// values are mostly unique are made for the documents expected, rather
+// than grown (and rehashed) a doubling at a time.
+const sizeProbe = 1024
+
+func (b *builder) sizeTermMaps() {
+	for _, f := range b.fields {
+		if len(f.terms) > sizeProbe/2 {
+			m := make(map[string]int32, b.expect*len(f.terms)/sizeProbe)
+			for t, i := range f.terms {
+				m[t] = i
+			}
+			f.terms = m
+		}
+	}
+}
+
+// addStored appends the next document's timestamp, _id and stored part
+// of m, and nothing to the inverted index: add indexes the fields of a
+// message, a merge copies the postings of its sources.
+func (b *builder) addStored(ts int64, id string, m *messages.Message) error {
 	if b.n == 0 {
 		b.minTS, b.prevTS = ts, ts
 		b.meta.varint(ts)
@@ -144,10 +192,21 @@ func (b *builder) addStored(ts int64, id string, rec []byte) error {
 		b.ids = append(b.ids, 1)
 		b.ids.str(id)
 	}
-	b.block = binary.AppendUvarint(b.block, uint64(len(rec)))
-	b.block = append(b.block, rec...)
 	b.n++
 	b.inBlk++
+	if b.version >= 3 {
+		b.cols.add(m)
+		if b.cols.full() {
+			b.flushBlock()
+		}
+		return b.err
+	}
+	var err error
+	if b.rec, err = storedRecord(b.rec[:0], m); err != nil {
+		return err
+	}
+	b.block = binary.AppendUvarint(b.block, uint64(len(b.rec)))
+	b.block = append(b.block, b.rec...)
 	if b.inBlk == blockSize {
 		b.flushBlock()
 	}
@@ -171,15 +230,24 @@ func (f *fieldBuild) addTerm(t string, doc uint32) {
 	t = strings.Clone(t)
 	f.terms[t] = int32(len(f.list))
 	f.list = append(f.list, t)
-	f.docs = append(f.docs, []uint32{doc})
+	if len(f.slab) == cap(f.slab) {
+		f.slab = make([]uint32, 0, 1024)
+	}
+	f.slab = append(f.slab, doc)
+	// Capped at one, a second document moves the postings out.
+	n := len(f.slab)
+	f.docs = append(f.docs, f.slab[n-1:n:n])
 }
 
 func (b *builder) flushBlock() {
 	if b.inBlk == 0 {
 		return
 	}
-	z := encoder.EncodeAll(b.block, nil)
-	b.blocks = append(b.blocks, blockRef{off: b.off, len: len(z), raw: uint64(len(b.block))})
+	if b.version >= 3 {
+		b.block = b.cols.encode(b.block[:0])
+	}
+	z := blockEncoder.EncodeAll(b.block, nil)
+	b.blocks = append(b.blocks, blockRef{off: b.off, len: len(z), raw: uint64(len(b.block)), first: b.n - b.inBlk, docs: b.inBlk})
 	b.write(z)
 	b.block, b.inBlk = b.block[:0], 0
 }
@@ -195,18 +263,25 @@ func (b *builder) finish() (int64, error) {
 	slices.Sort(names)
 
 	var meta enc
-	version, runTerms, runBytes := uint64(metaVersion), dictRun, dictRunBytes
-	if b.v1 {
-		version, runTerms, runBytes = 1, dictRunV1, math.MaxInt
+	v1 := b.version == 1
+	runTerms, runBytes, maxDocs := dictRun, dictRunBytes, blockSize
+	if v1 {
+		runTerms, runBytes = dictRunV1, math.MaxInt
 	}
-	meta.uvarint(version)
+	if b.version >= 3 {
+		maxDocs = blockDocs
+	}
+	meta.uvarint(b.version)
 	meta.uvarint(uint64(b.n))
-	meta.uvarint(blockSize)
+	meta.uvarint(uint64(maxDocs))
 	meta.uvarint(uint64(len(b.blocks)))
 	for _, r := range b.blocks {
 		meta.uvarint(uint64(r.off))
 		meta.uvarint(uint64(r.len))
 		meta.uvarint(r.raw)
+		if b.version >= 3 {
+			meta.uvarint(uint64(r.docs))
+		}
 	}
 	meta = append(meta, b.meta...)
 	meta = append(meta, b.ids...)
@@ -229,7 +304,7 @@ func (b *builder) finish() (int64, error) {
 		meta.uvarint(flags)
 		meta.bytes(appendPostings(nil, f.present, b.n))
 		meta.uvarint(uint64(len(f.numDocs)))
-		if b.v1 {
+		if v1 {
 			prev := int64(-1)
 			for i, d := range f.numDocs {
 				meta.uvarint(uint64(int64(d) - prev))
@@ -258,7 +333,10 @@ func (b *builder) finish() (int64, error) {
 		for i := 0; i < len(order); {
 			run = run[:0]
 			prev, first := "", f.list[order[i]]
-			for n := 0; i < len(order) && n < runTerms && len(run) < runBytes; i, n = i+1, n+1 {
+			if b.version >= 3 {
+				i, run = b.columnRun(run, f, order, i)
+			}
+			for n := 0; b.version < 3 && i < len(order) && n < runTerms && len(run) < runBytes; i, n = i+1, n+1 {
 				t := f.list[order[i]]
 				shared := commonPrefix(prev, t)
 				run.uvarint(uint64(shared))
@@ -268,7 +346,7 @@ func (b *builder) finish() (int64, error) {
 				prev = t
 			}
 			data, raw := []byte(run), 0
-			if len(run) >= 64 && !b.v1 {
+			if len(run) >= 64 && !v1 {
 				if z = encoder.EncodeAll(run, z[:0]); len(z) < len(run)-len(run)/8 {
 					data, raw = z, len(run)
 				}
@@ -276,7 +354,7 @@ func (b *builder) finish() (int64, error) {
 			refs.str(first)
 			refs.uvarint(uint64(b.off - dictOff))
 			refs.uvarint(uint64(len(data)))
-			if !b.v1 {
+			if !v1 {
 				refs.uvarint(uint64(raw))
 			}
 			dictCRC = crc32.Update(dictCRC, crcTable, data)
@@ -305,6 +383,55 @@ func (b *builder) finish() (int64, error) {
 		b.err = b.w.Flush()
 	}
 	return b.off, b.err
+}
+
+// columnRun writes a dictionary run of version 3 from the terms of f
+// from order[i], and returns where the next run starts. Like a block, a
+// run is written by column, so that zstd sees the shared lengths, the
+// suffixes and the postings each side by side:
+//
+//	run = count:uvarint shared:uvarint*count len:uvarint*count suffixes
+//	      plen:uvarint*count postings
+func (b *builder) columnRun(run enc, f *fieldBuild, order []int32, i int) (int, enc) {
+	start, size := i, 0
+	for prev := ""; i < len(order) && i-start < dictRunV3 && size < dictRunBytesV3; i++ {
+		t := f.list[order[i]]
+		size += len(t) - commonPrefix(prev, t) + 2 + 2*len(f.docs[order[i]])
+		prev = t
+	}
+	terms := order[start:i]
+	run.uvarint(uint64(len(terms)))
+	prev := ""
+	for _, k := range terms {
+		run.uvarint(uint64(commonPrefix(prev, f.list[k])))
+		prev = f.list[k]
+	}
+	prev = ""
+	for _, k := range terms {
+		run.uvarint(uint64(len(f.list[k]) - commonPrefix(prev, f.list[k])))
+		prev = f.list[k]
+	}
+	prev = ""
+	for _, k := range terms {
+		run = append(run, f.list[k][commonPrefix(prev, f.list[k]):]...)
+		prev = f.list[k]
+	}
+	// The postings' lengths go before them: the postings are moved
+	// into place once those are known.
+	mark := len(run)
+	lens := b.plens[:0]
+	for _, k := range terms {
+		l := len(run)
+		run = appendPostings(run, f.docs[k], b.n)
+		lens = append(lens, len(run)-l)
+	}
+	b.scratch = append(b.scratch[:0], run[mark:]...)
+	run = run[:mark]
+	for _, l := range lens {
+		run.uvarint(uint64(l))
+	}
+	b.plens = lens
+	return i, append(run, b.scratch...)
 }
 
 func commonPrefix(a, b string) int {

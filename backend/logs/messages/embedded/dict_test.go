@@ -28,11 +28,11 @@ func dictMessages(n int) []messages.Message {
 	return msgs
 }
 
-// buildVersion builds a segment of msgs, in the version 1 layout if v1,
-// and returns it with its size.
-func buildVersion(t testing.TB, msgs []messages.Message, v1 bool) (*segment, int) {
+// buildVersion builds a segment of msgs in the layout of version (the
+// current one if 0) and returns it with its size.
+func buildVersion(t testing.TB, msgs []messages.Message, version uint64) (*segment, int) {
 	t.Helper()
-	b := segmentBytes(t, msgs, v1)
+	b := segmentBytes(t, msgs, version)
 	s, err := readSegment(bytes.NewReader(b), int64(len(b)))
 	if err != nil {
 		t.Fatal(err)
@@ -41,11 +41,13 @@ func buildVersion(t testing.TB, msgs []messages.Message, v1 bool) (*segment, int
 }
 
 // segmentBytes is the file of a segment of msgs.
-func segmentBytes(t testing.TB, msgs []messages.Message, v1 bool) []byte {
+func segmentBytes(t testing.TB, msgs []messages.Message, version uint64) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	b := newBuilder(&buf)
-	b.v1 = v1
+	if version != 0 {
+		b.version = version
+	}
 	for _, i := range timeOrder(msgs) {
 		if err := b.add(&msgs[i]); err != nil {
 			t.Fatal(err)
@@ -83,8 +85,8 @@ func dump(t *testing.T, s *segment) []string {
 // columns as varints and is smaller.
 func TestFormatVersions(t *testing.T) {
 	msgs := dictMessages(3000)
-	old, oldSize := buildVersion(t, msgs, true)
-	cur, curSize := buildVersion(t, msgs, false)
+	old, oldSize := buildVersion(t, msgs, 1)
+	cur, curSize := buildVersion(t, msgs, 0)
 	if old.version != 1 || cur.version != metaVersion {
 		t.Fatalf("versions %d and %d", old.version, cur.version)
 	}

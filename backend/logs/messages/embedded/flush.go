@@ -120,6 +120,7 @@ func (s *Store) writeJob(j *flushJob, seq uint64) error {
 	})
 	name := segmentFile(seq)
 	seg, err := s.writeSegment(j.ix.dir, name, func(b *builder) error {
+		b.expect = len(items)
 		for doc, it := range items {
 			j.where[it.buf][it.p] = int32(doc)
 			if err := b.add(it.m); err != nil {

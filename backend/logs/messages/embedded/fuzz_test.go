@@ -34,7 +34,7 @@ func seedSegment(f *testing.F) []byte {
 // bounds; whatever it accepts can be searched and read through.
 func FuzzSegment(f *testing.F) {
 	f.Add(seedSegment(f))
-	f.Add(segmentBytes(f, dictMessages(300), false)) // compressed runs
+	f.Add(segmentBytes(f, dictMessages(300), 0)) // compressed runs
 	f.Add([]byte(magic))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := readSegment(bytes.NewReader(b), int64(len(b)))

@@ -182,11 +182,11 @@ func (s *Store) mergeInto(b *builder, p *mergePlan, maps [][]int32) error {
 			}
 		}
 		c := cur[best]
-		rec, err := c.r.record(c.doc)
+		m, err := c.r.get(c.doc)
 		if err != nil {
 			return err
 		}
-		if err := b.addStored(c.r.s.ts[c.doc], c.id, rec); err != nil {
+		if err := b.addStored(c.r.s.ts[c.doc], c.id, &m); err != nil {
 			return err
 		}
 		maps[best][c.doc] = n

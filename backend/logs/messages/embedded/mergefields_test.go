@@ -14,7 +14,7 @@ import (
 // would.
 func buildSegment(t *testing.T, msgs []messages.Message) *segment {
 	t.Helper()
-	seg, _ := buildVersion(t, msgs, false)
+	seg, _ := buildVersion(t, msgs, 0)
 	return seg
 }
 

@@ -210,30 +210,38 @@ func checkDict(r io.ReaderAt, off, n int64, want uint32) error {
 func (s *segment) decodeMeta(meta []byte) error {
 	d := &dec{b: meta}
 	bad := func(what string) error { return fmt.Errorf("%w: %s", errCorrupt, what) }
-	if s.version = d.uvarint(); s.version != 1 && s.version != metaVersion {
+	if s.version = d.uvarint(); s.version < 1 || s.version > metaVersion {
 		return bad("meta version")
 	}
 	// Every document takes at least three bytes of meta (a timestamp
 	// delta and an id), which bounds n by the section's size.
 	s.n = d.count(3)
-	if d.uvarint() != blockSize {
+	maxDocs := blockSize
+	if s.version >= 3 {
+		maxDocs = blockDocs
+	}
+	if d.uvarint() != uint64(maxDocs) {
 		return bad("block size")
 	}
 	nb := d.count(2)
-	if d.err || nb != (s.n+blockSize-1)/blockSize {
+	if d.err || (s.version < 3 && nb != (s.n+blockSize-1)/blockSize) || nb > s.n || (s.n > 0 && nb == 0) {
 		return bad("block count")
 	}
 	s.blocks = make([]blockRef, nb)
-	next := int64(len(magic))
+	next, first := int64(len(magic)), 0
 	for i := range s.blocks {
 		off, l, raw := int64(d.uvarint()), int64(d.uvarint()), d.uvarint()
-		if off != next || l <= 0 || l > s.dictOff-off || raw > maxRaw {
+		docs := min(blockSize, s.n-first)
+		if s.version >= 3 {
+			docs = int(min(d.uvarint(), uint64(maxDocs+1)))
+		}
+		if off != next || l <= 0 || l > s.dictOff-off || raw > maxRaw || docs < 1 || docs > maxDocs || docs > s.n-first {
 			return bad("block ref")
 		}
-		s.blocks[i] = blockRef{off: off, len: int(l), raw: raw}
-		next = off + l
+		s.blocks[i] = blockRef{off: off, len: int(l), raw: raw, first: first, docs: docs}
+		next, first = off+l, first+docs
 	}
-	if next != s.dictOff {
+	if next != s.dictOff || first != s.n {
 		return bad("blocks end")
 	}
 	s.ts = make([]int64, s.n)
@@ -344,7 +352,8 @@ func (s *segment) decodeField(d *dec) (*fieldMeta, error) {
 	nr := d.count(3)
 	switch {
 	case s.version == 1 && (nterms > uint64(nr)*dictRunV1 || nr != (int(nterms)+dictRunV1-1)/dictRunV1),
-		s.version != 1 && (nterms > uint64(nr)*dictRun || uint64(nr) > nterms):
+		s.version == 2 && (nterms > uint64(nr)*dictRun || uint64(nr) > nterms),
+		s.version >= 3 && (nterms > uint64(nr)*dictRunV3 || uint64(nr) > nterms):
 		return nil, bad("run count")
 	}
 	f.nterms = int(nterms)
@@ -396,6 +405,9 @@ func (s *segment) readRun(r dictRunRef, fn func(term) bool) (bool, error) {
 			return false, err
 		}
 	}
+	if s.version >= 3 {
+		return readColumnRun(buf, r.first, fn)
+	}
 	d := &dec{b: buf}
 	prev := ""
 	for first := true; len(d.b) > 0; first = false {
@@ -412,6 +424,54 @@ func (s *segment) readRun(r dictRunRef, fn func(term) bool) (bool, error) {
 		if !fn(term{t, p}) {
 			return false, nil
 		}
+	}
+	return true, nil
+}
+
+// readColumnRun decodes a run of version 3 (see builder.columnRun).
+func readColumnRun(buf []byte, first string, fn func(term) bool) (bool, error) {
+	bad := fmt.Errorf("%w: run", errCorrupt)
+	d := &dec{b: buf}
+	n := d.count(4) // a shared length, a length, a postings length, postings
+	if n == 0 {
+		return false, bad
+	}
+	shared := make([]int, n)
+	for i := range shared {
+		shared[i] = int(min(d.uvarint(), uint64(len(buf))))
+	}
+	suffixes := make([]int, n)
+	total := 0
+	for i := range suffixes {
+		suffixes[i] = int(min(d.uvarint(), uint64(len(buf))))
+		total += suffixes[i]
+	}
+	text := d.take(min(total, len(buf)+1))
+	plens := make([]int, n)
+	for i := range plens {
+		plens[i] = int(min(d.uvarint(), uint64(len(buf))))
+	}
+	if d.err {
+		return false, bad
+	}
+	prev := ""
+	for i := range n {
+		if shared[i] > len(prev) || suffixes[i] > len(text) {
+			return false, bad
+		}
+		t := prev[:shared[i]] + string(text[:suffixes[i]])
+		text = text[suffixes[i]:]
+		p := d.take(plens[i])
+		if d.err || (i == 0 && t != first) || (i > 0 && t <= prev) {
+			return false, bad
+		}
+		prev = t
+		if !fn(term{t, p}) {
+			return false, nil
+		}
+	}
+	if len(d.b) != 0 {
+		return false, bad
 	}
 	return true, nil
 }
@@ -445,18 +505,24 @@ func (s *segment) scanTerms(f *fieldMeta, from string, fn func(term) bool) error
 	return nil
 }
 
-// blockDocs reads block b and returns its documents' records.
-func (s *segment) block(b int) ([][]byte, error) {
+// readBlock reads and decompresses block b.
+func (s *segment) readBlock(b int) ([]byte, error) {
 	r := s.blocks[b]
 	z := make([]byte, r.len)
 	if _, err := s.r.ReadAt(z, r.off); err != nil {
 		return nil, err
 	}
-	raw, err := decompress(z, r.raw)
+	return decompress(z, r.raw)
+}
+
+// block reads block b of a version 1 or 2 segment and returns its
+// documents' records.
+func (s *segment) block(b int) ([][]byte, error) {
+	raw, err := s.readBlock(b)
 	if err != nil {
 		return nil, err
 	}
-	want := min(blockSize, s.n-b*blockSize)
+	want := s.blocks[b].docs
 	out := make([][]byte, 0, want)
 	d := &dec{b: raw}
 	for len(d.b) > 0 && !d.err {
@@ -515,15 +581,41 @@ func (s *segment) message(doc int, rec []byte) (messages.Message, error) {
 	return m, nil
 }
 
+// blockOf returns the block holding doc.
+func (s *segment) blockOf(doc int) int {
+	if s.version < 3 {
+		return doc / blockSize
+	}
+	return sort.Search(len(s.blocks), func(i int) bool { return s.blocks[i].first+s.blocks[i].docs > doc })
+}
+
 // docReader fetches stored documents, keeping the last block read.
 type docReader struct {
 	s     *segment
 	b     int
 	recs  [][]byte
+	cols  *colBlock
 	valid bool
 }
 
 func (r *docReader) get(doc int) (messages.Message, error) {
+	if r.s.version >= 3 {
+		b := r.s.blockOf(doc)
+		if !r.valid || r.b != b {
+			raw, err := r.s.readBlock(b)
+			if err != nil {
+				return messages.Message{}, err
+			}
+			if r.cols, err = decodeColBlock(raw, r.s.blocks[b].docs); err != nil {
+				return messages.Message{}, err
+			}
+			r.b, r.valid = b, true
+		}
+		m := r.cols.message(doc - r.s.blocks[b].first)
+		m.ID = r.s.ids.id(doc)
+		m.Timestamp = unixMilli(r.s.ts[doc])
+		return m, nil
+	}
 	rec, err := r.record(doc)
 	if err != nil {
 		return messages.Message{}, err
@@ -531,8 +623,8 @@ func (r *docReader) get(doc int) (messages.Message, error) {
 	return r.s.message(doc, rec)
 }
 
-// record returns the stored record of doc, valid until the reader moves
-// to another block.
+// record returns the stored record of doc in a version 1 or 2 segment,
+// valid until the reader moves to another block.
 func (r *docReader) record(doc int) ([]byte, error) {
 	b := doc / blockSize
 	if r.s.blocks[b].raw > largeBlock {

@@ -1,0 +1,617 @@
+package embedded
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"unsafe"
+
+	"github.com/loggate/loggate/backend/logs/messages"
+)
+
+// Version 3 stores a block's messages by column rather than by row, so
+// that what zstd sees side by side is alike (all hosts, then all levels,
+// then all request ids) and what repeats within a block is written once:
+//
+//	block   = count:uvarint
+//	          nkeys:uvarint key:str*          field names, first seen first
+//	          nshapes:uvarint shape*
+//	          docshape:uvarint*count          each document's shape
+//	          streams:strings                 every document's streams
+//	          (strings ints floats bools)*nkeys   the values of each key
+//	shape   = nstreams:uvarint nfields:uvarint (key:uvarint type:byte)*
+//	strings = n:uvarint mode:byte
+//	          (mode 0, dictionary) ndistinct:uvarint len:uvarint* bytes
+//	                               index:uvarint*n
+//	          (mode 1, plain)      len:uvarint*n bytes
+//	          (mode 2, prefixed)   shared:uvarint*n len:uvarint*n bytes,
+//	                               each value sharing a prefix with the one
+//	                               before (ids that grow with time)
+//	ints    = n:uvarint mode:byte zigzag:varint*n  (mode 1: deltas)
+//	floats  = n:uvarint uint64le*n
+//	bools   = n:uvarint byte*n
+//
+// A shape is the message's layout: how many streams and which fields of
+// which type in which order, so a message reads back exactly as written.
+// Every value takes at least one byte, which bounds what a block can make
+// the reader allocate by its size.
+const (
+	colString = iota
+	colInt
+	colFloat
+	colBool
+	colTypes
+
+	strDict     = 0
+	strPlain    = 1
+	strPrefixed = 2
+	intPlain    = 0
+	intDelta    = 1
+
+	// blockDocs and blockBytes end a version 3 block, whichever comes
+	// first: enough messages that a block's columns compress well, few
+	// enough bytes that very large messages do not make a reader hold
+	// hundreds of megabytes to return one.
+	blockDocs  = 1024
+	blockBytes = 4 << 20
+	// dictProbe values into a block, a string column whose values are
+	// mostly distinct stops looking for repeats.
+	dictProbe = 64
+)
+
+// strColumn collects a block's values of one string column.
+type strColumn struct {
+	vals []string
+	// seen numbers the distinct values while they repeat enough to be
+	// worth a dictionary; nil once they do not.
+	seen     map[string]uint32
+	distinct []string
+	ids      []uint32
+	noDict   bool
+}
+
+func (c *strColumn) add(v string) {
+	c.vals = append(c.vals, v)
+	if c.noDict {
+		return
+	}
+	if c.seen == nil {
+		c.seen = map[string]uint32{}
+	}
+	id, ok := c.seen[v]
+	if !ok {
+		id = uint32(len(c.distinct))
+		c.seen[v] = id
+		c.distinct = append(c.distinct, v)
+	}
+	c.ids = append(c.ids, id)
+	if len(c.vals) == dictProbe && len(c.distinct) > dictProbe/2 {
+		c.noDict, c.seen, c.distinct, c.ids = true, nil, c.distinct[:0], c.ids[:0]
+	}
+}
+
+func (c *strColumn) reset() {
+	c.vals = c.vals[:0]
+	c.distinct, c.ids = c.distinct[:0], c.ids[:0]
+	c.noDict = false
+	clear(c.seen)
+}
+
+func (c *strColumn) encode(e enc) enc {
+	e.uvarint(uint64(len(c.vals)))
+	if !c.noDict && len(c.distinct) <= len(c.vals)/2 {
+		e = append(e, strDict)
+		e.uvarint(uint64(len(c.distinct)))
+		e = appendStrings(e, c.distinct)
+		for _, id := range c.ids {
+			e.uvarint(uint64(id))
+		}
+		return e
+	}
+	shared, total := 0, 0
+	for i, v := range c.vals {
+		if i > 0 {
+			shared += commonPrefix(c.vals[i-1], v)
+		}
+		total += len(v)
+	}
+	// Prefixes are worth it when they are a quarter of the bytes; the
+	// reader rebuilds at most blockBytes of prefixed values.
+	if shared*4 < total || total > blockBytes {
+		e = append(e, strPlain)
+		return appendStrings(e, c.vals)
+	}
+	e = append(e, strPrefixed)
+	prev := ""
+	for _, v := range c.vals {
+		e.uvarint(uint64(commonPrefix(prev, v)))
+		prev = v
+	}
+	prev = ""
+	for _, v := range c.vals {
+		e.uvarint(uint64(len(v) - commonPrefix(prev, v)))
+		prev = v
+	}
+	prev = ""
+	for _, v := range c.vals {
+		e = append(e, v[commonPrefix(prev, v):]...)
+		prev = v
+	}
+	return e
+}
+
+// appendStrings writes the lengths, then the bytes.
+func appendStrings(e enc, vals []string) enc {
+	for _, v := range vals {
+		e.uvarint(uint64(len(v)))
+	}
+	for _, v := range vals {
+		e = append(e, v...)
+	}
+	return e
+}
+
+// keyColumn is the values of one field name, by type.
+type keyColumn struct {
+	strs   strColumn
+	ints   []int64
+	floats []float64
+	bools  []byte
+}
+
+// blockWriter collects the stored part of a block's messages (all but
+// _id and timestamp) in columns.
+type blockWriter struct {
+	n        int
+	bytes    int // about what the messages take, for blockBytes
+	keys     map[string]uint32
+	keyList  []string
+	cols     []*keyColumn
+	shapes   map[string]uint32
+	nshapes  int
+	shapeEnc enc // the shapes, encoded
+	docShape []uint32
+	streams  strColumn
+	shape    enc // scratch
+	// slots and lastShape remember the last message's key ids and shape,
+	// which the next one mostly repeats (see builder.slots).
+	slots     []keySlot
+	lastShape []byte
+	lastID    uint32
+}
+
+type keySlot struct {
+	key string
+	id  uint32
+	ok  bool
+}
+
+func (w *blockWriter) add(m *messages.Message) {
+	w.shape = w.shape[:0]
+	w.shape.uvarint(uint64(len(m.Streams)))
+	w.shape.uvarint(uint64(len(m.Fields)))
+	for _, s := range m.Streams {
+		w.streams.add(s)
+		w.bytes += len(s) + 1
+	}
+	if len(w.slots) < len(m.Fields) {
+		w.slots = append(w.slots, make([]keySlot, len(m.Fields)-len(w.slots))...)
+	}
+	for i, f := range m.Fields {
+		sl := &w.slots[i]
+		k, ok := sl.id, sl.ok && sl.key == f.Key
+		if !ok {
+			k, ok = w.keys[f.Key]
+		}
+		if !ok {
+			if w.keys == nil {
+				w.keys = map[string]uint32{}
+			}
+			k = uint32(len(w.keyList))
+			w.keys[f.Key] = k
+			w.keyList = append(w.keyList, f.Key)
+			if int(k) == len(w.cols) {
+				w.cols = append(w.cols, &keyColumn{})
+			}
+		}
+		*sl = keySlot{f.Key, k, true}
+		c := w.cols[k]
+		var typ byte
+		switch v := f.Value.(type) {
+		case string:
+			typ = colString
+			c.strs.add(v)
+			w.bytes += len(v) + 1
+		case int64:
+			typ = colInt
+			c.ints = append(c.ints, v)
+			w.bytes += 8
+		case float64:
+			typ = colFloat
+			c.floats = append(c.floats, v)
+			w.bytes += 8
+		case bool:
+			typ = colBool
+			b := byte(0)
+			if v {
+				b = 1
+			}
+			c.bools = append(c.bools, b)
+			w.bytes++
+		}
+		w.shape.uvarint(uint64(k))
+		w.shape = append(w.shape, typ)
+	}
+	id, ok := w.lastID, w.n > 0 && string(w.shape) == string(w.lastShape)
+	if !ok {
+		id, ok = w.shapes[string(w.shape)]
+	}
+	if !ok {
+		if w.shapes == nil {
+			w.shapes = map[string]uint32{}
+		}
+		id = uint32(w.nshapes)
+		w.nshapes++
+		w.shapes[string(w.shape)] = id
+		w.shapeEnc = append(w.shapeEnc, w.shape...)
+	}
+	w.lastShape, w.lastID = append(w.lastShape[:0], w.shape...), id
+	w.docShape = append(w.docShape, id)
+	w.n++
+}
+
+// full reports whether the block should be written.
+func (w *blockWriter) full() bool { return w.n >= blockDocs || w.bytes >= blockBytes }
+
+// encode appends the block and empties the writer.
+func (w *blockWriter) encode(e enc) enc {
+	e.uvarint(uint64(w.n))
+	e.uvarint(uint64(len(w.keyList)))
+	for _, k := range w.keyList {
+		e.str(k)
+	}
+	e.uvarint(uint64(w.nshapes))
+	e = append(e, w.shapeEnc...)
+	for _, s := range w.docShape {
+		e.uvarint(uint64(s))
+	}
+	e = w.streams.encode(e)
+	for _, c := range w.cols[:len(w.keyList)] {
+		e = c.strs.encode(e)
+		e = appendInts(e, c.ints)
+		e.uvarint(uint64(len(c.floats)))
+		for _, f := range c.floats {
+			e = binary.LittleEndian.AppendUint64(e, math.Float64bits(f))
+		}
+		e.uvarint(uint64(len(c.bools)))
+		e = append(e, c.bools...)
+		c.strs.reset()
+		c.ints, c.floats, c.bools = c.ints[:0], c.floats[:0], c.bools[:0]
+	}
+	w.streams.reset()
+	w.n, w.bytes = 0, 0
+	clear(w.keys)
+	clear(w.slots)
+	w.keyList = w.keyList[:0]
+	clear(w.shapes)
+	w.nshapes, w.shapeEnc, w.docShape = 0, w.shapeEnc[:0], w.docShape[:0]
+	return e
+}
+
+// appendInts writes ints as zigzag varints, or their deltas when that is
+// smaller (values that grow, such as counters or times).
+func appendInts(e enc, v []int64) enc {
+	e.uvarint(uint64(len(v)))
+	plain, delta := 0, 0
+	for i, x := range v {
+		plain += varintLen(x)
+		if i > 0 {
+			delta += varintLen(x - v[i-1])
+		} else {
+			delta += varintLen(x)
+		}
+	}
+	if delta < plain {
+		e = append(e, intDelta)
+		prev := int64(0)
+		for _, x := range v {
+			e.varint(x - prev)
+			prev = x
+		}
+		return e
+	}
+	e = append(e, intPlain)
+	for _, x := range v {
+		e.varint(x)
+	}
+	return e
+}
+
+func varintLen(x int64) int {
+	u := uint64(x<<1) ^ uint64(x>>63)
+	n := 1
+	for u >= 0x80 {
+		u >>= 7
+		n++
+	}
+	return n
+}
+
+// colBlock is a decoded version 3 block: its columns, and where each
+// document's values are in them, so one message is built only when read.
+type colBlock struct {
+	keys     []string
+	shapes   []colShape
+	docShape []uint32
+	streams  strValues
+	cols     []colValues
+	// ord[start[doc]:][i] is the position of doc's i-th value (its
+	// streams first) in its column.
+	ord   []uint32
+	start []uint32
+}
+
+type colShape struct {
+	streams int
+	fields  []shapeField
+}
+
+type shapeField struct {
+	key uint32
+	typ byte
+}
+
+type colValues struct {
+	strs   strValues
+	ints   []int64
+	floats []float64
+	bools  []byte
+}
+
+// strValues is a decoded string column: values point into one string of
+// the column's bytes, which is the decompressed block's memory.
+type strValues struct {
+	data  string
+	ends  []uint32 // of each distinct value (dictionary) or value
+	ids   []uint32 // dictionary mode: each value's entry
+	dict  bool
+	count int
+}
+
+func (v *strValues) get(i int) string {
+	if v.dict {
+		i = int(v.ids[i])
+	}
+	start := uint32(0)
+	if i > 0 {
+		start = v.ends[i-1]
+	}
+	return v.data[start:v.ends[i]]
+}
+
+// decodeStrings reads a strings column.
+func decodeStrings(d *dec) (strValues, bool) {
+	var v strValues
+	v.count = d.count(1)
+	switch d.byte() {
+	case strDict:
+		v.dict = true
+		nd := d.count(1)
+		var ok bool
+		if v.data, v.ends, ok = decodeLengths(d, nd, nil); !ok {
+			return v, false
+		}
+		v.ids = make([]uint32, v.count)
+		for i := range v.ids {
+			id := d.uvarint()
+			if id >= uint64(nd) {
+				return v, false
+			}
+			v.ids[i] = uint32(id)
+		}
+	case strPlain:
+		var ok bool
+		if v.data, v.ends, ok = decodeLengths(d, v.count, nil); !ok {
+			return v, false
+		}
+	case strPrefixed:
+		shared := make([]uint32, v.count)
+		for i := range shared {
+			shared[i] = uint32(min(d.uvarint(), math.MaxUint32))
+		}
+		var ok bool
+		if v.data, v.ends, ok = decodeLengths(d, v.count, shared); !ok {
+			return v, false
+		}
+	default:
+		return v, false
+	}
+	return v, !d.err
+}
+
+// decodeLengths reads n lengths and the bytes they measure, rebuilding
+// shared prefixes when given, and returns the values' bytes as one string
+// with the end of each value.
+func decodeLengths(d *dec, n int, shared []uint32) (string, []uint32, bool) {
+	lens := make([]uint32, n)
+	total := uint64(0)
+	for i := range lens {
+		l := d.uvarint()
+		if l > uint64(len(d.b)) {
+			d.fail()
+			return "", nil, false
+		}
+		lens[i] = uint32(l)
+		total += l
+	}
+	raw := d.take(int(min(total, uint64(len(d.b))+1)))
+	if d.err {
+		return "", nil, false
+	}
+	ends := lens // reused: lens[i] is read before ends[i] is written
+	if shared == nil {
+		end := uint32(0)
+		for i, l := range lens {
+			end += l
+			ends[i] = end
+		}
+		// The values point into the decompressed block, which nothing
+		// writes to once it is decoded.
+		return unsafe.String(unsafe.SliceData(raw), len(raw)), ends, true
+	}
+	// Prefixed values are rebuilt whole; a forged file could ask for
+	// long prefixes again and again, so their total is bounded as the
+	// writer bounds it.
+	out := make([]byte, 0, len(raw))
+	prevStart, pos := 0, 0
+	for i, l := range lens {
+		s := int(shared[i])
+		if s > len(out)-prevStart || len(out)+s+int(l) > blockBytes {
+			return "", nil, false
+		}
+		start := len(out)
+		out = append(out, out[prevStart:prevStart+s]...)
+		out = append(out, raw[pos:pos+int(l)]...)
+		pos += int(l)
+		prevStart = start
+		ends[i] = uint32(len(out))
+	}
+	return unsafe.String(unsafe.SliceData(out), len(out)), ends, true
+}
+
+// decodeColBlock decodes a version 3 block holding want documents.
+func decodeColBlock(raw []byte, want int) (*colBlock, error) {
+	bad := func(what string) error { return fmt.Errorf("%w: block %s", errCorrupt, what) }
+	d := &dec{b: raw}
+	b := &colBlock{}
+	if n := d.uvarint(); n != uint64(want) || d.err {
+		return nil, bad("count")
+	}
+	b.keys = make([]string, d.count(1))
+	for i := range b.keys {
+		b.keys[i] = d.str()
+	}
+	b.shapes = make([]colShape, d.count(2))
+	for i := range b.shapes {
+		sh := colShape{streams: int(min(d.uvarint(), uint64(len(raw))))}
+		sh.fields = make([]shapeField, d.count(2))
+		for k := range sh.fields {
+			key, typ := d.uvarint(), d.byte()
+			if key >= uint64(len(b.keys)) || typ >= colTypes {
+				return nil, bad("shape")
+			}
+			sh.fields[k] = shapeField{uint32(key), typ}
+		}
+		b.shapes[i] = sh
+	}
+	if d.err || (want > 0 && len(b.shapes) == 0) {
+		return nil, bad("shapes")
+	}
+	// How many values each column must hold, from how many documents
+	// take each shape.
+	uses := make([]int, len(b.shapes))
+	b.docShape = make([]uint32, want)
+	for i := range b.docShape {
+		s := d.uvarint()
+		if s >= uint64(len(b.shapes)) {
+			return nil, bad("document shape")
+		}
+		b.docShape[i] = uint32(s)
+		uses[s]++
+	}
+	need := make([]int, len(b.keys)*colTypes)
+	needStreams, total := 0, 0
+	for i, sh := range b.shapes {
+		needStreams += uses[i] * sh.streams
+		for _, f := range sh.fields {
+			need[int(f.key)*colTypes+int(f.typ)] += uses[i]
+		}
+		total += uses[i] * (sh.streams + len(sh.fields))
+		if total > len(raw) { // every value takes a byte at least
+			return nil, bad("shapes")
+		}
+	}
+	var ok bool
+	if b.streams, ok = decodeStrings(d); !ok || b.streams.count != needStreams {
+		return nil, bad("streams")
+	}
+	b.cols = make([]colValues, len(b.keys))
+	for k := range b.cols {
+		c := &b.cols[k]
+		if c.strs, ok = decodeStrings(d); !ok {
+			return nil, bad("strings")
+		}
+		n := d.count(1)
+		mode := d.byte()
+		if mode != intPlain && mode != intDelta {
+			return nil, bad("ints")
+		}
+		c.ints = make([]int64, n)
+		prev := int64(0)
+		for i := range c.ints {
+			c.ints[i] = d.varint()
+			if mode == intDelta {
+				c.ints[i] += prev
+				prev = c.ints[i]
+			}
+		}
+		c.floats = make([]float64, d.count(8))
+		for i := range c.floats {
+			c.floats[i] = d.float()
+		}
+		c.bools = d.take(d.count(1))
+		if d.err || c.strs.count != need[k*colTypes+colString] || len(c.ints) != need[k*colTypes+colInt] ||
+			len(c.floats) != need[k*colTypes+colFloat] || len(c.bools) != need[k*colTypes+colBool] {
+			return nil, bad("column")
+		}
+	}
+	if d.err || len(d.b) != 0 {
+		return nil, bad("end")
+	}
+	next := make([]uint32, len(b.keys)*colTypes)
+	b.ord = make([]uint32, 0, total)
+	b.start = make([]uint32, want)
+	streamPos := uint32(0)
+	for doc, s := range b.docShape {
+		sh := &b.shapes[s]
+		b.start[doc] = uint32(len(b.ord))
+		b.ord = append(b.ord, streamPos)
+		streamPos += uint32(sh.streams)
+		for _, f := range sh.fields {
+			i := int(f.key)*colTypes + int(f.typ)
+			b.ord = append(b.ord, next[i])
+			next[i]++
+		}
+	}
+	return b, nil
+}
+
+// message builds the stored part of document i of the block.
+func (b *colBlock) message(i int) messages.Message {
+	sh := &b.shapes[b.docShape[i]]
+	ord := b.ord[b.start[i]:]
+	var m messages.Message
+	if sh.streams > 0 {
+		m.Streams = make([]string, sh.streams)
+		for k := range m.Streams {
+			m.Streams[k] = b.streams.get(int(ord[0]) + k)
+		}
+	}
+	m.Fields = make([]messages.Field, len(sh.fields))
+	for k, f := range sh.fields {
+		c, o := &b.cols[f.key], int(ord[1+k])
+		var v any
+		switch f.typ {
+		case colString:
+			v = c.strs.get(o)
+		case colInt:
+			v = c.ints[o]
+		case colFloat:
+			v = c.floats[o]
+		case colBool:
+			v = c.bools[o] != 0
+		}
+		m.Fields[k] = messages.Field{Key: b.keys[f.key], Value: v}
+	}
+	return m
+}

@@ -1,0 +1,254 @@
+package embedded
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loggate/loggate/backend/logs/messages"
+)
+
+// columnMessages are n messages of varied layouts: streams or none,
+// every value type, fields that come and go or change type, values that
+// repeat (dictionary columns), are unique (plain) or grow from the one
+// before (prefixed), and a few very large ones.
+func columnMessages(n int) []messages.Message {
+	base := time.UnixMilli(1700000000000)
+	msgs := make([]messages.Message, n)
+	for i := range msgs {
+		m := messages.Message{ID: uuidString([16]byte{byte(i >> 16), byte(i >> 8), byte(i), 9}),
+			Timestamp: base.Add(time.Duration(i/3) * time.Millisecond)}
+		if i%7 == 3 {
+			m.ID = fmt.Sprintf("custom-%d", i)
+		}
+		switch i % 4 {
+		case 1:
+			m.Streams = []string{"s1"}
+		case 2:
+			m.Streams = []string{"s1", fmt.Sprintf("s%d", i%50)}
+		}
+		m.Fields = []messages.Field{
+			{Key: "message", Value: fmt.Sprintf("Request %d took %d ms, ünïcode ✓", i, i%97)},
+			{Key: "source", Value: []string{"web-1", "web-2", "db-1"}[i%3]},
+			{Key: "seq_id", Value: fmt.Sprintf("01HZX%012d", i*7)},
+			{Key: "level", Value: int64(i % 8)},
+			{Key: "counter", Value: int64(1000000 + i*13)},
+			{Key: "ratio", Value: float64(i) / 3},
+			{Key: "ok", Value: i%5 != 0},
+			{Key: "empty", Value: ""},
+		}
+		if i%11 == 0 {
+			m.Fields = append(m.Fields, messages.Field{Key: "sparse", Value: int64(-i)}, messages.Field{Key: "neg", Value: math.Inf(-1)})
+		}
+		if i%13 == 0 {
+			// The same name with another type.
+			m.Fields = append(m.Fields, messages.Field{Key: "level", Value: "high"})
+		}
+		if i%997 == 5 {
+			m.Fields = append(m.Fields, messages.Field{Key: "full_message", Value: strings.Repeat("x", 5<<20)})
+		}
+		msgs[i] = m
+	}
+	return msgs
+}
+
+// TestColumnBlocks: every message of a version 3 segment reads back
+// exactly as it was added, whatever its layout, across blocks ended by
+// their document count and by their size.
+func TestColumnBlocks(t *testing.T) {
+	msgs := columnMessages(3000)
+	s, _ := buildVersion(t, msgs, 0)
+	if s.version != 3 {
+		t.Fatalf("version %d", s.version)
+	}
+	bySize := 0
+	for _, b := range s.blocks {
+		if b.docs < blockDocs && b.first+b.docs < s.n {
+			bySize++
+		}
+	}
+	if len(s.blocks) < 4 || bySize == 0 {
+		t.Fatalf("%d blocks, %d ended by size", len(s.blocks), bySize)
+	}
+	order := timeOrder(msgs)
+	r := &docReader{s: s}
+	for doc, i := range order {
+		m, err := r.get(doc)
+		if err != nil {
+			t.Fatalf("doc %d: %v", doc, err)
+		}
+		want := msgs[i]
+		want.Timestamp = want.Timestamp.UTC()
+		if !reflect.DeepEqual(m, want) {
+			t.Fatalf("doc %d:\n got %v\nwant %v", doc, m, want)
+		}
+	}
+	// Backwards, each document from a fresh block read.
+	for doc := s.n - 1; doc >= 0; doc -= 401 {
+		m, err := (&docReader{s: s}).get(doc)
+		if err != nil || m.ID != msgs[order[doc]].ID {
+			t.Fatalf("doc %d: %v, %v", doc, m.ID, err)
+		}
+	}
+}
+
+// TestStringColumnModes: a column of repeated values is a dictionary, of
+// values growing from one another prefixed, of other values plain, and
+// each reads back.
+func TestStringColumnModes(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		val  func(i int) string
+		mode byte
+	}{
+		{"repeated", func(i int) string { return []string{"a", "bb", ""}[i%3] }, strDict},
+		{"growing", func(i int) string { return fmt.Sprintf("01HZX%010d", i) }, strPrefixed},
+		{"unique", func(i int) string { return fmt.Sprintf("%x", uint64(i)*0x9e3779b97f4a7c15) }, strPlain},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var col strColumn
+			var want []string
+			for i := range 500 {
+				want = append(want, c.val(i))
+				col.add(want[i])
+			}
+			e := col.encode(nil)
+			d := &dec{b: e}
+			v, ok := decodeStrings(d)
+			if !ok || len(d.b) != 0 || v.count != len(want) {
+				t.Fatalf("decode: %v, %d bytes left, %d values", ok, len(d.b), v.count)
+			}
+			if mode := e[binaryLen(uint64(len(want)))]; mode != c.mode {
+				t.Fatalf("mode %d, want %d", mode, c.mode)
+			}
+			for i, w := range want {
+				if got := v.get(i); got != w {
+					t.Fatalf("value %d = %q, want %q", i, got, w)
+				}
+			}
+		})
+	}
+}
+
+func binaryLen(v uint64) int {
+	var e enc
+	e.uvarint(v)
+	return len(e)
+}
+
+// TestColumnBlockCorrupt: a block whose counts disagree with its shapes is
+// refused, not read past or allocated for.
+func TestColumnBlockCorrupt(t *testing.T) {
+	raw := smallBlock(20)
+	if _, err := decodeColBlock(raw, 20); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := decodeColBlock(raw, 21); err == nil {
+		t.Fatal("a wrong document count was accepted")
+	}
+	for i := range raw {
+		b := append([]byte(nil), raw...)
+		b[i] ^= 0x40
+		if blk, err := decodeColBlock(b, 20); err == nil {
+			for d := range 20 {
+				blk.message(d) // must not panic
+			}
+		}
+		if _, err := decodeColBlock(raw[:i], 20); err == nil {
+			t.Fatalf("a block cut at %d was accepted", i)
+		}
+	}
+}
+
+// TestVersionsReadAlike: segments of versions 1 and 2 (row blocks) read
+// back the same messages as one of version 3 (column blocks), which is
+// smaller.
+func TestVersionsReadAlike(t *testing.T) {
+	msgs := columnMessages(1200)
+	cur, curSize := buildVersion(t, msgs, 0)
+	for _, v := range []uint64{1, 2} {
+		old, oldSize := buildVersion(t, msgs, v)
+		if old.version != v || oldSize <= curSize {
+			t.Fatalf("version %d: %d bytes against %d", old.version, oldSize, curSize)
+		}
+		a, b := &docReader{s: old}, &docReader{s: cur}
+		for doc := range cur.n {
+			x, err := a.get(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			y, err := b.get(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(x, y) {
+				t.Fatalf("version %d, doc %d:\n%v\n%v", v, doc, x, y)
+			}
+		}
+	}
+}
+
+// FuzzColumnBlock: no decompressed block makes the column decoder panic or
+// allocate beyond what its size bounds; what it accepts reads through.
+// (The segment's checksums keep FuzzSegment's mutations from reaching
+// it.)
+func FuzzColumnBlock(f *testing.F) {
+	f.Add(smallBlock(40), 40)
+	f.Fuzz(func(t *testing.T, raw []byte, want int) {
+		if want < 0 || want > blockDocs {
+			return
+		}
+		b, err := decodeColBlock(raw, want)
+		if err != nil {
+			return
+		}
+		for d := range want {
+			b.message(d)
+		}
+	})
+}
+
+// smallBlock is the raw block of the first n column messages, without
+// the very large ones.
+func smallBlock(n int) []byte {
+	var w blockWriter
+	msgs := columnMessages(n)
+	for i := range msgs {
+		m := msgs[i]
+		m.Fields = slices.DeleteFunc(m.Fields, func(f messages.Field) bool { return f.Key == "full_message" })
+		w.add(&m)
+	}
+	return w.encode(nil)
+}
+
+// FuzzColumnRun: no decompressed dictionary run makes its decoder panic;
+// the terms it hands out are in order.
+func FuzzColumnRun(f *testing.F) {
+	s, _ := buildVersion(f, dictMessages(300), 0)
+	r := s.fields["request_id"].runs[0]
+	buf := make([]byte, r.len)
+	if _, err := s.r.ReadAt(buf, s.dictOff+r.off); err != nil {
+		f.Fatal(err)
+	}
+	if r.raw > 0 {
+		var err error
+		if buf, err = decompress(buf, r.raw); err != nil {
+			f.Fatal(err)
+		}
+	}
+	f.Add(buf, r.first)
+	f.Fuzz(func(t *testing.T, b []byte, first string) {
+		prev := ""
+		_, _ = readColumnRun(b, first, func(e term) bool {
+			if prev != "" && e.text <= prev {
+				t.Fatalf("%q after %q", e.text, prev)
+			}
+			prev = e.text
+			return true
+		})
+	})
+}
