@@ -32,8 +32,10 @@ type Pair struct{ Key, Value string }
 var ErrInvalid = errors.New("not a CEF event")
 
 // prefix finds "CEF:<version>" at the start, or after a syslog-style
-// "<timestamp> <host> " envelope (the timestamp must then parse).
-var prefix = regexp.MustCompile(`^(?:(.+)\s+\S+\s+)(CEF:\d+)|^(CEF:\d+)`)
+// "<timestamp> <host> " envelope (the timestamp must then parse). Unlike
+// Graylog's parser, an event that starts with "CEF:" is never read as an
+// envelope, even when a value holds " host CEF:0".
+var prefix = regexp.MustCompile(`^(CEF:\d+)|^(?:(.+)\s+\S+\s+)(CEF:\d+)`)
 
 // key finds extension keys: a word right before '=' (an escaped '\=' has
 // a backslash before it, so it never ends a key).
@@ -47,14 +49,14 @@ func Parse(s string) (Event, error) {
 	if m == nil {
 		return ev, ErrInvalid
 	}
-	start := m[6]
-	if m[2] >= 0 {
+	start := m[2]
+	if start < 0 {
 		// Graylog's parser refuses an envelope whose timestamp it cannot
 		// read; its host is not kept.
-		if !envelopeTime(s[m[2]:m[3]]) {
+		if !envelopeTime(s[m[4]:m[5]]) {
 			return ev, ErrInvalid
 		}
-		start = m[4]
+		start = m[6]
 	}
 	parts := splitHeader(s[start:])
 	// Java's split drops trailing empty parts: "…|Low|" has no extension

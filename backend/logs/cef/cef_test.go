@@ -43,6 +43,8 @@ func TestParse(t *testing.T) {
 			cef.Event{0, "v", "p", "1", "1", "n", "5", nil}, false},
 		{"epoch envelope", "1505809570000 host CEF:0|v|p|1|1|n|5|",
 			cef.Event{0, "v", "p", "1", "1", "n", "5", nil}, false},
+		{"CEF in a value", "CEF:0|v|p|1|1|n|5|msg=seen on host CEF:1",
+			cef.Event{0, "v", "p", "1", "1", "n", "5", []cef.Pair{{"msg", "seen on host CEF:1"}}}, false},
 		{"envelope with an unreadable timestamp", "<134>Sep 19 08:26:10 host CEF:0|v|p|1|1|n|5|a=1", cef.Event{}, true},
 		{"too few header fields", "CEF:0|Foobar", cef.Event{}, true},
 		{"missing severity", "CEF:0|v|p|1|1|n||", cef.Event{}, true},
