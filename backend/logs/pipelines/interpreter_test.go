@@ -156,7 +156,7 @@ func TestChangesReachOtherNodes(t *testing.T) {
 // matches.
 func TestStoredErrors(t *testing.T) {
 	e := newEnv(t, nil)
-	doc := []byte(`{"title":"old","description":null,"source":"rule \"old\" when parse_cef(\"t\", \"k\") == 1 then end","created_at":null,"modified_at":null}`)
+	doc := []byte(`{"title":"old","description":null,"source":"rule \"old\" when no_such_function(\"t\", \"k\") == 1 then end","created_at":null,"modified_at":null}`)
 	if err := e.st.Insert(context.Background(), "pipeline_processor_rules", "5fc3a1e2b1f1a4a1c3e7d9f0", doc); err != nil {
 		t.Fatal(err)
 	}

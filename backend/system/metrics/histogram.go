@@ -70,7 +70,7 @@ func (t *Timer) update(now int64, d time.Duration) {
 		return
 	}
 	t.res.update(now, int64(d))
-	t.mark(now, 1)
+	t.mark(t.clock.intervalAt(now), 1)
 }
 
 // Snapshot returns the current sample of durations, in nanoseconds.

@@ -25,8 +25,9 @@ type Meter struct {
 	meter
 }
 
-// Mark records n events.
-func (m *Meter) Mark(n int64) { m.mark(m.clock.nanos(), n) }
+// Mark records n events. On the real clock it costs two atomic operations:
+// the interval comes from the registry's timer, not from reading the clock.
+func (m *Meter) Mark(n int64) { m.mark(m.clock.interval(), n) }
 
 func (m *Meter) typ() metricType { return typeMeter }
 
@@ -42,14 +43,14 @@ type meter struct {
 	start int64 // nanoseconds since the clock's epoch
 
 	// count is written on every event; the padding keeps it off the cache
-	// line of lastTick, which every event reads.
+	// line of interval, which every event reads.
 	_     [64]byte
 	count atomic.Int64
 	_     [56]byte
 
-	// lastTick is the start of the interval the moving averages have not
-	// taken in yet. Only tick, under mu, moves it.
-	lastTick atomic.Int64
+	// interval is the interval (see clock.interval) the moving averages
+	// have not taken in yet. Only tick, under mu, moves it.
+	interval atomic.Int64
 
 	mu sync.Mutex
 	// counted is count as of the last tick: the events of an interval are the
@@ -61,32 +62,32 @@ type meter struct {
 func (m *meter) init(c *clock) {
 	m.clock = c
 	m.start = c.nanos()
-	m.lastTick.Store(m.start)
+	m.interval.Store(c.intervalAt(m.start))
 	m.m1.alpha, m.m5.alpha, m.m15.alpha = alpha1, alpha5, alpha15
 }
 
-// mark records n events at now. Like Dropwizard, it first closes the
-// intervals that have ended, so the events count toward the current one.
-func (m *meter) mark(now, n int64) {
-	if now-m.lastTick.Load() > tickInterval {
-		m.tick(now)
+// mark records n events in interval i. Like Dropwizard, it first closes
+// the intervals that have ended, so the events count toward the current one.
+func (m *meter) mark(i, n int64) {
+	if i > m.interval.Load() {
+		m.tick(i)
 	}
 	m.count.Add(n)
 }
 
-// tick advances the moving averages over every whole interval that ended
-// before now. The events since the last tick belong to the first of them; the
-// others had none and only decay the averages, which is done in closed form
-// so that a meter idle for days costs no more than one idle for seconds.
-func (m *meter) tick(now int64) {
+// tick advances the moving averages over every interval that ended before
+// interval i. The events since the last tick belong to the first of them;
+// the others had none and only decay the averages, which is done in closed
+// form so that a meter idle for days costs no more than one idle for
+// seconds.
+func (m *meter) tick(i int64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	age := now - m.lastTick.Load()
-	if age <= tickInterval {
+	ticks := i - m.interval.Load()
+	if ticks <= 0 {
 		return // another caller ticked meanwhile
 	}
-	m.lastTick.Store(now - age%tickInterval)
-	ticks := age / tickInterval
+	m.interval.Store(i)
 	c := m.count.Load()
 	n := c - m.counted
 	m.counted = c
@@ -120,8 +121,8 @@ type rates struct {
 // rates reads all rates at one instant.
 func (m *meter) rates() rates {
 	now := m.clock.nanos()
-	if now-m.lastTick.Load() > tickInterval {
-		m.tick(now)
+	if i := m.clock.intervalAt(now); i > m.interval.Load() {
+		m.tick(i)
 	}
 	m.mu.Lock()
 	r := rates{m1: m.m1.rate, m5: m.m5.rate, m15: m.m15.rate}

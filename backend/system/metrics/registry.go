@@ -5,8 +5,10 @@
 // as Dropwizard's metrics-json module does (rates per second, durations in
 // seconds).
 //
-// Nothing here starts a goroutine: moving averages advance lazily from the
-// injected clock whenever a metric is marked or read.
+// Moving averages advance lazily whenever a metric is marked or read. A
+// registry on the real clock (time.Now) keeps a timer that marks the end of
+// each 5-second interval, so that marking a meter never reads the clock;
+// nothing else runs in the background.
 //
 // The listings of the resource (/system/metrics/multiple and
 // /system/metrics/namespace/{namespace}) describe meters, histograms and
@@ -17,9 +19,11 @@ package metrics
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -64,7 +68,7 @@ type Registry struct {
 // New returns an empty registry whose metrics read time from now (time.Now in
 // production).
 func New(now func() time.Time) *Registry {
-	return &Registry{clock: &clock{now: now, epoch: now()}, metrics: make(map[string]metric)}
+	return &Registry{clock: newClock(now), metrics: make(map[string]metric)}
 }
 
 // Counter returns the counter called name, creating it if needed.
@@ -172,6 +176,54 @@ func (r *Registry) entries(keep func(name string) bool) []entry {
 type clock struct {
 	now   func() time.Time
 	epoch time.Time
+
+	// real is set when now is time.Now. Meters then learn the current
+	// 5-second interval from published, which a timer advances at each
+	// interval's end, instead of reading the clock on every mark. Another
+	// clock (a test's) cannot announce its moves, so it is read.
+	real      bool
+	start     sync.Once
+	published atomic.Int64
+}
+
+func newClock(now func() time.Time) *clock {
+	return &clock{now: now, epoch: now(), real: reflect.ValueOf(now).Pointer() == reflect.ValueOf(time.Now).Pointer()}
+}
+
+// interval returns the index of the current moving-average interval,
+// counted from the epoch: it is shared by all meters of the registry.
+func (c *clock) interval() int64 {
+	if !c.real {
+		return c.nanos() / tickInterval
+	}
+	c.start.Do(c.publish)
+	return c.published.Load()
+}
+
+// intervalAt returns the interval of an instant read from the clock, and
+// brings the published one up to it.
+func (c *clock) intervalAt(now int64) int64 {
+	i := now / tickInterval
+	if c.real {
+		c.start.Do(c.publish)
+		c.advance(i)
+	}
+	return i
+}
+
+// publish stores the current interval and arranges to run again when it
+// ends. A timer that fires late leaves the marks of those few milliseconds
+// in the interval before.
+func (c *clock) publish() {
+	now := c.nanos()
+	c.advance(now / tickInterval)
+	time.AfterFunc(time.Duration(tickInterval-now%tickInterval), c.publish)
+}
+
+// advance moves the published interval forward to i, never back.
+func (c *clock) advance(i int64) {
+	for p := c.published.Load(); p < i && !c.published.CompareAndSwap(p, i); p = c.published.Load() {
+	}
 }
 
 // nanos returns the nanoseconds elapsed since the epoch.

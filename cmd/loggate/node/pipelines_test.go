@@ -147,8 +147,8 @@ func TestPipelineRulesAPI(t *testing.T) {
 	root := nodetest.AsRoot()
 
 	// A parse error is a 400 whose body is the list of errors.
-	res := h.Do("POST", "/system/pipelines/rule", map[string]any{"source": "rule \"x\"\nwhen true\nthen\n  parse_cef(\"t\", \"k\");\nend"}, root).Want(t, http.StatusBadRequest)
-	want := `[{"type":"undeclared_function","line":4,"position_in_line":2,"reason":"Unknown function parse_cef in line 4 pos 2"}]`
+	res := h.Do("POST", "/system/pipelines/rule", map[string]any{"source": "rule \"x\"\nwhen true\nthen\n  no_such_function(\"t\", \"k\");\nend"}, root).Want(t, http.StatusBadRequest)
+	want := `[{"type":"undeclared_function","line":4,"position_in_line":2,"reason":"Unknown function no_such_function in line 4 pos 2"}]`
 	if string(res.Body) != want {
 		t.Errorf("parse error body %s, want %s", res.Body, want)
 	}
@@ -183,8 +183,11 @@ func TestPipelineRulesAPI(t *testing.T) {
 
 	// The function listing names exactly the functions rules may call.
 	fns := h.Do("GET", "/system/pipelines/rule/functions", nil, root).Want(t, http.StatusOK)
-	if fns.Get(`#(name=="set_field").params.0.type`).String() != "java.lang.String" || fns.Get(`#(name=="parse_cef")`).Exists() {
+	if fns.Get(`#(name=="set_field").params.0.type`).String() != "java.lang.String" || fns.Get(`#(name=="no_such_function")`).Exists() {
 		t.Errorf("functions: %s", fns.Get("#.name").Raw)
+	}
+	if got := fns.Get(`#(name=="parse_cef")`); got.Get("params.#.name").Raw != `["cef_string","use_full_names"]` || got.Get("params.#.optional").Raw != `[false,false]` {
+		t.Errorf("parse_cef: %s", got.Raw)
 	}
 	if got := fns.Get(`#(name=="flex_parse_date")`); got.Get("params.#.name").Raw != `["value","default","timezone"]` || got.Get("return_type").String() != "org.joda.time.DateTime" {
 		t.Errorf("flex_parse_date: %s", got.Raw)

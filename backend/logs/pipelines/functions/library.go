@@ -1,9 +1,9 @@
 // Package functions is Graylog 4.0's library of pipeline rule functions
 // (ProcessorFunctionsModule): conversions, message and stream functions,
 // strings, regular expressions, grok, JSON, dates, hashes, encodings, IP
-// addresses, URLs, syslog and lookup tables. A function Graylog has and
-// this build does not (parse_cef, from Graylog's CEF plugin) is absent
-// from the library, so a rule calling it fails to parse, naming it.
+// addresses, URLs, syslog and lookup tables, and parse_cef of Graylog's
+// CEF plugin. A function this build does not have is absent from the
+// library, so a rule calling it fails to parse, naming it.
 package functions
 
 import (
@@ -73,7 +73,7 @@ func New(d Deps) *Library {
 	for _, group := range [][]*lang.Function{
 		conversions(), typeTests(), messageFunctions(d), stringFunctions(), regexFunctions(d),
 		jsonFunctions(), dateFunctions(d), hashFunctions(), encodingFunctions(), networkFunctions(),
-		syslogFunctions(), debugFunctions(d), lookupFunctions(d),
+		syslogFunctions(), debugFunctions(d), lookupFunctions(d), cefFunctions(d),
 	} {
 		all = append(all, group...)
 	}
