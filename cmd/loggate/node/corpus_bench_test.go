@@ -3,7 +3,6 @@ package node_test
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/loggate/loggate/backend/logs/messages/embedded"
+	"github.com/loggate/loggate/internal/corpus"
 )
 
 // The end-to-end ingest figure of make load: a deterministic corpus of
@@ -24,48 +24,17 @@ import (
 //
 //	go test -run '^$' -bench IngestCorpus -benchtime 200000x ./cmd/loggate/node
 
-var (
-	corpusServices = []string{"checkout", "cart", "auth", "search", "billing"}
-	corpusWords    = strings.Fields(`request completed failed user session order payment cache miss hit
-		timeout retry upstream database query slow fast token refreshed expired invalid item added removed
-		price updated shipping address validated rejected queue message consumed published lock acquired
-		released connection opened closed`)
-	corpusPaths = []string{"/api/v1/orders", "/api/v1/cart", "/api/v1/login", "/api/v1/search", "/api/v1/invoices", "/health"}
-)
-
-// corpusMessage is message i of the corpus: about 324 bytes, host of 20
-// values, level 0-7, _service of 5, a user id, a 16-hex request id, a
-// duration, a path and a short_message of 8-17 words from a 40-word
-// vocabulary. r must be seeded the same way for the same corpus.
-func corpusMessage(r *rand.Rand, i int) string {
-	var words strings.Builder
-	for w := range 8 + r.IntN(10) {
-		if w > 0 {
-			words.WriteByte(' ')
-		}
-		words.WriteString(corpusWords[r.IntN(len(corpusWords))])
-	}
-	ts := float64(corpusStart.UnixMilli()+int64(i)) / 1000
-	return fmt.Sprintf(`{"version":"1.1","host":"app-%02d.prod.eu-west-1.example.net","short_message":"%s","timestamp":%.3f,"level":%d,`+
-		`"_service":"%s","_user_id":%d,"_request_id":"%016x","_duration_ms":%d,"_path":"%s/%d"}`,
-		r.IntN(20), words.String(), ts, r.IntN(8), corpusServices[r.IntN(len(corpusServices))],
-		r.IntN(100000), r.Uint64(), r.IntN(2000), corpusPaths[r.IntN(len(corpusPaths))], r.IntN(1000))
-}
-
-var corpusStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-
-// corpus returns the first n messages of the corpus.
-func corpus(n int) []string {
-	r := rand.New(rand.NewPCG(18, 18))
+// corpusGELF returns the first n messages of the corpus as GELF.
+func corpusGELF(n int) []string {
 	msgs := make([]string, n)
-	for i := range msgs {
-		msgs[i] = corpusMessage(r, i)
+	for i, m := range corpus.First(n) {
+		msgs[i] = m.GELF()
 	}
 	return msgs
 }
 
 func BenchmarkIngestCorpus(b *testing.B) {
-	h, start := ingest(b, nil, tcpInput, nil, corpus(b.N), sendTCP)
+	h, start := ingest(b, nil, tcpInput, nil, corpusGELF(b.N), sendTCP)
 	runtime.GC() // the corpus is garbage now
 
 	// Everything searchable is now made durable and merged, as it would be

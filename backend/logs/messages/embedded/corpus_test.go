@@ -4,42 +4,21 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
-	"strings"
-	"time"
 
 	"github.com/loggate/loggate/backend/logs/messages"
+	"github.com/loggate/loggate/internal/corpus"
 )
 
-// The corpus of issue 18 as the ingest path hands it to the store: GELF
-// application logs (host of 20 values, level 0-7, _service of 5, a user
-// id, a 16-hex request id, a duration, a path, a short_message of 8-17
-// words from a 40-word vocabulary) with the fields a GELF input adds.
-var (
-	corpusServices = []string{"checkout", "cart", "auth", "search", "billing"}
-	corpusWords    = strings.Fields(`request completed failed user session order payment cache miss hit
-		timeout retry upstream database query slow fast token refreshed expired invalid item added removed
-		price updated shipping address validated rejected queue message consumed published lock acquired
-		released connection opened closed`)
-	corpusPaths = []string{"/api/v1/orders", "/api/v1/cart", "/api/v1/login", "/api/v1/search", "/api/v1/invoices", "/health"}
-	corpusStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-)
-
-// corpusMessages returns the first n messages of the corpus, one per
-// millisecond.
+// corpusMessages returns the first n messages of issue 18's corpus as the
+// GELF input hands them to the store, with the fields it adds.
 func corpusMessages(n int) []messages.Message {
-	r := rand.New(rand.NewPCG(18, 18))
-	out := make([]messages.Message, n)
-	var words strings.Builder
+	// The ids' entropy has its own source, so the corpus itself is the
+	// one the ingest benchmark sends.
+	r := rand.New(rand.NewPCG(18, 19))
 	entropy := r.Uint64()
-	for i := range out {
-		words.Reset()
-		for w := range 8 + r.IntN(10) {
-			if w > 0 {
-				words.WriteByte(' ')
-			}
-			words.WriteString(corpusWords[r.IntN(len(corpusWords))])
-		}
-		ts := corpusStart.Add(time.Duration(i) * time.Millisecond)
+	out := make([]messages.Message, n)
+	for i, c := range corpus.First(n) {
+		ts := c.Time
 		// A time-based UUID as _id and a monotonic ULID-like
 		// gl2_message_id, as the GELF input makes them.
 		ticks := uint64(ts.UnixNano()/100) + 0x01b21dd213814000 + uint64(i%7)
@@ -49,14 +28,14 @@ func corpusMessages(n int) []messages.Message {
 		binary.BigEndian.PutUint64(mid[2:], entropy)
 		out[i] = messages.Message{ID: id, Timestamp: ts, Streams: []string{"000000000000000000000001"},
 			Fields: []messages.Field{
-				{Key: "message", Value: words.String()},
-				{Key: "source", Value: fmt.Sprintf("app-%02d.prod.eu-west-1.example.net", r.IntN(20))},
-				{Key: "level", Value: int64(r.IntN(8))},
-				{Key: "service", Value: corpusServices[r.IntN(len(corpusServices))]},
-				{Key: "user_id", Value: int64(r.IntN(100000))},
-				{Key: "request_id", Value: fmt.Sprintf("%016x", r.Uint64())},
-				{Key: "duration_ms", Value: int64(r.IntN(2000))},
-				{Key: "path", Value: fmt.Sprintf("%s/%d", corpusPaths[r.IntN(len(corpusPaths))], r.IntN(1000))},
+				{Key: "message", Value: c.Short},
+				{Key: "source", Value: c.Host},
+				{Key: "level", Value: int64(c.Level)},
+				{Key: "service", Value: c.Service},
+				{Key: "user_id", Value: int64(c.UserID)},
+				{Key: "request_id", Value: c.RequestID},
+				{Key: "duration_ms", Value: int64(c.DurationMS)},
+				{Key: "path", Value: c.Path},
 				{Key: messages.FieldSourceInput, Value: "5fd0e2a1c1d2e3f4a5b6c7d8"},
 				{Key: messages.FieldSourceNode, Value: "3f2b8a1e-6c4d-4e5f-8a9b-0c1d2e3f4a5b"},
 				{Key: messages.FieldRemoteIP, Value: "127.0.0.1"},
