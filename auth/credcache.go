@@ -59,6 +59,7 @@ type CredentialCache struct {
 type memoEntry struct {
 	raw string
 	e   *entry
+	id  string // a username's user id (UserID)
 }
 
 type nopCounter struct{}
@@ -293,20 +294,27 @@ func (a *CredentialCache) remember(ctx context.Context, key string, ep Epoch, e 
 		return
 	}
 	raw := a.encodeEntry(key, e)
+	if a.store(ctx, key, ep, raw, tags) {
+		a.memo.Add(key, memoEntry{raw: string(raw), e: e})
+	}
+}
+
+// store writes a fill unless the shared generation moved since ep; the
+// caller holds a.fill for reading and has checked the local epoch.
+func (a *CredentialCache) store(ctx context.Context, key string, ep Epoch, raw []byte, tags []string) bool {
 	if g, ok := a.cache.(generational); ok {
 		if !ep.remoteOK {
-			return // the shared generation is unknown: do not risk it
+			return false // the shared generation is unknown: do not risk it
 		}
 		stored, err := g.SetAtGeneration(ctx, key, raw, a.ttl, ep.remote, tags...)
 		if err != nil {
 			a.failed(err)
 		}
-		if !stored {
-			return
-		}
-	} else if err := a.cache.Set(ctx, key, raw, a.ttl, tags...); err != nil {
-		a.failed(err)
-		return
+		return stored
 	}
-	a.memo.Add(key, memoEntry{raw: string(raw), e: e})
+	if err := a.cache.Set(ctx, key, raw, a.ttl, tags...); err != nil {
+		a.failed(err)
+		return false
+	}
+	return true
 }

@@ -16,6 +16,9 @@ type Chain struct {
 	changes []*Change // oldest release first
 	firsts  []firstSegments
 	prefix  string
+	// all indexes changes; recognisers only those with a Recognise, the
+	// only ones that can apply to a client as new as every change.
+	all, recognisers []int
 }
 
 // firstSegments are the first path segments a change's routes can match,
@@ -53,10 +56,26 @@ func NewChain(prefix string, changes ...*Change) *Chain {
 	cs := append([]*Change(nil), changes...)
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].Release.Before(cs[j].Release) })
 	c := &Chain{changes: cs, prefix: prefix}
-	for _, ch := range cs {
+	for i, ch := range cs {
 		c.firsts = append(c.firsts, firstsOf(ch))
+		c.all = append(c.all, i)
+		if ch.Recognise != nil {
+			c.recognisers = append(c.recognisers, i)
+		}
 	}
 	return c
+}
+
+// candidates returns the indexes of the changes that may apply to client's
+// requests: a 4.0 client's every request would otherwise pass every change.
+func (c *Chain) candidates(client Client) []int {
+	if len(c.changes) == 0 || client.Release.Before(c.changes[len(c.changes)-1].Release) {
+		return c.all
+	}
+	if client.Source != FromDefault {
+		return nil
+	}
+	return c.recognisers
 }
 
 // Changes returns the chain's changes, oldest first.
@@ -76,7 +95,8 @@ func (c *Chain) Wrap(next http.Handler, fail func(http.ResponseWriter, *http.Req
 		var applied []*Change
 		path, inAPI := strings.CutPrefix(r.URL.EscapedPath(), c.prefix)
 		first := firstSegment(path)
-		for i, ch := range c.changes {
+		for _, i := range c.candidates(client) {
+			ch := c.changes[i]
 			older := client.Release.Before(ch.Release)
 			if !older && (client.Source != FromDefault || ch.Recognise == nil) {
 				continue

@@ -196,3 +196,30 @@ func TestChainFirstSegments(t *testing.T) {
 		}
 	}
 }
+
+// A client as new as every change meets only the changes that recognise
+// old requests, and only when its release is the default; one that named
+// it, or an older one, is converted as its release says.
+func TestChainCandidates(t *testing.T) {
+	var recognised int
+	older := &compat.Change{Release: compat.MustRelease("2.0"), Routes: []compat.Route{compat.R("GET /users/{user}/tokens")},
+		Request: func(_ context.Context, x *compat.Exchange) error { return x.Replace("user", "old") }}
+	recognising := &compat.Change{Release: compat.MustRelease("4.0"), Routes: []compat.Route{compat.R("GET /users/{user}/tokens")},
+		Recognise: func(context.Context, *http.Request, compat.Vars) bool { recognised++; return false }}
+	chain := compat.NewChain("/api", recognising, older)
+	for _, c := range []struct {
+		client     compat.Client
+		recognised int
+		path       string
+	}{
+		{compat.Client{Release: compat.Latest, Source: compat.FromHeader}, 0, "/api/users/GM/tokens"},
+		{compat.Client{Release: compat.Latest, Source: compat.FromDefault}, 1, "/api/users/GM/tokens"},
+		{compat.Client{Release: compat.MustRelease("1.0"), Source: compat.FromHeader}, 0, "/api/users/old/tokens"},
+	} {
+		recognised = 0
+		w := serve(chain, "GET", "/api/users/GM/tokens", &c.client)
+		if recognised != c.recognised || w.Header().Get("X-Backend-Path") != c.path {
+			t.Errorf("%+v: recognised %d times, backend path %q; want %d, %q", c.client, recognised, w.Header().Get("X-Backend-Path"), c.recognised, c.path)
+		}
+	}
+}

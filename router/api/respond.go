@@ -45,9 +45,28 @@ func WriteRawJSON(w http.ResponseWriter, status int, buf []byte) {
 	h := w.Header()
 	// Set directly, under canonical names: no allocation for the type.
 	h["Content-Type"] = jsonContentType
-	h["Content-Length"] = []string{strconv.Itoa(len(buf))}
+	h["Content-Length"] = contentLength(len(buf))
 	w.WriteHeader(status)
 	_, _ = w.Write(buf)
+}
+
+// contentLengths are the Content-Length values of answers shorter than
+// their count, made once: most answers are small, and a header value built
+// per request cost two allocations. Each has no room to grow, so a caller
+// that appends to one gets a copy.
+var contentLengths = func() [][]string {
+	v := make([][]string, 4096)
+	for n := range v {
+		v[n] = []string{strconv.Itoa(n)}[:1:1]
+	}
+	return v
+}()
+
+func contentLength(n int) []string {
+	if n < len(contentLengths) {
+		return contentLengths[n]
+	}
+	return []string{strconv.Itoa(n)}
 }
 
 // jsonContentType is the Content-Type value of JSON answers, shared by all

@@ -39,6 +39,13 @@ type Invalidator interface {
 	InvalidateUser(ctx context.Context, userID string)
 }
 
+// NameCache keeps username → id resolutions (auth.CredentialCache.UserID),
+// dropped with the user's cached credentials (Invalidator) on every write to
+// the user, a rename or a deletion among them.
+type NameCache interface {
+	UserID(ctx context.Context, username string, resolve func(context.Context) (string, error)) (string, error)
+}
+
 // Sessions are the users' login sessions (sessions.Service).
 type Sessions interface {
 	// Activity reports a user's sessions, for session_active and
@@ -61,6 +68,7 @@ type Service struct {
 	roles      *roles.Service
 	root       Root
 	invalidate Invalidator
+	names      NameCache
 	sessions   Sessions
 	dependents []Dependent
 }
@@ -73,11 +81,14 @@ type Options struct {
 	Roles       *roles.Service
 	Root        Root
 	Invalidator Invalidator
+	// Names, when set, caches IDByUsername; it must be invalidated with
+	// the Invalidator (the same credential cache).
+	Names NameCache
 }
 
 // NewService returns the user service.
 func NewService(o Options) *Service {
-	return &Service{st: o.Store, roles: o.Roles, root: o.Root, invalidate: o.Invalidator}
+	return &Service{st: o.Store, roles: o.Roles, root: o.Root, invalidate: o.Invalidator, names: o.Names}
 }
 
 // SetSessions sets the users' sessions.
@@ -425,6 +436,15 @@ func (s *Service) UsernameByID(ctx context.Context, id string) (string, error) {
 // The unique index gives the id without decoding the user; ByName covers
 // the root user and names an older release folded differently.
 func (s *Service) IDByUsername(ctx context.Context, username string) (string, error) {
+	if s.names == nil {
+		return s.idByUsername(ctx, username)
+	}
+	return s.names.UserID(ctx, username, func(ctx context.Context) (string, error) {
+		return s.idByUsername(ctx, username)
+	})
+}
+
+func (s *Service) idByUsername(ctx context.Context, username string) (string, error) {
 	if folded := FoldName(username); folded != FoldName(s.root.Username) {
 		if id, _, err := s.st.FindUnique(ctx, Collection, "username_lower", folded); err == nil {
 			return id, nil

@@ -270,7 +270,7 @@ func (n *Node) openAuth(ctx context.Context, keys *auth.Keys, o Options) error {
 		return err
 	}
 	n.Users = users.NewService(users.Options{
-		Store: st, Roles: n.Roles, Invalidator: creds,
+		Store: st, Roles: n.Roles, Invalidator: creds, Names: creds,
 		Root: users.Root{Username: cfg.RootUsername, PasswordHash: rootHash, Timezone: cfg.RootTimezone},
 	})
 	n.Tokens = tokens.NewService(st, keys, creds, o.Now, authLog)
