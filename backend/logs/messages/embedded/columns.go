@@ -349,6 +349,9 @@ type colBlock struct {
 	// streams first) in its column.
 	ord   []uint32
 	start []uint32
+	// size is the memory the block holds: the decompressed bytes its
+	// strings point into and the decoded arrays.
+	size int64
 }
 
 type colShape struct {
@@ -387,6 +390,13 @@ func (v *strValues) get(i int) string {
 		start = v.ends[i-1]
 	}
 	return v.data[start:v.ends[i]]
+}
+
+// bytes is the memory the column holds beside the block: its offsets, and
+// its values when they were rebuilt (prefixed) rather than pointing into
+// the block (counted at most twice, which is an upper bound).
+func (v *strValues) bytes() int {
+	return 4*(len(v.ends)+len(v.ids)) + len(v.data)
 }
 
 // decodeStrings reads a strings column.
@@ -582,6 +592,11 @@ func decodeColBlock(raw []byte, want int) (*colBlock, error) {
 			b.ord = append(b.ord, next[i])
 			next[i]++
 		}
+	}
+	b.size = int64(len(raw)) + int64(b.streams.bytes()) + 4*int64(len(b.docShape)+len(b.ord)+len(b.start))
+	for k := range b.cols {
+		c := &b.cols[k]
+		b.size += int64(c.strs.bytes()) + 8*int64(len(c.ints)+len(c.floats)) + int64(len(b.keys[k]))
 	}
 	return b, nil
 }
