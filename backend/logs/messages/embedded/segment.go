@@ -218,10 +218,10 @@ func (s *segment) decodeMeta(meta []byte) error {
 	// delta and an id), which bounds n by the section's size.
 	s.n = d.count(3)
 	maxDocs := blockSize
-	if s.version >= 3 {
-		maxDocs = blockDocs
-	}
-	if d.uvarint() != uint64(maxDocs) {
+	switch n := d.uvarint(); {
+	case s.version >= 3 && n >= 1 && n <= maxBlockDocs:
+		maxDocs = int(n)
+	case n != uint64(maxDocs):
 		return bad("block size")
 	}
 	nb := d.count(2)
