@@ -17,24 +17,27 @@ import (
 // order. Stored blocks are compressed and written as they fill; the
 // inverted index is kept in memory until finish.
 type builder struct {
-	w       *bufio.Writer
-	off     int64
-	err     error
-	n       int
-	block   []byte
-	rec     []byte
-	inBlk   int
-	blocks  []blockRef
-	meta    enc // timestamps and ids, appended as docs arrive
-	ids     enc
-	prevTS  int64
-	minTS   int64
-	maxTS   int64
-	fields  map[string]*fieldBuild
-	tok     tokenizer
-	cols    blockWriter
-	scratch []byte // dictionary runs
-	plens   []int
+	w      *bufio.Writer
+	off    int64
+	err    error
+	n      int
+	block  []byte
+	rec    []byte
+	inBlk  int
+	blocks []blockRef
+	// blockDocs ends a version 3 block (blockDocs, but for tests of
+	// segments written with another).
+	blockDocs int
+	meta      enc // timestamps and ids, appended as docs arrive
+	ids       enc
+	prevTS    int64
+	minTS     int64
+	maxTS     int64
+	fields    map[string]*fieldBuild
+	tok       tokenizer
+	cols      blockWriter
+	scratch   []byte // dictionary runs
+	plens     []int
 	// slots remembers the field of each position of the last message:
 	// messages of one source list the same fields in the same order, so
 	// a comparison of names mostly replaces a map lookup.
@@ -83,7 +86,7 @@ type fieldBuild struct {
 var writeVersion uint64 = metaVersion
 
 func newBuilder(w io.Writer) *builder {
-	b := &builder{w: bufio.NewWriterSize(w, 1<<16), fields: map[string]*fieldBuild{}, version: writeVersion}
+	b := &builder{w: bufio.NewWriterSize(w, 1<<16), fields: map[string]*fieldBuild{}, version: writeVersion, blockDocs: blockDocs}
 	b.write([]byte(magic))
 	return b
 }
@@ -196,7 +199,7 @@ func (b *builder) addStored(ts int64, id string, m *messages.Message) error {
 	b.inBlk++
 	if b.version >= 3 {
 		b.cols.add(m)
-		if b.cols.full() {
+		if b.cols.full(b.blockDocs) {
 			b.flushBlock()
 		}
 		return b.err
@@ -269,7 +272,7 @@ func (b *builder) finish() (int64, error) {
 		runTerms, runBytes = dictRunV1, math.MaxInt
 	}
 	if b.version >= 3 {
-		maxDocs = blockDocs
+		maxDocs = b.blockDocs
 	}
 	meta.uvarint(b.version)
 	meta.uvarint(uint64(b.n))

@@ -1,6 +1,7 @@
 package embedded
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"reflect"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/loggate/loggate/backend/logs/messages"
+	"github.com/loggate/loggate/backend/logs/messages/messagestest"
 )
 
 // columnMessages are n messages of varied layouts: streams or none,
@@ -251,4 +253,49 @@ func FuzzColumnRun(f *testing.F) {
 			return true
 		})
 	})
+}
+
+// TestBlockDocsFromSegment: a reader follows the block size a version 3
+// segment was written with, so segments of 1,024-message blocks (the
+// first writers of version 3) read beside those of today's size.
+func TestBlockDocsFromSegment(t *testing.T) {
+	msgs := messagestest.Generate(2, 2500, messagestest.BenchStart)
+	order := timeOrder(msgs)
+	for _, docs := range []int{1, 100, 1024, blockDocs} {
+		var buf bytes.Buffer
+		bl := newBuilder(&buf)
+		bl.blockDocs = docs
+		for _, i := range order {
+			if err := bl.add(&msgs[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		size, err := bl.finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := readSegment(bytes.NewReader(buf.Bytes()), size)
+		if err != nil {
+			t.Fatalf("%d a block: %v", docs, err)
+		}
+		full := 0
+		for _, b := range s.blocks {
+			if b.docs > docs {
+				t.Fatalf("%d a block: a block of %d", docs, b.docs)
+			}
+			if b.docs == docs {
+				full++
+			}
+		}
+		if full == 0 {
+			t.Errorf("%d a block: no block of that size", docs)
+		}
+		r := &docReader{s: s}
+		for doc := 0; doc < s.n; doc += 7 {
+			m, err := r.get(doc)
+			if err != nil || m.ID != msgs[order[doc]].ID {
+				t.Fatalf("%d a block, doc %d: %v, %v", docs, doc, m.ID, err)
+			}
+		}
+	}
 }

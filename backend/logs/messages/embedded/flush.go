@@ -176,6 +176,7 @@ func (s *Store) writeSegment(dir, name string, fill func(*builder) error) (*segm
 		os.Remove(path)
 		return nil, err
 	}
+	seg.cache = s.blocks
 	return seg, nil
 }
 

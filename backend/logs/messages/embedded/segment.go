@@ -32,7 +32,8 @@ type segment struct {
 	names   []string // sorted
 	dictOff int64
 	dictLen int64
-	version uint64 // of the meta section
+	version uint64      // of the meta section
+	cache   *blockCache // of the store, nil for none
 
 	refs   atomic.Int64
 	remove atomic.Bool // delete the file when the last reference goes
@@ -217,10 +218,10 @@ func (s *segment) decodeMeta(meta []byte) error {
 	// delta and an id), which bounds n by the section's size.
 	s.n = d.count(3)
 	maxDocs := blockSize
-	if s.version >= 3 {
-		maxDocs = blockDocs
-	}
-	if d.uvarint() != uint64(maxDocs) {
+	switch n := d.uvarint(); {
+	case s.version >= 3 && n >= 1 && n <= maxBlockDocs:
+		maxDocs = int(n)
+	case n != uint64(maxDocs):
 		return bad("block size")
 	}
 	nb := d.count(2)
@@ -377,7 +378,11 @@ func (s *segment) decodeField(d *dec) (*fieldMeta, error) {
 
 // release drops a reference; the last one closes the file.
 func (s *segment) release() {
-	if s.refs.Add(-1) != 0 || s.f == nil {
+	if s.refs.Add(-1) != 0 {
+		return
+	}
+	s.cache.drop(s)
+	if s.f == nil {
 		return
 	}
 	name := s.f.Name()
@@ -589,6 +594,24 @@ func (s *segment) blockOf(doc int) int {
 	return sort.Search(len(s.blocks), func(i int) bool { return s.blocks[i].first+s.blocks[i].docs > doc })
 }
 
+// decodedBlock returns block b of a version 3 segment decoded, from the
+// store's cache when it holds it.
+func (s *segment) decodedBlock(b int) (*colBlock, error) {
+	if cb := s.cache.get(s, b); cb != nil {
+		return cb, nil
+	}
+	raw, err := s.readBlock(b)
+	if err != nil {
+		return nil, err
+	}
+	cb, err := decodeColBlock(raw, s.blocks[b].docs)
+	if err != nil {
+		return nil, err
+	}
+	s.cache.put(s, b, cb)
+	return cb, nil
+}
+
 // docReader fetches stored documents, keeping the last block read.
 type docReader struct {
 	s     *segment
@@ -602,14 +625,11 @@ func (r *docReader) get(doc int) (messages.Message, error) {
 	if r.s.version >= 3 {
 		b := r.s.blockOf(doc)
 		if !r.valid || r.b != b {
-			raw, err := r.s.readBlock(b)
+			cols, err := r.s.decodedBlock(b)
 			if err != nil {
 				return messages.Message{}, err
 			}
-			if r.cols, err = decodeColBlock(raw, r.s.blocks[b].docs); err != nil {
-				return messages.Message{}, err
-			}
-			r.b, r.valid = b, true
+			r.cols, r.b, r.valid = cols, b, true
 		}
 		m := r.cols.message(doc - r.s.blocks[b].first)
 		m.ID = r.s.ids.id(doc)

@@ -37,6 +37,10 @@ type Options struct {
 	// background merger joins at once; 0 means 8, a negative value turns
 	// merging off.
 	MergeFactor int
+	// BlockCache is how many bytes of decoded message blocks the store
+	// keeps for searches to reuse; 0 means 32 MiB, a negative value turns
+	// the cache off.
+	BlockCache int64
 }
 
 // Store is a messages.Store on local disk. It is safe for concurrent use.
@@ -54,6 +58,8 @@ type Store struct {
 	indices    map[string]*index
 	checkpoint uint64
 	nextSeq    uint64
+
+	blocks *blockCache // nil when off
 
 	mergeMu   sync.Mutex // one merge at a time
 	mergeKick chan struct{}
@@ -96,6 +102,9 @@ func Open(dir string, opts Options) (*Store, error) {
 	if opts.MergeFactor == 0 {
 		opts.MergeFactor = 8
 	}
+	if opts.BlockCache == 0 {
+		opts.BlockCache = defaultBlockCache
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("embedded: %w", err)
 	}
@@ -107,6 +116,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		dir: dir, opts: opts,
 		series: map[string][]*index{}, indices: map[string]*index{},
 		checkpoint: m.Checkpoint, nextSeq: max(m.NextSeq, 1),
+		blocks:    newBlockCache(opts.BlockCache),
 		mergeKick: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{}),
 	}
 	for _, mi := range m.Indices {
@@ -118,6 +128,7 @@ func Open(dir string, opts Options) (*Store, error) {
 				s.release()
 				return nil, fmt.Errorf("embedded: open %s: %w", dir, err)
 			}
+			seg.cache = s.blocks
 			ref := &segRef{seg: seg}
 			if len(ms.Deleted) > 0 {
 				ref.deleted = newBitset(seg.n)
