@@ -12,6 +12,7 @@ import (
 	"github.com/loggate/loggate/backend/access/sessions"
 	"github.com/loggate/loggate/backend/store"
 	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
+	"github.com/loggate/loggate/internal/poll"
 )
 
 var (
@@ -212,15 +213,10 @@ func TestLegacyClearSessionsExpire(t *testing.T) {
 	if r := h.Do("GET", "/users/admin", nil, nodetest.AsRoot()).Want(t, http.StatusOK); r.Get("session_active").Bool() {
 		t.Errorf("a legacy session counts as active: %s", r.Body)
 	}
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		if _, ok := storedSessions(t, st)[legacy]; !ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the legacy session was not purged at start")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	poll.Until(t, "the legacy session to be purged at start", func() bool {
+		_, ok := storedSessions(t, st)[legacy]
+		return !ok
+	})
 	// New sessions work beside it.
 	h.Do("GET", "/cluster", nil, nodetest.Session(h.Login("admin", "adminpass"))).Want(t, http.StatusOK)
 }

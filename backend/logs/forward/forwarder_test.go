@@ -10,6 +10,7 @@ import (
 
 	"github.com/loggate/loggate/backend/logs/messages"
 	"github.com/loggate/loggate/backend/system/metrics"
+	"github.com/loggate/loggate/internal/poll"
 )
 
 func TestForwardTCP(t *testing.T) {
@@ -36,7 +37,7 @@ func TestForwardTCP(t *testing.T) {
 			}
 		})
 	}
-	waitFor(t, "sent counter", func() bool { return f.Stats().Sent == int64(len(fieldCases)) })
+	poll.Until(t, "sent counter", func() bool { return f.Stats().Sent == int64(len(fieldCases)) })
 	if s := f.Stats(); s.Dropped != 0 || s.Lost != 0 || s.Failures != 0 || !s.Connected {
 		t.Errorf("stats %+v", s)
 	}
@@ -66,14 +67,14 @@ func TestForwardTLS(t *testing.T) {
 				if got := rcv.next(); got.Message != "over TLS" {
 					t.Errorf("got %q", got.Message)
 				}
-				waitFor(t, "sent", func() bool { return f.Stats().Sent == 1 })
+				poll.Until(t, "sent", func() bool { return f.Stats().Sent == 1 })
 				if s := f.Stats(); s.Failures != 0 {
 					t.Errorf("stats %+v", s)
 				}
 				return
 			}
 			// Each refused handshake is a failure followed by a retry.
-			waitFor(t, "failed handshakes", func() bool { return f.Stats().Failures >= 3 })
+			poll.Until(t, "failed handshakes", func() bool { return f.Stats().Failures >= 3 })
 			s := f.Stats()
 			if s.Sent != 0 || s.Queued != 1 || s.Connected {
 				t.Errorf("stats %+v, want the message still queued", s)
@@ -100,7 +101,7 @@ func TestReconnect(t *testing.T) {
 	}
 	rcv.stop()
 	// The forwarder notices the closed connection without writing.
-	waitFor(t, "the broken connection", func() bool { s := f.Stats(); return s.Failures >= 1 && !s.Connected })
+	poll.Until(t, "the broken connection", func() bool { s := f.Stats(); return s.Failures >= 1 && !s.Connected })
 
 	// While the destination is down, the queue holds 8 and drops the rest.
 	for i := range 20 {
@@ -120,7 +121,7 @@ func TestReconnect(t *testing.T) {
 	if got := rcv2.next(); got.Message != "after" {
 		t.Fatalf("got %q", got.Message)
 	}
-	waitFor(t, "sent counter", func() bool { return f.Stats().Sent == 10 })
+	poll.Until(t, "sent counter", func() bool { return f.Stats().Sent == 10 })
 	s := f.Stats()
 	if s.Reconnects != 1 || s.Lost != 0 || !s.Connected {
 		t.Errorf("stats %+v, want one reconnect and nothing lost", s)
@@ -141,7 +142,7 @@ func TestUnreachableNeverBlocks(t *testing.T) {
 	if queued != cfg.QueueSize || s.Queued != cfg.QueueSize || s.Dropped != n-int64(cfg.QueueSize) {
 		t.Errorf("queued %d, stats %+v; want %d queued and %d dropped", queued, s, cfg.QueueSize, n-cfg.QueueSize)
 	}
-	waitFor(t, "connection failures", func() bool { return f.Stats().Failures >= 2 })
+	poll.Until(t, "connection failures", func() bool { return f.Stats().Failures >= 2 })
 	if s := f.Stats(); s.Sent != 0 || s.Connected {
 		t.Errorf("stats %+v", s)
 	}
@@ -175,7 +176,7 @@ func TestStuckDestination(t *testing.T) {
 	// Each Send returns at once all along, or the loop would not end.
 	big := msg(strings.Repeat("x", 16<<10))
 	n := int64(0)
-	waitFor(t, "a full queue", func() bool {
+	poll.Until(t, "a full queue", func() bool {
 		for range 1000 {
 			f.Send(big)
 			n++

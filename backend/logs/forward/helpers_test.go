@@ -133,21 +133,6 @@ func (r *receiver) next() gelf.Message {
 	}
 }
 
-// waitFor polls cond until it holds. It waits on a condition the code
-// under test makes observable, not for an amount of time.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	tick := time.NewTicker(time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		<-tick.C
-	}
-}
-
 // tcpConfig is a forwarder configuration for a loopback port with a short
 // reconnect delay.
 func tcpConfig(port int) Config {

@@ -10,6 +10,7 @@ import (
 	"github.com/loggate/loggate/backend/logs/messages"
 	"github.com/loggate/loggate/backend/logs/outputs"
 	"github.com/loggate/loggate/backend/logs/streams"
+	"github.com/loggate/loggate/internal/poll"
 )
 
 const (
@@ -76,7 +77,7 @@ func TestRouterForward(t *testing.T) {
 			}
 		}
 	}
-	waitFor(t, "counters", func() bool {
+	poll.Until(t, "counters", func() bool {
 		s := r.Stats()
 		return s[outX].Sent == 1 && s[outY].Sent == 2
 	})
@@ -118,7 +119,7 @@ func TestRouterApplyReconciles(t *testing.T) {
 	if r.running[outY] == oldY || r.running[outX] != before {
 		t.Error("only the changed output should restart")
 	}
-	waitFor(t, "the old connection to close", func() bool { return len(ry.closed) == 1 })
+	poll.Until(t, "the old connection to close", func() bool { return len(ry.closed) == 1 })
 	r.Forward(routed("second", streamA))
 	if got := ry2.next(); got.Message != "second" {
 		t.Errorf("new Y got %q", got.Message)
@@ -131,7 +132,7 @@ func TestRouterApplyReconciles(t *testing.T) {
 	if err := r.Apply(routes, outs[1:]); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "X's connection to close", func() bool { return len(rx.closed) == 1 })
+	poll.Until(t, "X's connection to close", func() bool { return len(rx.closed) == 1 })
 	if _, ok := r.Stats()[outX]; ok {
 		t.Error("removed output still running")
 	}
@@ -265,7 +266,7 @@ func TestRouterRun(t *testing.T) {
 		defer close(done)
 		r.Run(ctx, fakeStreams{{ID: streamA, Outputs: []string{outX}}}, outSrc, time.Millisecond)
 	}()
-	waitFor(t, "the output to start", func() bool { _, ok := r.Stats()[outX]; return ok })
+	poll.Until(t, "the output to start", func() bool { _, ok := r.Stats()[outX]; return ok })
 	cancel()
 	<-done
 }

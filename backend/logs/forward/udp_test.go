@@ -9,6 +9,7 @@ import (
 
 	"github.com/loggate/loggate/backend/logs/gelf"
 	"github.com/loggate/loggate/backend/logs/messages"
+	"github.com/loggate/loggate/internal/poll"
 )
 
 // udpReceiver is a GELF UDP input: it reassembles chunks and decodes.
@@ -120,7 +121,7 @@ func TestUDPTooLarge(t *testing.T) {
 	case <-time.After(waitTimeout):
 		t.Fatal("nothing received")
 	}
-	waitFor(t, "counters", func() bool { s := f.Stats(); return s.Invalid == 1 && s.Sent == 1 })
+	poll.Until(t, "counters", func() bool { s := f.Stats(); return s.Invalid == 1 && s.Sent == 1 })
 	if s := f.Stats(); s.Failures != 0 {
 		t.Errorf("stats %+v: an oversized message is not a connection failure", s)
 	}

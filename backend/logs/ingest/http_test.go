@@ -18,6 +18,7 @@ import (
 	"github.com/loggate/loggate/backend/logs/ingest"
 	"github.com/loggate/loggate/backend/logs/inputs"
 	"github.com/loggate/loggate/backend/logs/journal"
+	"github.com/loggate/loggate/internal/poll"
 )
 
 const fullGELF = `{"version":"1.1","host":"example.org","short_message":"A short message","full_message":"Backtrace here","timestamp":1385053862.3072,"level":1,"_user_id":9001,"_some_info":"foo","_gl2_remote_ip":"10.9.9.9"}`
@@ -371,18 +372,6 @@ func (p *slowPost) finish(t *testing.T) {
 	}
 }
 
-// waitFor polls an observable condition for up to 10 seconds.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond) // polling an observable condition
-	}
-}
-
 // TestHTTPDecodeBudget holds most of the node's decode budget with a
 // request whose body is still arriving: another request is answered 503
 // with Retry-After, the metrics show the budget in use, and once the first
@@ -402,7 +391,7 @@ func TestHTTPDecodeBudget(t *testing.T) {
 
 	// A body of 12 KiB of which half is sent: its buffer holds 12 KiB.
 	slow := startSlowPost(t, addr, gelfOfSize("slow", 12<<10), 6<<10)
-	waitFor(t, "the slow request to take budget", func() bool { return inUse() > 12<<10 })
+	poll.Until(t, "the slow request to take budget", func() bool { return inUse() > 12<<10 })
 
 	// 14 KiB takes 28 KiB: its body and its text.
 	r := do(t, http.DefaultClient, http.MethodPost, url, []byte(gelfOfSize("other", 14<<10)), nil)
@@ -442,15 +431,15 @@ func TestDecodeBudgetTCPWaitsUDPDrops(t *testing.T) {
 
 	// 16 KiB of body buffer held while the rest of the body is awaited.
 	slow := startSlowPost(t, addr("h1"), gelfOfSize("slow", 16<<10), 1<<10)
-	waitFor(t, "the slow request to take budget", func() bool { return e.count("org.graylog2.inputs.decode.budget.in-use") > 16<<10 })
+	poll.Until(t, "the slow request to take budget", func() bool { return e.count("org.graylog2.inputs.decode.budget.in-use") > 16<<10 })
 
 	// UDP: 20 KiB of text do not fit in what is left.
 	fmt.Fprint(dial(t, "udp", addr("u1")), gelfOfSize("udp", 20<<10))
-	waitFor(t, "the UDP message to be dropped", func() bool { return e.count("org.graylog2.inputs.decode.budget.udp.dropped") == 1 })
+	poll.Until(t, "the UDP message to be dropped", func() bool { return e.count("org.graylog2.inputs.decode.budget.udp.dropped") == 1 })
 
 	// TCP: 24 KiB do not fit either; the connection waits.
 	fmt.Fprint(dial(t, "tcp", addr("t1")), gelfOfSize("tcp", 24<<10)+"\x00")
-	waitFor(t, "the TCP connection to wait", func() bool { return e.count("org.graylog2.inputs.decode.budget.tcp.waits") == 1 })
+	poll.Until(t, "the TCP connection to wait", func() bool { return e.count("org.graylog2.inputs.decode.budget.tcp.waits") == 1 })
 	if got := e.j.End(); got != 0 {
 		t.Fatalf("journal has %d records while the budget is held", got)
 	}
@@ -465,5 +454,5 @@ func TestDecodeBudgetTCPWaitsUDPDrops(t *testing.T) {
 	if !sources["slow"] || !sources["tcp"] || len(sources) != 2 {
 		t.Errorf("journaled messages from %v, want the HTTP and the TCP one", sources)
 	}
-	waitFor(t, "the budget to be free", func() bool { return e.count("org.graylog2.inputs.decode.budget.in-use") == 0 })
+	poll.Until(t, "the budget to be free", func() bool { return e.count("org.graylog2.inputs.decode.budget.in-use") == 0 })
 }

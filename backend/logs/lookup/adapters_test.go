@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/loggate/loggate/backend/logs/lookup"
+	"github.com/loggate/loggate/internal/poll"
 	"github.com/loggate/loggate/internal/testclock"
 )
 
@@ -90,7 +91,7 @@ func TestDSVHTTPAdapter(t *testing.T) {
 	}
 	body.Store("9.9.9.9|new\n")
 	clock.Advance(time.Minute)
-	waitFor(t, "the list fetched again", func() bool { return get("9.9.9.9").Single == "new" })
+	poll.Until(t, "the list fetched again", func() bool { return get("9.9.9.9").Single == "new" })
 
 	presence := adapterOf(t, newService(t, embedded(t), clock), `{"type":"dsvhttp","url":"`+srv.URL+`","separator":"|","check_presence_only":true}`)
 	if got := presence("9.9.9.9").Single; got != true {

@@ -78,15 +78,3 @@ func writeFile(t testing.TB, path, text string, mtime time.Time) {
 		t.Fatal(err)
 	}
 }
-
-// waitFor polls cond until it holds or 10 s passed.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}

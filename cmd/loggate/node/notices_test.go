@@ -3,16 +3,17 @@ package node_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/loggate/loggate/cmd/loggate/config"
 	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
+	"github.com/loggate/loggate/internal/poll"
 )
 
 // notificationKeys returns type/key → details of /system/notifications.
@@ -47,6 +48,18 @@ func check(t *testing.T, h *nodetest.Harness) {
 	}
 }
 
+// waitNotice runs the node's notification checks until the notification
+// key is raised (or, with raised false, cleared).
+func waitNotice(t *testing.T, h *nodetest.Harness, key string, raised bool) {
+	t.Helper()
+	poll.Within(t, poll.Timeout, func() bool {
+		check(t, h)
+		return (notificationKeys(t, h)[key] != "") == raised
+	}, func() string {
+		return fmt.Sprintf("notification %s raised=%v; notifications: %v", key, raised, notificationKeys(t, h))
+	})
+}
+
 // An input that cannot bind its port raises input_failed_to_start and a
 // system message; once it runs, the notification is gone.
 func TestNotificationInputFailedToStart(t *testing.T) {
@@ -61,13 +74,7 @@ func TestNotificationInputFailedToStart(t *testing.T) {
 		"configuration": map[string]any{"bind_address": "127.0.0.1", "port": port},
 	}, nodetest.AsRoot()).Want(t, http.StatusCreated).Get("id").String()
 	key := "input_failed_to_start/" + id
-	deadline := time.Now().Add(10 * time.Second)
-	for notificationKeys(t, h)[key] == "" {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s: %v", key, notificationKeys(t, h))
-		}
-		check(t, h)
-	}
+	waitNotice(t, h, key, true)
 	if d := notificationKeys(t, h)[key]; !strings.Contains(d, `"input_id":"`+id+`"`) || !strings.Contains(d, "address already in use") {
 		t.Errorf("details %s", d)
 	}
@@ -83,12 +90,7 @@ func TestNotificationInputFailedToStart(t *testing.T) {
 
 	taken.Close()
 	h.Do("PUT", "/system/inputstates/"+id, nil, nodetest.AsRoot()).Want(t, http.StatusOK)
-	for notificationKeys(t, h)[key] != "" {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s not cleared once the input runs: %s", key, h.Do("GET", "/system/inputstates/"+id, nil, nodetest.AsRoot()).Body)
-		}
-		check(t, h)
-	}
+	waitNotice(t, h, key, false)
 	if msgs := systemMessages(t, h); !strings.Contains(msgs, "Input [blocked/"+id+"] is now RUNNING") {
 		t.Errorf("no system message of the start:\n%s", msgs)
 	}
@@ -129,13 +131,7 @@ func TestNotificationJournalFull(t *testing.T) {
 	}
 	h.Do("PUT", "/system/processing/resume", nil, nodetest.AsRoot()).Want(t, http.StatusNoContent)
 	h.WaitProcessed(uint64(sent))
-	deadline := time.Now().Add(10 * time.Second)
-	for notificationKeys(t, h)["journal_utilization_too_high/"] != "" {
-		if time.Now().After(deadline) {
-			t.Fatalf("the journal notification stays after processing: %s", h.Do("GET", "/system/journal", nil, nodetest.AsRoot()).Body)
-		}
-		check(t, h)
-	}
+	waitNotice(t, h, "journal_utilization_too_high/", false)
 }
 
 // errDiskGone is the failing disk of the store outage test.
@@ -152,24 +148,13 @@ func TestNotificationStoreUnavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for notificationKeys(t, h)["es_unavailable/"] == "" {
-		if time.Now().After(deadline) {
-			t.Fatalf("no es_unavailable while the store fails: %v", notificationKeys(t, h))
-		}
-		check(t, h)
-	}
+	waitNotice(t, h, "es_unavailable/", true)
 	if d := notificationKeys(t, h)["es_unavailable/"]; strings.Contains(d, errDiskGone.Error()) {
 		t.Errorf("the store's own words leaked into the notification: %s", d)
 	}
 	h.RepairMessageStore()
 	h.WaitProcessed(1)
-	for notificationKeys(t, h)["es_unavailable/"] != "" {
-		if time.Now().After(deadline) {
-			t.Fatal("es_unavailable stays after the store recovered")
-		}
-		check(t, h)
-	}
+	waitNotice(t, h, "es_unavailable/", false)
 }
 
 // A node that leaves the cluster is reported by the others until it is back;
