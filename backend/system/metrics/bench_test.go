@@ -32,67 +32,52 @@ func BenchmarkTimerUpdate(b *testing.B) {
 	}
 }
 
+// parallelPerClock runs, with each clock, an update made by op from every
+// benchmark goroutine at once on one metric that setup makes from a
+// registry on that clock; op gets a number that grows per goroutine.
+func parallelPerClock(b *testing.B, setup func(r *metrics.Registry, now func() time.Time) func(i int64)) {
+	for _, c := range clocks {
+		b.Run(c.name, func(b *testing.B) {
+			op := setup(metrics.New(c.now), c.now)
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				for i := int64(1); pb.Next(); i++ {
+					op(i)
+				}
+			})
+		})
+	}
+}
+
 // BenchmarkTimerUpdateParallel is the request path: every HTTP request
 // updates one shared timer.
 func BenchmarkTimerUpdateParallel(b *testing.B) {
-	for _, c := range clocks {
-		b.Run(c.name, func(b *testing.B) {
-			tm := metrics.New(c.now).Timer("t")
-			b.ReportAllocs()
-			b.RunParallel(func(pb *testing.PB) {
-				d := time.Duration(0)
-				for pb.Next() {
-					d += 1000
-					tm.Update(d)
-				}
-			})
-		})
-	}
+	parallelPerClock(b, func(r *metrics.Registry, _ func() time.Time) func(int64) {
+		tm := r.Timer("t")
+		return func(i int64) { tm.Update(time.Duration(i * 1000)) }
+	})
 }
 
 func BenchmarkTimerUpdateSinceParallel(b *testing.B) {
-	for _, c := range clocks {
-		b.Run(c.name, func(b *testing.B) {
-			tm := metrics.New(c.now).Timer("t")
-			start := c.now().Add(-time.Millisecond)
-			b.ReportAllocs()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					tm.UpdateSince(start)
-				}
-			})
-		})
-	}
+	parallelPerClock(b, func(r *metrics.Registry, now func() time.Time) func(int64) {
+		tm := r.Timer("t")
+		start := now().Add(-time.Millisecond)
+		return func(int64) { tm.UpdateSince(start) }
+	})
 }
 
 func BenchmarkHistogramUpdateParallel(b *testing.B) {
-	for _, c := range clocks {
-		b.Run(c.name, func(b *testing.B) {
-			h := metrics.New(c.now).Histogram("h")
-			b.ReportAllocs()
-			b.RunParallel(func(pb *testing.PB) {
-				v := int64(0)
-				for pb.Next() {
-					v++
-					h.Update(v)
-				}
-			})
-		})
-	}
+	parallelPerClock(b, func(r *metrics.Registry, _ func() time.Time) func(int64) {
+		h := r.Histogram("h")
+		return func(i int64) { h.Update(i) }
+	})
 }
 
 func BenchmarkMeterMarkParallel(b *testing.B) {
-	for _, c := range clocks {
-		b.Run(c.name, func(b *testing.B) {
-			m := metrics.New(c.now).Meter("m")
-			b.ReportAllocs()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					m.Mark(1)
-				}
-			})
-		})
-	}
+	parallelPerClock(b, func(r *metrics.Registry, _ func() time.Time) func(int64) {
+		m := r.Meter("m")
+		return func(int64) { m.Mark(1) }
+	})
 }
 
 func BenchmarkCounterIncParallel(b *testing.B) {
