@@ -247,7 +247,7 @@ func (b *builder) flushBlock() {
 		return
 	}
 	if b.version >= 3 {
-		b.block = b.cols.encode(b.block[:0])
+		b.block = b.cols.encode(b.block[:0], b.version)
 	}
 	z := blockEncoder.EncodeAll(b.block, nil)
 	b.blocks = append(b.blocks, blockRef{off: b.off, len: len(z), raw: uint64(len(b.block)), first: b.n - b.inBlk, docs: b.inBlk})
@@ -388,13 +388,18 @@ func (b *builder) finish() (int64, error) {
 	return b.off, b.err
 }
 
-// columnRun writes a dictionary run of version 3 from the terms of f
+// columnRun writes a dictionary run of version 3 or 4 from the terms of f
 // from order[i], and returns where the next run starts. Like a block, a
 // run is written by column, so that zstd sees the shared lengths, the
 // suffixes and the postings each side by side:
 //
-//	run = count:uvarint shared:uvarint*count len:uvarint*count suffixes
-//	      plen:uvarint*count postings
+//	run  = count:uvarint shared:uvarint*count len:uvarint*count
+//	       (version 4) hex:byte
+//	       text plen:uvarint*count postings
+//	text = the suffixes, or (hex 1 or 2) their digits as nibbles (hex.go)
+//
+// In version 4 the first term is the one before the first (the meta
+// section has it): the run does not repeat it.
 func (b *builder) columnRun(run enc, f *fieldBuild, order []int32, i int) (int, enc) {
 	start, size := i, 0
 	for prev := ""; i < len(order) && i-start < dictRunV3 && size < dictRunBytesV3; i++ {
@@ -403,22 +408,39 @@ func (b *builder) columnRun(run enc, f *fieldBuild, order []int32, i int) (int, 
 		prev = t
 	}
 	terms := order[start:i]
+	first := ""
+	if b.version >= 4 {
+		first = f.list[terms[0]]
+	}
 	run.uvarint(uint64(len(terms)))
-	prev := ""
+	prev := first
 	for _, k := range terms {
 		run.uvarint(uint64(commonPrefix(prev, f.list[k])))
 		prev = f.list[k]
 	}
-	prev = ""
+	prev = first
+	hc := newHexCase
 	for _, k := range terms {
-		run.uvarint(uint64(len(f.list[k]) - commonPrefix(prev, f.list[k])))
+		s := commonPrefix(prev, f.list[k])
+		run.uvarint(uint64(len(f.list[k]) - s))
+		hc.add(f.list[k][s:])
 		prev = f.list[k]
 	}
-	prev = ""
+	prev = first
+	if b.version >= 4 {
+		run = append(run, hc.get())
+	}
+	w := nibbles{e: run}
 	for _, k := range terms {
-		run = append(run, f.list[k][commonPrefix(prev, f.list[k]):]...)
+		s := commonPrefix(prev, f.list[k])
+		if b.version >= 4 && hc.get() != hexNone {
+			w.digits(prev, f.list[k], s)
+		} else {
+			w.e = append(w.e, f.list[k][s:]...)
+		}
 		prev = f.list[k]
 	}
+	run = w.e
 	// The postings' lengths go before them: the postings are moved
 	// into place once those are known.
 	mark := len(run)

@@ -17,7 +17,7 @@ func TestBlockCacheBound(t *testing.T) {
 	if len(s.blocks) < 4 {
 		t.Fatalf("%d blocks, want several", len(s.blocks))
 	}
-	first, err := decodeColBlock(mustReadBlock(t, s, 0), s.blocks[0].docs)
+	first, err := decodeColBlock(mustReadBlock(t, s, 0), s.blocks[0].docs, &segmentNums{fields: s.fields})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"sort"
 	"unsafe"
 
 	"github.com/loggate/loggate/backend/logs/messages"
@@ -47,6 +48,7 @@ const (
 	strPrefixed = 2
 	intPlain    = 0
 	intDelta    = 1
+	intMeta     = 2
 
 	// blockDocs and blockBytes end a version 3 block, whichever comes
 	// first: enough messages that a block's columns compress well, few
@@ -104,7 +106,7 @@ func (c *strColumn) reset() {
 	clear(c.seen)
 }
 
-func (c *strColumn) encode(e enc) enc {
+func (c *strColumn) encode(e enc, version uint64) enc {
 	e.uvarint(uint64(len(c.vals)))
 	if !c.noDict && len(c.distinct) <= len(c.vals)/2 {
 		e = append(e, strDict)
@@ -116,19 +118,47 @@ func (c *strColumn) encode(e enc) enc {
 		return e
 	}
 	shared, total := 0, 0
+	all, suffixes := newHexCase, newHexCase
+	if version < 4 {
+		all, suffixes = 0, 0
+	}
 	for i, v := range c.vals {
+		s := 0
 		if i > 0 {
-			shared += commonPrefix(c.vals[i-1], v)
+			s = commonPrefix(c.vals[i-1], v)
 		}
+		shared += s
 		total += len(v)
+		all.add(v)
+		if i > 0 {
+			suffixes.add(v[s:])
+		}
 	}
 	// Prefixes are worth it when they are a quarter of the bytes; the
-	// reader rebuilds at most blockBytes of prefixed values.
-	if shared*4 < total || total > blockBytes {
-		e = append(e, strPlain)
-		return appendStrings(e, c.vals)
+	// reader rebuilds at most blockBytes of prefixed or hexadecimal
+	// values.
+	if total > blockBytes {
+		all, suffixes = 0, 0
 	}
-	e = append(e, strPrefixed)
+	if shared*4 < total || total > blockBytes {
+		hc := all.get()
+		e = append(e, strPlain|hc<<4)
+		if hc == hexNone {
+			return appendStrings(e, c.vals)
+		}
+		for _, v := range c.vals {
+			e.uvarint(uint64(len(v)))
+		}
+		w := nibbles{e: e}
+		prev := ""
+		for _, v := range c.vals {
+			w.digits(prev, v, 0)
+			prev = v
+		}
+		return w.e
+	}
+	hc := suffixes.get()
+	e = append(e, strPrefixed|hc<<4)
 	prev := ""
 	for _, v := range c.vals {
 		e.uvarint(uint64(commonPrefix(prev, v)))
@@ -140,11 +170,16 @@ func (c *strColumn) encode(e enc) enc {
 		prev = v
 	}
 	prev = ""
-	for _, v := range c.vals {
-		e = append(e, v[commonPrefix(prev, v):]...)
+	w := nibbles{e: e}
+	for i, v := range c.vals {
+		if hc == hexNone || i == 0 {
+			w.e = append(w.e, v[commonPrefix(prev, v):]...)
+		} else {
+			w.digits(prev, v, commonPrefix(prev, v))
+		}
 		prev = v
 	}
-	return e
+	return w.e
 }
 
 // appendStrings writes the lengths, then the bytes.
@@ -270,8 +305,9 @@ func (w *blockWriter) add(m *messages.Message) {
 // full reports whether the block should be written.
 func (w *blockWriter) full(docs int) bool { return w.n >= docs || w.bytes >= blockBytes }
 
-// encode appends the block and empties the writer.
-func (w *blockWriter) encode(e enc) enc {
+// encode appends the block in the layout of version and empties the
+// writer.
+func (w *blockWriter) encode(e enc, version uint64) enc {
 	e.uvarint(uint64(w.n))
 	e.uvarint(uint64(len(w.keyList)))
 	for _, k := range w.keyList {
@@ -282,10 +318,16 @@ func (w *blockWriter) encode(e enc) enc {
 	for _, s := range w.docShape {
 		e.uvarint(uint64(s))
 	}
-	e = w.streams.encode(e)
+	e = w.streams.encode(e, version)
 	for _, c := range w.cols[:len(w.keyList)] {
-		e = c.strs.encode(e)
-		e = appendInts(e, c.ints)
+		e = c.strs.encode(e, version)
+		if version >= 4 && len(c.ints) > 0 && exactFloats(c.ints) {
+			// The segment's numeric column of the field holds them.
+			e.uvarint(uint64(len(c.ints)))
+			e = append(e, intMeta)
+		} else {
+			e = appendInts(e, c.ints)
+		}
 		e.uvarint(uint64(len(c.floats)))
 		for _, f := range c.floats {
 			e = binary.LittleEndian.AppendUint64(e, math.Float64bits(f))
@@ -332,6 +374,18 @@ func appendInts(e enc, v []int64) enc {
 		e.varint(x)
 	}
 	return e
+}
+
+// exactFloats reports whether float64 holds every value of v exactly, so
+// that the numeric column of a segment (see appendNumbers) gives them
+// back.
+func exactFloats(v []int64) bool {
+	for _, x := range v {
+		if x > 1<<53 || x < -(1<<53) {
+			return false
+		}
+	}
+	return true
 }
 
 func varintLen(x int64) int {
@@ -410,12 +464,17 @@ func (v *strValues) bytes() int {
 func decodeStrings(d *dec) (strValues, bool) {
 	var v strValues
 	v.count = d.count(1)
-	switch d.byte() {
+	mode := d.byte()
+	hc := mode >> 4
+	if hc > hexUpper || (hc != hexNone && mode&15 == strDict) {
+		return v, false
+	}
+	switch mode & 15 {
 	case strDict:
 		v.dict = true
 		nd := d.count(1)
 		var ok bool
-		if v.data, v.ends, ok = decodeLengths(d, nd, nil); !ok {
+		if v.data, v.ends, ok = decodeLengths(d, nd, nil, hexNone); !ok {
 			return v, false
 		}
 		v.ids = make([]uint32, v.count)
@@ -428,7 +487,7 @@ func decodeStrings(d *dec) (strValues, bool) {
 		}
 	case strPlain:
 		var ok bool
-		if v.data, v.ends, ok = decodeLengths(d, v.count, nil); !ok {
+		if v.data, v.ends, ok = decodeLengths(d, v.count, nil, hc); !ok {
 			return v, false
 		}
 	case strPrefixed:
@@ -437,7 +496,7 @@ func decodeStrings(d *dec) (strValues, bool) {
 			shared[i] = uint32(min(d.uvarint(), math.MaxUint32))
 		}
 		var ok bool
-		if v.data, v.ends, ok = decodeLengths(d, v.count, shared); !ok {
+		if v.data, v.ends, ok = decodeLengths(d, v.count, shared, hc); !ok {
 			return v, false
 		}
 	default:
@@ -447,26 +506,36 @@ func decodeStrings(d *dec) (strValues, bool) {
 }
 
 // decodeLengths reads n lengths and the bytes they measure, rebuilding
-// shared prefixes when given, and returns the values' bytes as one string
-// with the end of each value.
-func decodeLengths(d *dec, n int, shared []uint32) (string, []uint32, bool) {
+// shared prefixes when given and hexadecimal digits from nibbles (hc, see
+// hex.go), and returns the values' bytes as one string with the end of
+// each value.
+func decodeLengths(d *dec, n int, shared []uint32, hc byte) (string, []uint32, bool) {
 	lens := make([]uint32, n)
 	total := uint64(0)
 	for i := range lens {
 		l := d.uvarint()
-		if l > uint64(len(d.b)) {
+		if l > 2*uint64(len(d.b)) || (hc == hexNone && l > uint64(len(d.b))) {
 			d.fail()
 			return "", nil, false
 		}
 		lens[i] = uint32(l)
 		total += l
 	}
-	raw := d.take(int(min(total, uint64(len(d.b))+1)))
+	stored := total
+	if hc != hexNone {
+		// Prefixed, the first value is stored as it is.
+		first := uint64(0)
+		if shared != nil && n > 0 {
+			first = uint64(lens[0])
+		}
+		stored = first + nibbleBytes(total-first)
+	}
+	raw := d.take(int(min(stored, uint64(len(d.b))+1)))
 	if d.err {
 		return "", nil, false
 	}
 	ends := lens // reused: lens[i] is read before ends[i] is written
-	if shared == nil {
+	if shared == nil && hc == hexNone {
 		end := uint32(0)
 		for i, l := range lens {
 			end += l
@@ -476,28 +545,47 @@ func decodeLengths(d *dec, n int, shared []uint32) (string, []uint32, bool) {
 		// writes to once it is decoded.
 		return unsafe.String(unsafe.SliceData(raw), len(raw)), ends, true
 	}
-	// Prefixed values are rebuilt whole; a forged file could ask for
-	// long prefixes again and again, so their total is bounded as the
-	// writer bounds it.
-	out := make([]byte, 0, len(raw))
+	// Prefixed and hexadecimal values are rebuilt whole; a forged file
+	// could ask for long prefixes again and again, so their total is
+	// bounded as the writer bounds it.
+	out := make([]byte, 0, min(total, blockBytes))
+	nr := nibbleReader{b: raw}
 	prevStart, pos := 0, 0
 	for i, l := range lens {
-		s := int(shared[i])
+		s := 0
+		if shared != nil {
+			s = int(shared[i])
+		}
 		if s > len(out)-prevStart || len(out)+s+int(l) > blockBytes {
 			return "", nil, false
 		}
 		start := len(out)
-		out = append(out, out[prevStart:prevStart+s]...)
-		out = append(out, raw[pos:pos+int(l)]...)
-		pos += int(l)
+		prev := out[prevStart:start]
+		out = append(out, prev[:s]...)
+		if hc == hexNone || (shared != nil && i == 0) {
+			out = append(out, raw[pos:pos+int(l)]...)
+			pos += int(l)
+			nr.b = raw[pos:]
+		} else {
+			out = nr.appendDigits(out, hexDigits[hc], prev, s, int(l))
+		}
 		prevStart = start
 		ends[i] = uint32(len(out))
 	}
 	return unsafe.String(unsafe.SliceData(out), len(out)), ends, true
 }
 
-// decodeColBlock decodes a version 3 block holding want documents.
-func decodeColBlock(raw []byte, want int) (*colBlock, error) {
+// segmentNums is where a block of version 4 takes the integers it does
+// not store: the numeric columns of its segment, whose documents it holds
+// from first on.
+type segmentNums struct {
+	fields map[string]*fieldMeta
+	first  int
+}
+
+// decodeColBlock decodes a version 3 or 4 block holding want documents;
+// nums, nil for none, has the integers the block left to its segment.
+func decodeColBlock(raw []byte, want int, nums *segmentNums) (*colBlock, error) {
 	bad := func(what string) error { return fmt.Errorf("%w: block %s", errCorrupt, what) }
 	d := &dec{b: raw}
 	b := &colBlock{}
@@ -537,14 +625,19 @@ func decodeColBlock(raw []byte, want int) (*colBlock, error) {
 		uses[s]++
 	}
 	need := make([]int, len(b.keys)*colTypes)
-	needStreams, total := 0, 0
+	needStreams, total, ints := 0, 0, 0
 	for i, sh := range b.shapes {
 		needStreams += uses[i] * sh.streams
 		for _, f := range sh.fields {
 			need[int(f.key)*colTypes+int(f.typ)] += uses[i]
+			if f.typ == colInt {
+				ints += uses[i]
+			}
 		}
 		total += uses[i] * (sh.streams + len(sh.fields))
-		if total > len(raw) { // every value takes a byte at least
+		// Every value takes a byte at least, but integers the segment
+		// holds (see below).
+		if total-ints > len(raw) {
 			return nil, bad("shapes")
 		}
 	}
@@ -553,19 +646,40 @@ func decodeColBlock(raw []byte, want int) (*colBlock, error) {
 		return nil, bad("streams")
 	}
 	b.cols = make([]colValues, len(b.keys))
+	// The documents and values of the columns of the segment that
+	// hold a column's integers, by key.
+	var metaDocs [][]uint32
+	var metaInts [][]float64
+	var metaNames map[string]bool
 	for k := range b.cols {
 		c := &b.cols[k]
 		if c.strs, ok = decodeStrings(d); !ok {
 			return nil, bad("strings")
 		}
-		n := d.count(1)
-		mode := d.byte()
-		if mode != intPlain && mode != intDelta {
+		n, mode := d.uvarint(), d.byte()
+		switch {
+		case n != uint64(need[k*colTypes+colInt]):
+			return nil, bad("ints")
+		case mode == intMeta:
+			// A column of the segment's, each of the block's
+			// documents once at most: it bounds what is allocated.
+			if metaInts == nil {
+				metaInts = make([][]float64, len(b.keys))
+				metaDocs = make([][]uint32, len(b.keys))
+			}
+			if metaDocs[k], metaInts[k] = nums.column(b.keys[k], want); uint64(len(metaDocs[k])) < n || metaNames[b.keys[k]] {
+				return nil, bad("ints from the segment")
+			}
+			if metaNames == nil {
+				metaNames = map[string]bool{}
+			}
+			metaNames[b.keys[k]] = true
+		case mode != intPlain && mode != intDelta || n > uint64(len(d.b)):
 			return nil, bad("ints")
 		}
 		c.ints = make([]int64, n)
 		prev := int64(0)
-		for i := range c.ints {
+		for i := 0; mode != intMeta && i < len(c.ints); i++ {
 			c.ints[i] = d.varint()
 			if mode == intDelta {
 				c.ints[i] += prev
@@ -596,6 +710,19 @@ func decodeColBlock(raw []byte, want int) (*colBlock, error) {
 		streamPos += uint32(sh.streams)
 		for _, f := range sh.fields {
 			i := int(f.key)*colTypes + int(f.typ)
+			if f.typ == colInt && metaDocs != nil && metaDocs[f.key] != nil {
+				// The segment's column holds doc next, or the block is
+				// corrupt.
+				docs, vals := metaDocs[f.key], metaInts[f.key]
+				for len(docs) > 0 && int(docs[0]) < nums.first+doc {
+					docs, vals = docs[1:], vals[1:]
+				}
+				if len(docs) == 0 || int(docs[0]) != nums.first+doc || vals[0] != math.Trunc(vals[0]) || math.Abs(vals[0]) > 1<<53 {
+					return nil, bad("ints from the segment")
+				}
+				b.cols[f.key].ints[next[i]] = int64(vals[0])
+				metaDocs[f.key], metaInts[f.key] = docs[1:], vals[1:]
+			}
 			b.ord = append(b.ord, next[i])
 			next[i]++
 		}
@@ -606,6 +733,18 @@ func decodeColBlock(raw []byte, want int) (*colBlock, error) {
 		b.size += int64(c.strs.bytes()) + 8*int64(len(c.ints)+len(c.floats)) + int64(len(b.keys[k]))
 	}
 	return b, nil
+}
+
+// column returns the documents and values of the numeric column of field
+// key within the block's documents, none when there is none.
+func (s *segmentNums) column(key string, docs int) ([]uint32, []float64) {
+	if s == nil || s.fields[key] == nil {
+		return nil, nil
+	}
+	f := s.fields[key]
+	i := sort.Search(len(f.numDocs), func(i int) bool { return int(f.numDocs[i]) >= s.first })
+	j := i + sort.Search(len(f.numDocs)-i, func(k int) bool { return int(f.numDocs[i+k]) >= s.first+docs })
+	return f.numDocs[i:j:j], f.nums[i:j:j]
 }
 
 // message builds the stored part of document i of the block.

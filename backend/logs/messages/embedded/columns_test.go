@@ -64,7 +64,7 @@ func columnMessages(n int) []messages.Message {
 func TestColumnBlocks(t *testing.T) {
 	msgs := columnMessages(3000)
 	s, _ := buildVersion(t, msgs, 0)
-	if s.version != 3 {
+	if s.version != metaVersion {
 		t.Fatalf("version %d", s.version)
 	}
 	bySize := 0
@@ -99,17 +99,23 @@ func TestColumnBlocks(t *testing.T) {
 }
 
 // TestStringColumnModes: a column of repeated values is a dictionary, of
-// values growing from one another prefixed, of other values plain, and
-// each reads back.
+// values growing from one another prefixed, of other values plain; in
+// version 4 hexadecimal values (but the first of a prefixed column) are
+// nibbles, half their size. Each reads back.
 func TestStringColumnModes(t *testing.T) {
 	for _, c := range []struct {
-		name string
-		val  func(i int) string
-		mode byte
+		name         string
+		val          func(i int) string
+		mode3, mode4 byte
 	}{
-		{"repeated", func(i int) string { return []string{"a", "bb", ""}[i%3] }, strDict},
-		{"growing", func(i int) string { return fmt.Sprintf("01HZX%010d", i) }, strPrefixed},
-		{"unique", func(i int) string { return fmt.Sprintf("%x", uint64(i)*0x9e3779b97f4a7c15) }, strPlain},
+		{"repeated", func(i int) string { return []string{"a", "bb", ""}[i%3] }, strDict, strDict},
+		{"growing", func(i int) string { return fmt.Sprintf("01HZX%010d", i) }, strPrefixed, strPrefixed | hexLower<<4},
+		{"growing upper hex", func(i int) string { return fmt.Sprintf("01J%013X%05X", 1700000000000+i, i*7919%99991) },
+			strPrefixed, strPrefixed | hexUpper<<4},
+		{"growing text", func(i int) string { return fmt.Sprintf("host-%08d-x", i) }, strPrefixed, strPrefixed},
+		{"unique hex", func(i int) string { return fmt.Sprintf("%016x", uint64(i)*0x9e3779b97f4a7c15) }, strPlain, strPlain | hexLower<<4},
+		{"unique odd hex", func(i int) string { return fmt.Sprintf("%x", uint64(i)*0x9e3779b97f4a7c15) }, strPlain, strPlain | hexLower<<4},
+		{"unique text", func(i int) string { return fmt.Sprintf("%x-", uint64(i)*0x9e3779b97f4a7c15) }, strPlain, strPlain},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var col strColumn
@@ -118,19 +124,26 @@ func TestStringColumnModes(t *testing.T) {
 				want = append(want, c.val(i))
 				col.add(want[i])
 			}
-			e := col.encode(nil)
-			d := &dec{b: e}
-			v, ok := decodeStrings(d)
-			if !ok || len(d.b) != 0 || v.count != len(want) {
-				t.Fatalf("decode: %v, %d bytes left, %d values", ok, len(d.b), v.count)
-			}
-			if mode := e[binaryLen(uint64(len(want)))]; mode != c.mode {
-				t.Fatalf("mode %d, want %d", mode, c.mode)
-			}
-			for i, w := range want {
-				if got := v.get(i); got != w {
-					t.Fatalf("value %d = %q, want %q", i, got, w)
+			sizes := map[uint64]int{}
+			for _, version := range []uint64{3, 4} {
+				e := col.encode(nil, version)
+				sizes[version] = len(e)
+				d := &dec{b: e}
+				v, ok := decodeStrings(d)
+				if !ok || len(d.b) != 0 || v.count != len(want) {
+					t.Fatalf("version %d: decode: %v, %d bytes left, %d values", version, ok, len(d.b), v.count)
 				}
+				if mode, wantMode := e[binaryLen(uint64(len(want)))], map[uint64]byte{3: c.mode3, 4: c.mode4}[version]; mode != wantMode {
+					t.Fatalf("version %d: mode %d, want %d", version, mode, wantMode)
+				}
+				for i, w := range want {
+					if got := v.get(i); got != w {
+						t.Fatalf("version %d: value %d = %q, want %q", version, i, got, w)
+					}
+				}
+			}
+			if c.mode4 != c.mode3 && sizes[4] >= sizes[3] {
+				t.Errorf("nibbles take %d bytes against %d", sizes[4], sizes[3])
 			}
 		})
 	}
@@ -146,21 +159,21 @@ func binaryLen(v uint64) int {
 // refused, not read past or allocated for.
 func TestColumnBlockCorrupt(t *testing.T) {
 	raw := smallBlock(20)
-	if _, err := decodeColBlock(raw, 20); err != nil {
+	if _, err := decodeColBlock(raw, 20, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := decodeColBlock(raw, 21); err == nil {
+	if _, err := decodeColBlock(raw, 21, nil); err == nil {
 		t.Fatal("a wrong document count was accepted")
 	}
 	for i := range raw {
 		b := append([]byte(nil), raw...)
 		b[i] ^= 0x40
-		if blk, err := decodeColBlock(b, 20); err == nil {
+		if blk, err := decodeColBlock(b, 20, nil); err == nil {
 			for d := range 20 {
 				blk.message(d) // must not panic
 			}
 		}
-		if _, err := decodeColBlock(raw[:i], 20); err == nil {
+		if _, err := decodeColBlock(raw[:i], 20, nil); err == nil {
 			t.Fatalf("a block cut at %d was accepted", i)
 		}
 	}
@@ -204,7 +217,7 @@ func FuzzColumnBlock(f *testing.F) {
 		if want < 0 || want > blockDocs {
 			return
 		}
-		b, err := decodeColBlock(raw, want)
+		b, err := decodeColBlock(raw, want, nil)
 		if err != nil {
 			return
 		}
@@ -224,7 +237,7 @@ func smallBlock(n int) []byte {
 		m.Fields = slices.DeleteFunc(m.Fields, func(f messages.Field) bool { return f.Key == "full_message" })
 		w.add(&m)
 	}
-	return w.encode(nil)
+	return w.encode(nil, 3)
 }
 
 // FuzzColumnRun: no decompressed dictionary run makes its decoder panic;
@@ -245,7 +258,7 @@ func FuzzColumnRun(f *testing.F) {
 	f.Add(buf, r.first)
 	f.Fuzz(func(t *testing.T, b []byte, first string) {
 		prev := ""
-		_, _ = readColumnRun(b, first, func(e term) bool {
+		_, _ = readColumnRun(b, first, metaVersion, func(e term) bool {
 			if prev != "" && e.text <= prev {
 				t.Fatalf("%q after %q", e.text, prev)
 			}

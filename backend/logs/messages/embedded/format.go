@@ -49,8 +49,10 @@ const (
 	// writes integer columns as varints (see appendNumbers); segments of
 	// version 1 (runs of exactly 32 terms, plain; float64 columns) are
 	// read. Version 3 stores blocks by column (columns.go), each block
-	// with its document count.
-	metaVersion  = 3
+	// with its document count. Version 4 writes hexadecimal text as
+	// nibbles (hex.go), leaves a block's integers to the segment's
+	// numeric columns and does not repeat a run's first term.
+	metaVersion  = 4
 	dictRun      = 128
 	dictRunBytes = 4 << 10
 	// Version 3 runs hold up to dictRunV3 terms (dictRunBytesV3): by

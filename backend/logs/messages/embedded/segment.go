@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"sort"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -411,7 +413,7 @@ func (s *segment) readRun(r dictRunRef, fn func(term) bool) (bool, error) {
 		}
 	}
 	if s.version >= 3 {
-		return readColumnRun(buf, r.first, fn)
+		return readColumnRun(buf, r.first, s.version, fn)
 	}
 	d := &dec{b: buf}
 	prev := ""
@@ -433,8 +435,8 @@ func (s *segment) readRun(r dictRunRef, fn func(term) bool) (bool, error) {
 	return true, nil
 }
 
-// readColumnRun decodes a run of version 3 (see builder.columnRun).
-func readColumnRun(buf []byte, first string, fn func(term) bool) (bool, error) {
+// readColumnRun decodes a run of version 3 or 4 (see builder.columnRun).
+func readColumnRun(buf []byte, first string, version uint64, fn func(term) bool) (bool, error) {
 	bad := fmt.Errorf("%w: run", errCorrupt)
 	d := &dec{b: buf}
 	n := d.count(4) // a shared length, a length, a postings length, postings
@@ -443,15 +445,25 @@ func readColumnRun(buf []byte, first string, fn func(term) bool) (bool, error) {
 	}
 	shared := make([]int, n)
 	for i := range shared {
-		shared[i] = int(min(d.uvarint(), uint64(len(buf))))
+		// Checked against the term before below; the first is not in buf.
+		shared[i] = int(min(d.uvarint(), math.MaxInt32))
 	}
 	suffixes := make([]int, n)
 	total := 0
 	for i := range suffixes {
-		suffixes[i] = int(min(d.uvarint(), uint64(len(buf))))
+		suffixes[i] = int(min(d.uvarint(), uint64(2*len(buf))))
 		total += suffixes[i]
 	}
-	text := d.take(min(total, len(buf)+1))
+	hc, stored := byte(hexNone), total
+	if version >= 4 {
+		if hc = d.byte(); hc > hexUpper {
+			return false, bad
+		}
+		if hc != hexNone {
+			stored = int(nibbleBytes(uint64(total)))
+		}
+	}
+	text := d.take(min(stored, len(buf)+1))
 	plens := make([]int, n)
 	for i := range plens {
 		plens[i] = int(min(d.uvarint(), uint64(len(buf))))
@@ -460,12 +472,23 @@ func readColumnRun(buf []byte, first string, fn func(term) bool) (bool, error) {
 		return false, bad
 	}
 	prev := ""
+	if version >= 4 {
+		prev = first
+	}
+	nr := nibbleReader{b: text}
+	var tb []byte
 	for i := range n {
-		if shared[i] > len(prev) || suffixes[i] > len(text) {
+		if shared[i] > len(prev) || (hc == hexNone && suffixes[i] > len(text)) {
 			return false, bad
 		}
-		t := prev[:shared[i]] + string(text[:suffixes[i]])
-		text = text[suffixes[i]:]
+		tb = append(tb[:0], prev[:shared[i]]...)
+		if hc == hexNone {
+			tb = append(tb, text[:suffixes[i]]...)
+			text = text[suffixes[i]:]
+		} else {
+			tb = nr.appendDigits(tb, hexDigits[hc], unsafe.Slice(unsafe.StringData(prev), len(prev)), shared[i], suffixes[i])
+		}
+		t := string(tb)
 		p := d.take(plens[i])
 		if d.err || (i == 0 && t != first) || (i > 0 && t <= prev) {
 			return false, bad
@@ -604,7 +627,11 @@ func (s *segment) decodedBlock(b int) (*colBlock, error) {
 	if err != nil {
 		return nil, err
 	}
-	cb, err := decodeColBlock(raw, s.blocks[b].docs)
+	var nums *segmentNums
+	if s.version >= 4 {
+		nums = &segmentNums{fields: s.fields, first: s.blocks[b].first}
+	}
+	cb, err := decodeColBlock(raw, s.blocks[b].docs, nums)
 	if err != nil {
 		return nil, err
 	}
