@@ -2,10 +2,14 @@ package embedded
 
 import (
 	"maps"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/google/uuid"
+	"github.com/oklog/ulid/v2"
 )
 
 // TestSizeBreakdown prints where a store's bytes go, per message: the
@@ -25,6 +29,20 @@ func TestSizeBreakdown(t *testing.T) {
 	}
 	defer s.Close()
 	msgs := corpusMessages(n)
+	if os.Getenv("LOGGATE_SIZE_IDS") == "ingest" {
+		// The ids the GELF input gives: time-based UUIDs and ULIDs of
+		// the receiving time, here 50 messages a millisecond.
+		entropy := ulid.Monotonic(rand.NewChaCha8([32]byte{18}), 0)
+		for i := range msgs {
+			u, err := uuid.NewUUID()
+			if err != nil {
+				t.Fatal(err)
+			}
+			msgs[i].ID = u.String()
+			f := &msgs[i].Fields[len(msgs[i].Fields)-1]
+			f.Value = ulid.MustNew(ulid.Timestamp(msgs[0].Timestamp)+uint64(i/50), entropy).String()
+		}
+	}
 	for i := 0; i < n; i += 1000 {
 		if err := s.Write(t.Context(), "graylog", msgs[i:min(i+1000, n)]); err != nil {
 			t.Fatal(err)

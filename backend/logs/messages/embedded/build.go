@@ -422,7 +422,12 @@ func (b *builder) columnRun(run enc, f *fieldBuild, order []int32, i int) (int, 
 	hc := newHexCase
 	for _, k := range terms {
 		s := commonPrefix(prev, f.list[k])
-		run.uvarint(uint64(len(f.list[k]) - s))
+		if b.version >= 4 {
+			// Whole lengths: ids are all of one.
+			run.uvarint(uint64(len(f.list[k])))
+		} else {
+			run.uvarint(uint64(len(f.list[k]) - s))
+		}
 		hc.add(f.list[k][s:])
 		prev = f.list[k]
 	}
@@ -441,6 +446,23 @@ func (b *builder) columnRun(run enc, f *fieldBuild, order []int32, i int) (int, 
 		prev = f.list[k]
 	}
 	run = w.e
+	if b.version >= 4 {
+		mode := singlesMode(terms, f.docs, b.n)
+		run = append(run, mode)
+		if mode != postingsPlain {
+			prev := int64(0)
+			for _, k := range terms {
+				d := int64(f.docs[k][0])
+				if mode == postingsSingles {
+					run.uvarint(uint64(d))
+				} else {
+					run.varint(d - prev)
+				}
+				prev = d
+			}
+			return i, run
+		}
+	}
 	// The postings' lengths go before them: the postings are moved
 	// into place once those are known.
 	mark := len(run)
@@ -457,6 +479,40 @@ func (b *builder) columnRun(run enc, f *fieldBuild, order []int32, i int) (int, 
 	}
 	b.plens = lens
 	return i, append(run, b.scratch...)
+}
+
+// Postings of a version 4 run: as they are with their lengths, or when
+// every term has one document (the terms of a field of unique values),
+// only those documents, or their differences from the term before's (ids
+// that grow with time, whose order is nearly the documents').
+const (
+	postingsPlain        = 0
+	postingsSingles      = 1
+	postingsSinglesDelta = 2
+)
+
+// singlesMode picks the postings mode of a run of terms in a segment of n
+// documents.
+func singlesMode(terms []int32, docs [][]uint32, n int) byte {
+	// Below 12 documents one is a bitmap (see appendPostings).
+	if n < 12 {
+		return postingsPlain
+	}
+	plain, delta := 0, 0
+	prev := int64(0)
+	for _, k := range terms {
+		if len(docs[k]) != 1 {
+			return postingsPlain
+		}
+		d := int64(docs[k][0])
+		plain += varintLen(d)
+		delta += varintLen(d - prev)
+		prev = d
+	}
+	if delta < plain*3/4 {
+		return postingsSinglesDelta
+	}
+	return postingsSingles
 }
 
 func commonPrefix(a, b string) int {

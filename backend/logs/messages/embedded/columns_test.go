@@ -179,13 +179,21 @@ func TestColumnBlockCorrupt(t *testing.T) {
 	}
 }
 
-// TestVersionsReadAlike: segments of versions 1 and 2 (row blocks) read
-// back the same messages as one of version 3 (column blocks), which is
+// TestVersionsReadAlike: segments of versions 1 and 2 (row blocks) and 3
+// (column blocks) read back the same messages and terms as one of version
+// 4 (hexadecimal nibbles, integers from the numeric columns), which is
 // smaller.
 func TestVersionsReadAlike(t *testing.T) {
 	msgs := columnMessages(1200)
+	for i := range msgs {
+		msgs[i].Fields = append(msgs[i].Fields, messages.Field{Key: "request_id", Value: fmt.Sprintf("%016x", uint64(i)*0x9e3779b97f4a7c15)},
+			messages.Field{Key: "big", Value: int64(1<<60 + i)})
+	}
 	cur, curSize := buildVersion(t, msgs, 0)
-	for _, v := range []uint64{1, 2} {
+	if cur.version != 4 {
+		t.Fatalf("version %d", cur.version)
+	}
+	for _, v := range []uint64{1, 2, 3} {
 		old, oldSize := buildVersion(t, msgs, v)
 		if old.version != v || oldSize <= curSize {
 			t.Fatalf("version %d: %d bytes against %d", old.version, oldSize, curSize)
@@ -204,6 +212,52 @@ func TestVersionsReadAlike(t *testing.T) {
 				t.Fatalf("version %d, doc %d:\n%v\n%v", v, doc, x, y)
 			}
 		}
+		if v >= 2 {
+			if a, b := dump(t, old), dump(t, cur); !slices.Equal(a, b) {
+				t.Fatalf("version %d: dictionaries differ (%d and %d entries)", v, len(a), len(b))
+			}
+		}
+	}
+}
+
+// TestIntegersFromSegment: a version 4 block leaves integers float64
+// holds exactly to the segment's numeric columns and stores the others;
+// a block whose segment lacks a value it leaves there is corrupt.
+func TestIntegersFromSegment(t *testing.T) {
+	msgs := columnMessages(300)
+	for i := range msgs {
+		msgs[i].Fields = append(msgs[i].Fields, messages.Field{Key: "big", Value: int64(1<<60 + i)})
+	}
+	s, _ := buildVersion(t, msgs, 0)
+	raw, err := s.readBlock(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nums := &segmentNums{fields: s.fields, first: 0}
+	b, err := decodeColBlock(raw, s.blocks[0].docs, nums)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counter := slices.Index(b.keys, "counter")
+	got, want := b.cols[counter].ints, s.fields["counter"].nums
+	for i, v := range got {
+		if float64(v) != want[i] {
+			t.Fatalf("counter %d = %d, want %v", i, v, want[i])
+		}
+	}
+	if len(got) == 0 {
+		t.Fatal("no counters")
+	}
+	for _, broken := range []*segmentNums{nil, {fields: s.fields, first: 1}, {fields: map[string]*fieldMeta{}}} {
+		if _, err := decodeColBlock(raw, s.blocks[0].docs, broken); err == nil {
+			t.Fatalf("decoded against %+v", broken)
+		}
+	}
+	// Only "big" is stored: the block is that much larger than without it.
+	noBig := columnMessages(300)
+	s2, _ := buildVersion(t, noBig, 0)
+	if d := s.blocks[0].len - s2.blocks[0].len; d < 2*s.blocks[0].docs {
+		t.Fatalf("a block with 60-bit integers is %d bytes larger", d)
 	}
 }
 
@@ -213,11 +267,19 @@ func TestVersionsReadAlike(t *testing.T) {
 // it.)
 func FuzzColumnBlock(f *testing.F) {
 	f.Add(smallBlock(40), 40)
+	// A block of version 4 and its segment's numeric columns.
+	s, _ := buildVersion(f, columnMessages(40), 0)
+	raw, err := s.readBlock(0)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(raw, 40)
+	nums := &segmentNums{fields: s.fields}
 	f.Fuzz(func(t *testing.T, raw []byte, want int) {
 		if want < 0 || want > blockDocs {
 			return
 		}
-		b, err := decodeColBlock(raw, want, nil)
+		b, err := decodeColBlock(raw, want, nums)
 		if err != nil {
 			return
 		}
@@ -255,10 +317,10 @@ func FuzzColumnRun(f *testing.F) {
 			f.Fatal(err)
 		}
 	}
-	f.Add(buf, r.first)
-	f.Fuzz(func(t *testing.T, b []byte, first string) {
+	f.Add(buf, r.first, uint64(4))
+	f.Fuzz(func(t *testing.T, b []byte, first string, version uint64) {
 		prev := ""
-		_, _ = readColumnRun(b, first, metaVersion, func(e term) bool {
+		_, _ = readColumnRun(b, first, version, func(e term) bool {
 			if prev != "" && e.text <= prev {
 				t.Fatalf("%q after %q", e.text, prev)
 			}

@@ -121,3 +121,69 @@ func TestFormatVersions(t *testing.T) {
 		t.Fatalf("lookup of an absent term: %v, %v", p, err)
 	}
 }
+
+// TestRunModes: in version 4 a run of a field of unique values keeps only
+// each term's document (as a difference to the one before for ids that
+// grow with time) and writes hexadecimal ids as nibbles; such runs are
+// smaller than in version 3 and read back the same terms and postings.
+func TestRunModes(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		val      func(i int) string
+		hex      byte
+		postings byte
+	}{
+		{"random hex", func(i int) string { return fmt.Sprintf("%016x", uint64(i)*0x9e3779b97f4a7c15) }, hexLower, postingsSingles},
+		{"growing ulid", func(i int) string { return fmt.Sprintf("01J%013X%05X", 1700000000000+i, i*7919%99991) }, hexUpper, postingsSinglesDelta},
+		{"repeated words", func(i int) string { return fmt.Sprintf("word-%c", 'g'+i%20) }, hexNone, postingsPlain},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			msgs := make([]messages.Message, 3000)
+			base := time.UnixMilli(1700000000000)
+			for i := range msgs {
+				msgs[i] = messages.Message{ID: uuidString([16]byte{byte(i >> 8), byte(i), 3}), Timestamp: base.Add(time.Duration(i) * time.Millisecond),
+					Fields: []messages.Field{{Key: "id", Value: c.val(i)}}}
+			}
+			v3, _ := buildVersion(t, msgs, 3)
+			v4, _ := buildVersion(t, msgs, 0)
+			if a, b := dump(t, v3), dump(t, v4); !slices.Equal(a, b) {
+				t.Fatalf("dictionaries differ (%d and %d entries)", len(a), len(b))
+			}
+			size := func(s *segment) (n int) {
+				for _, r := range s.fields["id"].runs {
+					n += r.len
+				}
+				return n
+			}
+			if c.postings != postingsPlain && size(v4) >= size(v3)*9/10 {
+				t.Errorf("runs take %d bytes against %d in version 3", size(v4), size(v3))
+			}
+			r := v4.fields["id"].runs[0]
+			buf := make([]byte, r.len)
+			if _, err := v4.r.ReadAt(buf, v4.dictOff+r.off); err != nil {
+				t.Fatal(err)
+			}
+			if r.raw > 0 {
+				var err error
+				if buf, err = decompress(buf, r.raw); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// count, shared and whole lengths, hex, text, postings mode
+			d := &dec{b: buf}
+			n := int(d.uvarint())
+			for range 2 * n {
+				d.uvarint()
+			}
+			if hc := d.byte(); hc != c.hex {
+				t.Errorf("hex %d, want %d", hc, c.hex)
+			}
+			for _, i := range []int{0, 1, 1500, 2999} {
+				p, err := v4.lookupTerm(v4.fields["id"], c.val(i))
+				if err != nil || p == nil {
+					t.Fatalf("lookup of %s: %v, %v", c.val(i), p, err)
+				}
+			}
+		})
+	}
+}

@@ -439,7 +439,7 @@ func (s *segment) readRun(r dictRunRef, fn func(term) bool) (bool, error) {
 func readColumnRun(buf []byte, first string, version uint64, fn func(term) bool) (bool, error) {
 	bad := fmt.Errorf("%w: run", errCorrupt)
 	d := &dec{b: buf}
-	n := d.count(4) // a shared length, a length, a postings length, postings
+	n := d.count(3) // a shared length, a length, a document at least
 	if n == 0 {
 		return false, bad
 	}
@@ -451,7 +451,14 @@ func readColumnRun(buf []byte, first string, version uint64, fn func(term) bool)
 	suffixes := make([]int, n)
 	total := 0
 	for i := range suffixes {
-		suffixes[i] = int(min(d.uvarint(), uint64(2*len(buf))))
+		l := d.uvarint()
+		if version >= 4 { // the whole length
+			if l < uint64(shared[i]) {
+				return false, bad
+			}
+			l -= uint64(shared[i])
+		}
+		suffixes[i] = int(min(l, uint64(2*len(buf))))
 		total += suffixes[i]
 	}
 	hc, stored := byte(hexNone), total
@@ -464,9 +471,40 @@ func readColumnRun(buf []byte, first string, version uint64, fn func(term) bool)
 		}
 	}
 	text := d.take(min(stored, len(buf)+1))
+	mode := byte(postingsPlain)
+	if version >= 4 {
+		mode = d.byte()
+	}
 	plens := make([]int, n)
-	for i := range plens {
-		plens[i] = int(min(d.uvarint(), uint64(len(buf))))
+	var singles []byte
+	switch mode {
+	case postingsPlain:
+		for i := range plens {
+			plens[i] = int(min(d.uvarint(), uint64(len(buf))))
+		}
+	case postingsSingles, postingsSinglesDelta:
+		// The postings are rebuilt as appendPostings writes them.
+		singles = make([]byte, 0, 4*n)
+		doc := int64(0)
+		for i := range plens {
+			if mode == postingsSingles {
+				doc = int64(min(d.uvarint(), math.MaxUint32))
+			} else {
+				doc += d.varint()
+			}
+			if doc < 0 || doc >= math.MaxUint32 {
+				return false, bad
+			}
+			l := len(singles)
+			singles = binary.AppendUvarint(append(singles, postingsList, 1), uint64(doc+1))
+			plens[i] = len(singles) - l
+		}
+		if len(d.b) != 0 {
+			return false, bad
+		}
+		d.b = singles
+	default:
+		return false, bad
 	}
 	if d.err {
 		return false, bad
