@@ -302,22 +302,28 @@ func smallBlock(n int) []byte {
 	return w.encode(nil, 3)
 }
 
+// runBytes returns run r of s decompressed.
+func runBytes(tb testing.TB, s *segment, r dictRunRef) []byte {
+	tb.Helper()
+	buf := make([]byte, r.len)
+	if _, err := s.r.ReadAt(buf, s.dictOff+r.off); err != nil {
+		tb.Fatal(err)
+	}
+	if r.raw > 0 {
+		var err error
+		if buf, err = decompress(buf, r.raw); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return buf
+}
+
 // FuzzColumnRun: no decompressed dictionary run makes its decoder panic;
 // the terms it hands out are in order.
 func FuzzColumnRun(f *testing.F) {
 	s, _ := buildVersion(f, dictMessages(300), 0)
 	r := s.fields["request_id"].runs[0]
-	buf := make([]byte, r.len)
-	if _, err := s.r.ReadAt(buf, s.dictOff+r.off); err != nil {
-		f.Fatal(err)
-	}
-	if r.raw > 0 {
-		var err error
-		if buf, err = decompress(buf, r.raw); err != nil {
-			f.Fatal(err)
-		}
-	}
-	f.Add(buf, r.first, uint64(4))
+	f.Add(runBytes(f, s, r), r.first, uint64(4))
 	f.Fuzz(func(t *testing.T, b []byte, first string, version uint64) {
 		prev := ""
 		_, _ = readColumnRun(b, first, version, func(e term) bool {

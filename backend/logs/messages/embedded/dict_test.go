@@ -158,17 +158,7 @@ func TestRunModes(t *testing.T) {
 			if c.postings != postingsPlain && size(v4) >= size(v3)*9/10 {
 				t.Errorf("runs take %d bytes against %d in version 3", size(v4), size(v3))
 			}
-			r := v4.fields["id"].runs[0]
-			buf := make([]byte, r.len)
-			if _, err := v4.r.ReadAt(buf, v4.dictOff+r.off); err != nil {
-				t.Fatal(err)
-			}
-			if r.raw > 0 {
-				var err error
-				if buf, err = decompress(buf, r.raw); err != nil {
-					t.Fatal(err)
-				}
-			}
+			buf := runBytes(t, v4, v4.fields["id"].runs[0])
 			// count, shared and whole lengths, hex, text, postings mode
 			d := &dec{b: buf}
 			n := int(d.uvarint())
