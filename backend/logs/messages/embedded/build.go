@@ -435,7 +435,7 @@ func (b *builder) columnRun(run enc, f *fieldBuild, order []int32, i int) (int, 
 	if b.version >= 4 {
 		run = append(run, hc.get())
 	}
-	w := nibbles{e: run}
+	w := nibbles{e: run, a: hc.get()}
 	for _, k := range terms {
 		s := commonPrefix(prev, f.list[k])
 		if b.version >= 4 && hc.get() != hexNone {
@@ -445,7 +445,7 @@ func (b *builder) columnRun(run enc, f *fieldBuild, order []int32, i int) (int, 
 		}
 		prev = f.list[k]
 	}
-	run = w.e
+	run = w.done()
 	if b.version >= 4 {
 		mode := singlesMode(terms, f.docs, b.n)
 		run = append(run, mode)

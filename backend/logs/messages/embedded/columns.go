@@ -149,13 +149,13 @@ func (c *strColumn) encode(e enc, version uint64) enc {
 		for _, v := range c.vals {
 			e.uvarint(uint64(len(v)))
 		}
-		w := nibbles{e: e}
+		w := nibbles{e: e, a: hc}
 		prev := ""
 		for _, v := range c.vals {
 			w.digits(prev, v, 0)
 			prev = v
 		}
-		return w.e
+		return w.done()
 	}
 	hc := suffixes.get()
 	e = append(e, strPrefixed|hc<<4)
@@ -170,7 +170,7 @@ func (c *strColumn) encode(e enc, version uint64) enc {
 		prev = v
 	}
 	prev = ""
-	w := nibbles{e: e}
+	w := nibbles{e: e, a: hc}
 	for i, v := range c.vals {
 		if hc == hexNone || i == 0 {
 			w.e = append(w.e, v[commonPrefix(prev, v):]...)
@@ -179,7 +179,7 @@ func (c *strColumn) encode(e enc, version uint64) enc {
 		}
 		prev = v
 	}
-	return w.e
+	return w.done()
 }
 
 // appendStrings writes the lengths, then the bytes.
@@ -466,7 +466,7 @@ func decodeStrings(d *dec) (strValues, bool) {
 	v.count = d.count(1)
 	mode := d.byte()
 	hc := mode >> 4
-	if hc > hexUpper || (hc != hexNone && mode&15 == strDict) {
+	if hc >= alphabets || (hc != hexNone && mode&15 == strDict) {
 		return v, false
 	}
 	switch mode & 15 {
@@ -528,7 +528,7 @@ func decodeLengths(d *dec, n int, shared []uint32, hc byte) (string, []uint32, b
 		if shared != nil && n > 0 {
 			first = uint64(lens[0])
 		}
-		stored = first + nibbleBytes(total-first)
+		stored = first + nibbleBytes(total-first, hc)
 	}
 	raw := d.take(int(min(stored, uint64(len(d.b))+1)))
 	if d.err {
@@ -549,7 +549,7 @@ func decodeLengths(d *dec, n int, shared []uint32, hc byte) (string, []uint32, b
 	// could ask for long prefixes again and again, so their total is
 	// bounded as the writer bounds it.
 	out := make([]byte, 0, min(total, blockBytes))
-	nr := nibbleReader{b: raw}
+	nr := nibbleReader{b: raw, a: hc}
 	prevStart, pos := 0, 0
 	for i, l := range lens {
 		s := 0
@@ -567,7 +567,7 @@ func decodeLengths(d *dec, n int, shared []uint32, hc byte) (string, []uint32, b
 			pos += int(l)
 			nr.b = raw[pos:]
 		} else {
-			out = nr.appendDigits(out, hexDigits[hc], prev, s, int(l))
+			out = nr.appendDigits(out, prev, s, int(l))
 		}
 		prevStart = start
 		ends[i] = uint32(len(out))

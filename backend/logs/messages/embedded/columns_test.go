@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/oklog/ulid/v2"
 
 	"github.com/loggate/loggate/backend/logs/messages"
 	"github.com/loggate/loggate/backend/logs/messages/messagestest"
@@ -112,6 +115,7 @@ func TestStringColumnModes(t *testing.T) {
 		{"growing", func(i int) string { return fmt.Sprintf("01HZX%010d", i) }, strPrefixed, strPrefixed | hexLower<<4},
 		{"growing upper hex", func(i int) string { return fmt.Sprintf("01J%013X%05X", 1700000000000+i, i*7919%99991) },
 			strPrefixed, strPrefixed | hexUpper<<4},
+		{"growing ulid", func(i int) string { return ulidOf(i) }, strPrefixed, strPrefixed | base32<<4},
 		{"growing text", func(i int) string { return fmt.Sprintf("host-%08d-x", i) }, strPrefixed, strPrefixed},
 		{"unique hex", func(i int) string { return fmt.Sprintf("%016x", uint64(i)*0x9e3779b97f4a7c15) }, strPlain, strPlain | hexLower<<4},
 		{"unique odd hex", func(i int) string { return fmt.Sprintf("%x", uint64(i)*0x9e3779b97f4a7c15) }, strPlain, strPlain | hexLower<<4},
@@ -148,6 +152,19 @@ func TestStringColumnModes(t *testing.T) {
 		})
 	}
 }
+
+// ulidOf is the i-th of a series of ULIDs, 7 a millisecond, as the
+// GELF input makes them.
+func ulidOf(i int) string { return ulidSeries[i] }
+
+var ulidSeries = func() []string {
+	entropy := ulid.Monotonic(rand.NewChaCha8([32]byte{7}), 0)
+	out := make([]string, 3000)
+	for i := range out {
+		out[i] = ulid.MustNew(1700000000000+uint64(i/7), entropy).String()
+	}
+	return out
+}()
 
 func binaryLen(v uint64) int {
 	var e enc

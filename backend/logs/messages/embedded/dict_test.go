@@ -135,6 +135,7 @@ func TestRunModes(t *testing.T) {
 	}{
 		{"random hex", func(i int) string { return fmt.Sprintf("%016x", uint64(i)*0x9e3779b97f4a7c15) }, hexLower, postingsSingles},
 		{"growing ulid", func(i int) string { return fmt.Sprintf("01J%013X%05X", 1700000000000+i, i*7919%99991) }, hexUpper, postingsSinglesDelta},
+		{"ulid", ulidOf, base32, postingsSinglesDelta},
 		{"repeated words", func(i int) string { return fmt.Sprintf("word-%c", 'g'+i%20) }, hexNone, postingsPlain},
 	} {
 		t.Run(c.name, func(t *testing.T) {

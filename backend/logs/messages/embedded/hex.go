@@ -1,41 +1,45 @@
 package embedded
 
-// Hexadecimal text (version 4). Ids are mostly hexadecimal digits of one
-// case: request and trace ids, Graylog's message ids. Where every byte a
-// string column or a dictionary run writes is such a digit, it writes
-// nibbles instead, half the bytes, each the difference (modulo 16) to the
-// digit at the same position of the value before. Random ids cost the
-// same as their digits; ids that grow with time differ from the one
-// before in a few digits, and the zero nibbles of the others compress
-// away.
+// Id text (version 4). Ids are mostly written in a small alphabet:
+// hexadecimal digits of one case (request and trace ids) or Crockford's
+// base 32 (ULIDs, such as Graylog's message ids). Where every byte a
+// string column or a dictionary run writes is in one of these, it writes
+// each as 4 or 5 bits instead of 8, the difference (modulo 16 or 32) to
+// the digit at the same position of the value before. Random ids cost
+// what their digits carry; ids that grow with time differ from the one
+// before in a few digits, and the zeros of the others compress away.
 const (
-	hexNone  = 0
-	hexLower = 1
-	hexUpper = 2
+	hexNone   = 0
+	hexLower  = 1
+	hexUpper  = 2
+	base32    = 3 // Crockford's, upper case
+	alphabets = 4
 )
 
 var (
-	hexDigits = [3]string{"", "0123456789abcdef", "0123456789ABCDEF"}
-	// hexMask has, for each byte, the cases it is a digit of (bit 0
-	// lower, bit 1 upper); hexValue its value, 0 for other bytes.
+	hexDigits = [alphabets]string{"", "0123456789abcdef", "0123456789ABCDEF", "0123456789ABCDEFGHJKMNPQRSTVWXYZ"}
+	digitBits = [alphabets]uint{8, 4, 4, 5}
+	// hexMask has, for each byte, the alphabets it is a digit of (bit
+	// a-1 for alphabet a); hexValue its value in them (the same in every
+	// one), 0 for other bytes.
 	hexMask  [256]byte
 	hexValue [256]byte
 )
 
 func init() {
-	for i := range 16 {
-		hexMask[hexDigits[hexLower][i]] |= 1 << (hexLower - 1)
-		hexMask[hexDigits[hexUpper][i]] |= 1 << (hexUpper - 1)
-		hexValue[hexDigits[hexLower][i]] = byte(i)
-		hexValue[hexDigits[hexUpper][i]] = byte(i)
+	for a := hexLower; a < alphabets; a++ {
+		for i := range len(hexDigits[a]) {
+			hexMask[hexDigits[a][i]] |= 1 << (a - 1)
+			hexValue[hexDigits[a][i]] = byte(i)
+		}
 	}
 }
 
-// hexCase follows the case of the hexadecimal digits seen: start it at
-// newHexCase, feed it text, and read the case of all of it with get.
+// hexCase follows the alphabets of the digits seen: start it at
+// newHexCase, feed it text, and read the alphabet of all of it with get.
 type hexCase byte
 
-const newHexCase hexCase = 3
+const newHexCase hexCase = 1<<(alphabets-1) - 1
 
 func (c *hexCase) add(s string) {
 	for i := 0; i < len(s) && *c != 0; i++ {
@@ -43,67 +47,86 @@ func (c *hexCase) add(s string) {
 	}
 }
 
-// get returns hexLower or hexUpper when all the text was digits of that
-// case (lower for digits alone), hexNone otherwise.
+// get returns the smallest alphabet all the text was in (lower-case
+// hexadecimal for digits alone), hexNone if none.
 func (c hexCase) get() byte {
-	switch {
-	case c&1 != 0:
-		return hexLower
-	case c&2 != 0:
-		return hexUpper
+	for a := hexLower; a < alphabets; a++ {
+		if c&(1<<(a-1)) != 0 {
+			return byte(a)
+		}
 	}
 	return hexNone
 }
 
-// nibbles writes digits as nibbles, the first of a byte in its high half.
+// nibbles writes digits of alphabet a, in digitBits[a] bits each, the
+// first in a byte's high bits.
 type nibbles struct {
 	e    enc
-	half bool
+	a    byte
+	acc  uint64
+	bits uint
 }
 
 func (w *nibbles) put(n byte) {
-	if w.half {
-		w.e[len(w.e)-1] |= n
-	} else {
-		w.e = append(w.e, n<<4)
+	w.acc = w.acc<<digitBits[w.a] | uint64(n)
+	w.bits += digitBits[w.a]
+	for w.bits >= 8 {
+		w.bits -= 8
+		w.e = append(w.e, byte(w.acc>>w.bits))
 	}
-	w.half = !w.half
 }
 
 // digits writes v[from:], each digit less the one at its position in ref.
 func (w *nibbles) digits(ref, v string, from int) {
+	mask := byte(1)<<digitBits[w.a] - 1
 	for p := from; p < len(v); p++ {
 		n := hexValue[v[p]]
 		if p < len(ref) {
 			n -= hexValue[ref[p]]
 		}
-		w.put(n & 15)
+		w.put(n & mask)
 	}
 }
 
+// done writes the bits left, and returns the encoding.
+func (w *nibbles) done() enc {
+	if w.bits > 0 {
+		w.e = append(w.e, byte(w.acc<<(8-w.bits)))
+		w.bits = 0
+	}
+	return w.e
+}
+
 // nibbleReader reads what nibbles wrote; the caller checks that b holds
-// the nibbles it reads.
+// the digits it reads (nibbleBytes).
 type nibbleReader struct {
-	b []byte
-	k int
+	b    []byte
+	a    byte
+	acc  uint64
+	bits uint
 }
 
 // appendDigits appends n digits to out, the value's from position p on,
-// each the next nibble plus the digit at its position in ref.
-func (r *nibbleReader) appendDigits(out []byte, digits string, ref []byte, p, n int) []byte {
+// each the next one read plus the digit at its position in ref.
+func (r *nibbleReader) appendDigits(out []byte, ref []byte, p, n int) []byte {
+	w := digitBits[r.a]
+	mask := byte(1)<<w - 1
+	digits := hexDigits[r.a]
 	for ; n > 0; p, n = p+1, n-1 {
-		v := r.b[r.k>>1]
-		if r.k&1 == 0 {
-			v >>= 4
+		if r.bits < w {
+			r.acc = r.acc<<8 | uint64(r.b[0])
+			r.b = r.b[1:]
+			r.bits += 8
 		}
-		r.k++
+		r.bits -= w
+		v := byte(r.acc >> r.bits)
 		if p < len(ref) {
 			v += hexValue[ref[p]]
 		}
-		out = append(out, digits[v&15])
+		out = append(out, digits[v&mask])
 	}
 	return out
 }
 
-// nibbleBytes is the size of n nibbles.
-func nibbleBytes(n uint64) uint64 { return (n + 1) / 2 }
+// nibbleBytes is the size of n digits of alphabet a.
+func nibbleBytes(n uint64, a byte) uint64 { return (n*uint64(digitBits[a]) + 7) / 8 }

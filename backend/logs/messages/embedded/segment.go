@@ -463,11 +463,11 @@ func readColumnRun(buf []byte, first string, version uint64, fn func(term) bool)
 	}
 	hc, stored := byte(hexNone), total
 	if version >= 4 {
-		if hc = d.byte(); hc > hexUpper {
+		if hc = d.byte(); hc >= alphabets {
 			return false, bad
 		}
 		if hc != hexNone {
-			stored = int(nibbleBytes(uint64(total)))
+			stored = int(nibbleBytes(uint64(total), hc))
 		}
 	}
 	text := d.take(min(stored, len(buf)+1))
@@ -513,7 +513,7 @@ func readColumnRun(buf []byte, first string, version uint64, fn func(term) bool)
 	if version >= 4 {
 		prev = first
 	}
-	nr := nibbleReader{b: text}
+	nr := nibbleReader{b: text, a: hc}
 	var tb []byte
 	for i := range n {
 		if shared[i] > len(prev) || (hc == hexNone && suffixes[i] > len(text)) {
@@ -524,7 +524,7 @@ func readColumnRun(buf []byte, first string, version uint64, fn func(term) bool)
 			tb = append(tb, text[:suffixes[i]]...)
 			text = text[suffixes[i]:]
 		} else {
-			tb = nr.appendDigits(tb, hexDigits[hc], unsafe.Slice(unsafe.StringData(prev), len(prev)), shared[i], suffixes[i])
+			tb = nr.appendDigits(tb, unsafe.Slice(unsafe.StringData(prev), len(prev)), shared[i], suffixes[i])
 		}
 		t := string(tb)
 		p := d.take(plens[i])
