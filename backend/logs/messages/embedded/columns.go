@@ -28,14 +28,21 @@ import (
 //	          (mode 2, prefixed)   shared:uvarint*n len:uvarint*n bytes,
 //	                               each value sharing a prefix with the one
 //	                               before (ids that grow with time)
+//	          (version 4, modes 1 and 2 plus 16*alphabet) the bytes are
+//	                               digits of that alphabet, see hex.go (of
+//	                               a prefixed column, all but the first
+//	                               value's)
 //	ints    = n:uvarint mode:byte zigzag:varint*n  (mode 1: deltas)
+//	          | n:uvarint 2        (version 4) the segment's numeric column
+//	                               of the key holds them (see appendNumbers)
 //	floats  = n:uvarint uint64le*n
 //	bools   = n:uvarint byte*n
 //
 // A shape is the message's layout: how many streams and which fields of
 // which type in which order, so a message reads back exactly as written.
-// Every value takes at least one byte, which bounds what a block can make
-// the reader allocate by its size.
+// Every value takes at least one byte, but integers left to the segment,
+// which a column of the segment's must hold: that bounds what a block can
+// make the reader allocate by its size and its segment's.
 const (
 	colString = iota
 	colInt

@@ -175,25 +175,46 @@ func binaryLen(v uint64) int {
 // TestColumnBlockCorrupt: a block whose counts disagree with its shapes is
 // refused, not read past or allocated for.
 func TestColumnBlockCorrupt(t *testing.T) {
-	raw := smallBlock(20)
-	if _, err := decodeColBlock(raw, 20, nil); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := decodeColBlock(raw, 21, nil); err == nil {
-		t.Fatal("a wrong document count was accepted")
-	}
-	for i := range raw {
-		b := append([]byte(nil), raw...)
-		b[i] ^= 0x40
-		if blk, err := decodeColBlock(b, 20, nil); err == nil {
-			for d := range 20 {
-				blk.message(d) // must not panic
+	for _, version := range []uint64{3, 4} {
+		raw, nums := versionBlock(t, version)
+		docs := 20
+		if _, err := decodeColBlock(raw, docs, nums); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := decodeColBlock(raw, docs+1, nums); err == nil {
+			t.Fatal("a wrong document count was accepted")
+		}
+		for i := range raw {
+			b := append([]byte(nil), raw...)
+			b[i] ^= 0x40
+			if blk, err := decodeColBlock(b, docs, nums); err == nil {
+				for d := range docs {
+					blk.message(d) // must not panic
+				}
+			}
+			if _, err := decodeColBlock(raw[:i], docs, nums); err == nil {
+				t.Fatalf("version %d: a block cut at %d was accepted", version, i)
 			}
 		}
-		if _, err := decodeColBlock(raw[:i], 20, nil); err == nil {
-			t.Fatalf("a block cut at %d was accepted", i)
-		}
 	}
+}
+
+// versionBlock is the first block, of 20 documents, of a segment of
+// column messages written in version, and the segment's numeric columns.
+func versionBlock(tb testing.TB, version uint64) ([]byte, *segmentNums) {
+	tb.Helper()
+	msgs := columnMessages(20)
+	for i := range msgs {
+		msgs[i].Fields = append(msgs[i].Fields, messages.Field{Key: "request_id", Value: fmt.Sprintf("%016x", uint64(i)*0x9e3779b97f4a7c15)},
+			messages.Field{Key: "gl2_message_id", Value: ulidOf(i)})
+	}
+	msgs[5].Fields = slices.DeleteFunc(msgs[5].Fields, func(f messages.Field) bool { return f.Key == "full_message" })
+	s, _ := buildVersion(tb, msgs, version)
+	raw, err := s.readBlock(0)
+	if err != nil || s.blocks[0].docs != 20 {
+		tb.Fatalf("%d documents: %v", s.blocks[0].docs, err)
+	}
+	return raw, &segmentNums{fields: s.fields}
 }
 
 // TestVersionsReadAlike: segments of versions 1 and 2 (row blocks) and 3
@@ -285,13 +306,8 @@ func TestIntegersFromSegment(t *testing.T) {
 func FuzzColumnBlock(f *testing.F) {
 	f.Add(smallBlock(40), 40)
 	// A block of version 4 and its segment's numeric columns.
-	s, _ := buildVersion(f, columnMessages(40), 0)
-	raw, err := s.readBlock(0)
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(raw, 40)
-	nums := &segmentNums{fields: s.fields}
+	raw, nums := versionBlock(f, 4)
+	f.Add(raw, 20)
 	f.Fuzz(func(t *testing.T, raw []byte, want int) {
 		if want < 0 || want > blockDocs {
 			return

@@ -24,8 +24,10 @@ import (
 //	                              uvarint(len) + record (messages codec)
 //	dict   = per field, terms sorted and front-coded in runs of up to
 //	         dictRun terms (dictRunBytes, version 2; dictRunV3 and
-//	         dictRunBytesV3 by column, version 3), each run plain or
-//	         (version 2) one zstd frame:
+//	         dictRunBytesV3 by column, version 3; version 4 adds ids as
+//	         digits and postings of unique terms as their documents, see
+//	         builder.columnRun), each run plain or (version 2) one zstd
+//	         frame:
 //	         shared:uvarint suffix:str postings:bytes (see postings.go)
 //	meta   = zstd(n, block refs (with their document count, version 3),
 //	         timestamps as deltas, ids (16 bytes for a
