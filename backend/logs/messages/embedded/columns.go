@@ -156,11 +156,10 @@ func (c *strColumn) encode(e enc, version uint64) enc {
 		for _, v := range c.vals {
 			e.uvarint(uint64(len(v)))
 		}
+		// Plain values are not like the one before: no differences.
 		w := nibbles{e: e, a: hc}
-		prev := ""
 		for _, v := range c.vals {
-			w.digits(prev, v, 0)
-			prev = v
+			w.digits("", v, 0)
 		}
 		return w.done()
 	}
@@ -447,6 +446,10 @@ type strValues struct {
 	ids   []uint32 // dictionary mode: each value's entry
 	dict  bool
 	count int
+	// alphabet is that of plain values stored as digits (hex.go): data
+	// holds the digits, ends counts them, and a value is spelled out
+	// when read, as a search reads few of a block's.
+	alphabet byte
 }
 
 func (v *strValues) get(i int) string {
@@ -457,7 +460,22 @@ func (v *strValues) get(i int) string {
 	if i > 0 {
 		start = v.ends[i-1]
 	}
+	if v.alphabet != hexNone {
+		return v.digits(int(start), int(v.ends[i]))
+	}
 	return v.data[start:v.ends[i]]
+}
+
+// digits spells out the digits from start to end of a column of
+// digits, which decodeLengths checked data holds.
+func (v *strValues) digits(start, end int) string {
+	bit := start * int(digitBits[v.alphabet])
+	r := nibbleReader{b: unsafe.Slice(unsafe.StringData(v.data[bit/8:]), len(v.data)-bit/8), a: v.alphabet}
+	if k := uint(bit % 8); k != 0 {
+		r.acc, r.bits, r.b = uint64(r.b[0]), 8-k, r.b[1:]
+	}
+	out := r.appendDigits(nil, nil, 0, end-start)
+	return unsafe.String(unsafe.SliceData(out), len(out))
 }
 
 // bytes is the memory the column holds beside the block: its offsets, and
@@ -497,6 +515,7 @@ func decodeStrings(d *dec) (strValues, bool) {
 		if v.data, v.ends, ok = decodeLengths(d, v.count, nil, hc); !ok {
 			return v, false
 		}
+		v.alphabet = hc
 	case strPrefixed:
 		shared := make([]uint32, v.count)
 		for i := range shared {
@@ -533,7 +552,7 @@ func decodeLengths(d *dec, n int, shared []uint32, hc byte) (string, []uint32, b
 		// Prefixed, the first value is stored as it is.
 		first := uint64(0)
 		if shared != nil && n > 0 {
-			first = uint64(lens[0])
+			first = uint64(lens[0]) // stored as it is
 		}
 		stored = first + nibbleBytes(total-first, hc)
 	}
@@ -542,7 +561,8 @@ func decodeLengths(d *dec, n int, shared []uint32, hc byte) (string, []uint32, b
 		return "", nil, false
 	}
 	ends := lens // reused: lens[i] is read before ends[i] is written
-	if shared == nil && hc == hexNone {
+	if shared == nil {
+		// Plain digits too are kept as they are (strValues.digits).
 		end := uint32(0)
 		for i, l := range lens {
 			end += l
@@ -552,24 +572,21 @@ func decodeLengths(d *dec, n int, shared []uint32, hc byte) (string, []uint32, b
 		// writes to once it is decoded.
 		return unsafe.String(unsafe.SliceData(raw), len(raw)), ends, true
 	}
-	// Prefixed and hexadecimal values are rebuilt whole; a forged file
-	// could ask for long prefixes again and again, so their total is
-	// bounded as the writer bounds it.
+	// Prefixed values are rebuilt whole; a forged file could ask for
+	// long prefixes again and again, so their total is bounded as the
+	// writer bounds it.
 	out := make([]byte, 0, min(total, blockBytes))
 	nr := nibbleReader{b: raw, a: hc}
 	prevStart, pos := 0, 0
 	for i, l := range lens {
-		s := 0
-		if shared != nil {
-			s = int(shared[i])
-		}
+		s := int(shared[i])
 		if s > len(out)-prevStart || len(out)+s+int(l) > blockBytes {
 			return "", nil, false
 		}
 		start := len(out)
 		prev := out[prevStart:start]
 		out = append(out, prev[:s]...)
-		if hc == hexNone || (shared != nil && i == 0) {
+		if hc == hexNone || i == 0 {
 			out = append(out, raw[pos:pos+int(l)]...)
 			pos += int(l)
 			nr.b = raw[pos:]

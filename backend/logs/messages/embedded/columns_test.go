@@ -119,6 +119,7 @@ func TestStringColumnModes(t *testing.T) {
 		{"growing text", func(i int) string { return fmt.Sprintf("host-%08d-x", i) }, strPrefixed, strPrefixed},
 		{"unique hex", func(i int) string { return fmt.Sprintf("%016x", uint64(i)*0x9e3779b97f4a7c15) }, strPlain, strPlain | hexLower<<4},
 		{"unique odd hex", func(i int) string { return fmt.Sprintf("%x", uint64(i)*0x9e3779b97f4a7c15) }, strPlain, strPlain | hexLower<<4},
+		{"shuffled ulids", func(i int) string { return ulidOf(i * 7919 % 3000)[8:] }, strPlain, strPlain | base32<<4},
 		{"unique text", func(i int) string { return fmt.Sprintf("%x-", uint64(i)*0x9e3779b97f4a7c15) }, strPlain, strPlain},
 	} {
 		t.Run(c.name, func(t *testing.T) {

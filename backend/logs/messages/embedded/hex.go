@@ -1,5 +1,7 @@
 package embedded
 
+import "slices"
+
 // Id text (version 4). Ids are mostly written in a small alphabet:
 // hexadecimal digits of one case (request and trace ids) or Crockford's
 // base 32 (ULIDs, such as Graylog's message ids). Where every byte a
@@ -112,20 +114,48 @@ func (r *nibbleReader) appendDigits(out []byte, ref []byte, p, n int) []byte {
 	w := digitBits[r.a]
 	mask := byte(1)<<w - 1
 	digits := hexDigits[r.a]
-	for ; n > 0; p, n = p+1, n-1 {
-		if r.bits < w {
-			r.acc = r.acc<<8 | uint64(r.b[0])
-			r.b = r.b[1:]
-			r.bits += 8
-		}
-		r.bits -= w
-		v := byte(r.acc >> r.bits)
-		if p < len(ref) {
-			v += hexValue[ref[p]]
-		}
-		out = append(out, digits[v&mask])
+	out = slices.Grow(out, n)
+	o := out[len(out) : len(out)+n]
+	// The part of ref past p, as long as the digits at most.
+	if p < len(ref) {
+		ref = ref[p:min(len(ref), p+n)]
+	} else {
+		ref = nil
 	}
-	return out
+	acc, bits, b := r.acc, r.bits, r.b
+	j := 0
+	if w == 4 && len(ref) == 0 {
+		// Two digits a byte, when whole bytes are left.
+		if bits == 4 && n > 0 {
+			o[0] = digits[byte(acc)&15]
+			bits, j = 0, 1
+		}
+		for ; j+1 < n; j += 2 {
+			o[j], o[j+1] = digits[b[0]>>4], digits[b[0]&15]
+			b = b[1:]
+		}
+	}
+	// Digits against ref, then the others.
+	for ; j < len(ref); j++ {
+		if bits < w {
+			acc = acc<<8 | uint64(b[0])
+			b = b[1:]
+			bits += 8
+		}
+		bits -= w
+		o[j] = digits[(byte(acc>>bits)+hexValue[ref[j]])&mask]
+	}
+	for ; j < n; j++ {
+		if bits < w {
+			acc = acc<<8 | uint64(b[0])
+			b = b[1:]
+			bits += 8
+		}
+		bits -= w
+		o[j] = digits[byte(acc>>bits)&mask]
+	}
+	r.acc, r.bits, r.b = acc, bits, b
+	return out[:len(out)+n]
 }
 
 // nibbleBytes is the size of n digits of alphabet a.
