@@ -96,11 +96,19 @@ func (m *Message) UnmarshalBinary(b []byte) error {
 
 // RecordReader reads records as UnmarshalBinary does with fewer
 // allocations, which processing does for every message: a field name read
-// before is the same string as before, not a copy again. Its zero value is ready; it is not safe for concurrent
-// use.
+// before is the same string as before, not a copy again, and the record's
+// text, field slice and boxed values are cut from an Arena's blocks. The
+// fields it reads have spare capacity (SpareFields), so that processors
+// adding a few fields do not regrow them. Its zero value is ready; it is
+// not safe for concurrent use.
 type RecordReader struct {
-	keys map[string]string
+	keys  map[string]string
+	arena Arena
 }
+
+// SpareFields is the room for more fields a RecordReader leaves in every
+// message's field slice.
+const SpareFields = 8
 
 // maxRecordKeys bounds the field names a RecordReader remembers: senders
 // choose the names, and a stream of new ones must not grow it for ever.
@@ -109,7 +117,12 @@ const maxRecordKeys = 4096
 // Read reads the record b into m, as UnmarshalBinary. A nil reader
 // remembers no field names: each is a copy of its own.
 func (d *RecordReader) Read(m *Message, b []byte) error {
-	r := reader{b: b, s: string(b)}
+	var a *Arena
+	spare := 0
+	if d != nil {
+		a, spare = &d.arena, SpareFields
+	}
+	r := reader{b: b, s: a.Text(b)}
 	if r.byte() != recordVersion {
 		return fmt.Errorf("%w: unknown version", ErrBadRecord)
 	}
@@ -124,17 +137,17 @@ func (d *RecordReader) Read(m *Message, b []byte) error {
 		}
 	}
 	n = r.count()
-	m.Fields = make([]Field, 0, n)
+	m.Fields = a.Fields(n, spare)
 	for i := 0; i < n && r.err == nil; i++ {
 		key := d.key(&r)
 		var v any
 		switch r.byte() {
 		case tagString:
-			v = r.string()
+			v = a.String(r.string())
 		case tagInt:
-			v = r.varint()
+			v = a.Int(r.varint())
 		case tagFloat:
-			v = math.Float64frombits(r.uint64())
+			v = a.Float(math.Float64frombits(r.uint64()))
 		case tagTrue:
 			v = true
 		case tagFalse:

@@ -173,3 +173,40 @@ func BenchmarkRecord(b *testing.B) {
 		}
 	})
 }
+
+// TestRecordReaderShared: what a RecordReader read stays as it was when
+// the record's bytes are reused and more records are read, and every
+// message has SpareFields of room that is its own.
+func TestRecordReaderShared(t *testing.T) {
+	var rr RecordReader
+	var got []Message
+	var want []Message
+	buf := make([]byte, 0, 1024)
+	for i := range 500 {
+		m := Message{ID: fmt.Sprintf("id-%d", i), Timestamp: time.UnixMilli(int64(i)).UTC(),
+			Fields: []Field{{"message", fmt.Sprintf("text %d", i)}, {"n", int64(i * 1000)}, {"f", float64(i) / 7}, {"b", i%2 == 0}}}
+		var err error
+		if buf, err = m.AppendBinary(buf[:0]); err != nil {
+			t.Fatal(err)
+		}
+		var read Message
+		if err := rr.Read(&read, buf); err != nil {
+			t.Fatal(err)
+		}
+		clear(buf[:cap(buf)])
+		if cap(read.Fields)-len(read.Fields) != SpareFields {
+			t.Fatalf("message %d: %d spare fields, want %d", i, cap(read.Fields)-len(read.Fields), SpareFields)
+		}
+		got, want = append(got, read), append(want, m)
+	}
+	for i := range got {
+		// Filling one message's spare room leaves the others as they were.
+		for k := range SpareFields + 1 {
+			got[i].Fields = append(got[i].Fields, Field{fmt.Sprintf("added%d", k), "x"})
+		}
+		got[i].Fields = got[i].Fields[:len(want[i].Fields)]
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatal("messages read changed")
+	}
+}

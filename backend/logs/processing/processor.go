@@ -98,8 +98,10 @@ type Processor struct {
 	order     OrderFunc
 	lastOrder []string
 
-	// records reads the journal's records; only Run's goroutine uses it.
+	// records reads the journal's records, and index makes their
+	// indexed copies; only Run's goroutine uses them.
 	records messages.RecordReader
+	index   indexer
 
 	incoming, processed, written, failures, bad *metrics.Meter
 	decodedBytes, outputBytes                   *metrics.Counter
@@ -287,6 +289,9 @@ func (p *Processor) prepare(ctx context.Context, from uint64) (*prepared, error)
 	}
 	rt := newRouter(p.streams.All(), func(id string) (string, bool) { return p.sets.Prefix(ctx, id) })
 	decoded := make([]messages.Message, 0, len(entries))
+	// Every message starts on the default stream; their stream slices
+	// are cut from one, with room for one stream more each.
+	streamIDs := make([]string, 2*len(entries))
 	size := 0
 	for _, e := range entries {
 		var m messages.Message
@@ -297,6 +302,10 @@ func (p *Processor) prepare(ctx context.Context, from uint64) (*prepared, error)
 			p.bad.Mark(1)
 			p.opts.Logger.Warn("skipping unreadable journal record", "offset", e.Offset, "err", err)
 			continue
+		}
+		if m.Streams == nil {
+			i := 2 * len(decoded)
+			m.Streams = streamIDs[i : i : i+2]
 		}
 		start(&m)
 		decoded = append(decoded, m)
@@ -326,7 +335,7 @@ func (p *Processor) prepare(ctx context.Context, from uint64) (*prepared, error)
 			prefixes = append(prefixes, def)
 		}
 		b.msgs = append(b.msgs, *m)
-		indexed := forIndex(*m)
+		indexed := p.index.forIndex(*m)
 		for _, pre := range prefixes {
 			b.add(pre, indexed)
 		}
