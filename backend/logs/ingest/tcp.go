@@ -111,6 +111,7 @@ func (s *tcpServer) serve(c net.Conn) {
 // tcpConn reads one connection.
 type tcpConn struct {
 	inst  *instance
+	dec   gelf.Decoder
 	enc   encoder
 	rem   remote
 	batch batch
@@ -174,7 +175,7 @@ func (h *tcpConn) decode(ctx context.Context, frame []byte) error {
 	h.incoming++
 	opts := h.inst.gelf
 	opts.Budget = &h.lease
-	gm, err := gelf.Decode(frame, opts)
+	gm, err := h.dec.Decode(frame, opts)
 	if errors.Is(err, errBudget) {
 		// What the batch holds is given back first: waiting while
 		// holding part of the budget could wait for ever.
@@ -184,12 +185,11 @@ func (h *tcpConn) decode(ctx context.Context, frame []byte) error {
 		if err := h.lease.reserve(ctx, worstCase(frame, opts.MaxDecompressed)); err != nil {
 			return err
 		}
-		gm, err = gelf.Decode(frame, opts)
+		gm, err = h.dec.Decode(frame, opts)
 	}
 	if err == nil {
-		err = h.batch.add(&h.enc, &gm, h.rem)
-	}
-	if err != nil {
+		h.batch.add(&h.enc, gm, h.rem)
+	} else {
 		m.failures.Mark(1)
 		h.inst.log.Debug("dropped invalid GELF TCP frame", "remote", h.rem.ip, "err", err)
 	}

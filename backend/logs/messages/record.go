@@ -43,18 +43,15 @@ func (m *Message) AppendBinary(b []byte) ([]byte, error) {
 	}
 	b = binary.AppendUvarint(b, uint64(len(m.Fields)))
 	for _, f := range m.Fields {
-		b = appendString(b, f.Key)
 		switch v := f.Value.(type) {
 		case string:
-			b = append(b, tagString)
-			b = appendString(b, v)
+			b = AppendStringField(b, f.Key, v)
 		case int64:
-			b = append(b, tagInt)
-			b = binary.AppendVarint(b, v)
+			b = AppendIntField(b, f.Key, v)
 		case float64:
-			b = append(b, tagFloat)
-			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+			b = AppendFloatField(b, f.Key, v)
 		case bool:
+			b = appendString(b, f.Key)
 			if v {
 				b = append(b, tagTrue)
 			} else {
@@ -65,6 +62,39 @@ func (m *Message) AppendBinary(b []byte) ([]byte, error) {
 		}
 	}
 	return b, nil
+}
+
+// AppendRecordHead appends the start of the record of a message on no
+// streams, which nfields fields appended with AppendStringField,
+// AppendIntField and AppendFloatField complete: inputs write a message's
+// record from its parts, without making a Message first.
+func AppendRecordHead[ID ~string | ~[]byte](b []byte, id ID, ts time.Time, nfields int) []byte {
+	b = append(b, recordVersion)
+	b = appendString(b, id)
+	b = binary.AppendVarint(b, ts.UnixMilli())
+	b = binary.AppendUvarint(b, 0)
+	return binary.AppendUvarint(b, uint64(nfields))
+}
+
+// AppendStringField appends a field holding a string to a record.
+func AppendStringField[S ~string | ~[]byte](b []byte, key string, v S) []byte {
+	b = appendString(b, key)
+	b = append(b, tagString)
+	return appendString(b, v)
+}
+
+// AppendIntField appends a field holding an int64 to a record.
+func AppendIntField(b []byte, key string, v int64) []byte {
+	b = appendString(b, key)
+	b = append(b, tagInt)
+	return binary.AppendVarint(b, v)
+}
+
+// AppendFloatField appends a field holding a float64 to a record.
+func AppendFloatField(b []byte, key string, v float64) []byte {
+	b = appendString(b, key)
+	b = append(b, tagFloat)
+	return binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
 }
 
 // MarshalBinary returns the record form of m.
@@ -187,7 +217,7 @@ func (d *RecordReader) key(r *reader) string {
 	return k
 }
 
-func appendString(b []byte, s string) []byte {
+func appendString[S ~string | ~[]byte](b []byte, s S) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
 	return append(b, s...)
 }

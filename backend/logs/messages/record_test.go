@@ -210,3 +210,23 @@ func TestRecordReaderShared(t *testing.T) {
 		t.Fatal("messages read changed")
 	}
 }
+
+// TestAppendRecordHead: a record written from its parts is the record of
+// the Message with those parts.
+func TestAppendRecordHead(t *testing.T) {
+	m := Message{ID: "2b7e4c1a-0f0e-4d7a-9c6d-8f5d3b1a2c3d", Timestamp: time.UnixMilli(1700000000123).UTC(),
+		Fields: []Field{{"message", "GET / 200"}, {"level", int64(6)}, {"big", int64(-math.MaxInt64)}, {"took", 0.25}, {"empty", ""}}}
+	want, err := m.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := AppendRecordHead([]byte("prefix"), []byte(m.ID), m.Timestamp, len(m.Fields))
+	got = AppendStringField(got, "message", []byte("GET / 200"))
+	got = AppendIntField(got, "level", 6)
+	got = AppendIntField(got, "big", -math.MaxInt64)
+	got = AppendFloatField(got, "took", 0.25)
+	got = AppendStringField(got, "empty", "")
+	if !bytes.Equal(got[len("prefix"):], want) {
+		t.Fatalf("record from parts:\n%x\nwant\n%x", got[len("prefix"):], want)
+	}
+}
