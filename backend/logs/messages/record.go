@@ -132,8 +132,12 @@ func (m *Message) UnmarshalBinary(b []byte) error {
 // adding a few fields do not regrow them. Its zero value is ready; it is
 // not safe for concurrent use.
 type RecordReader struct {
-	keys  map[string]string
-	arena Arena
+	keys map[string]string
+	// recent is the name read last at each field position: a sender's
+	// records repeat their names in the same order, and comparing a name
+	// costs less than hashing it.
+	recent [32]string
+	arena  Arena
 }
 
 // SpareFields is the room for more fields a RecordReader leaves in every
@@ -169,7 +173,7 @@ func (d *RecordReader) Read(m *Message, b []byte) error {
 	n = r.count()
 	m.Fields = a.Fields(n, spare)
 	for i := 0; i < n && r.err == nil; i++ {
-		key := d.key(&r)
+		key := d.key(&r, i)
 		var v any
 		switch r.byte() {
 		case tagString:
@@ -196,24 +200,29 @@ func (d *RecordReader) Read(m *Message, b []byte) error {
 // key reads a field name. A remembered name has a copy of its own, not a
 // part of the record it first came in: the record would stay in memory as
 // long as the name.
-func (d *RecordReader) key(r *reader) string {
+func (d *RecordReader) key(r *reader, pos int) string {
 	n := r.count()
 	raw := r.b[:n]
 	r.b = r.b[n:]
 	if d == nil {
 		return string(raw)
 	}
-	if k, ok := d.keys[string(raw)]; ok {
-		return k
+	if pos < len(d.recent) && d.recent[pos] == string(raw) {
+		return d.recent[pos]
 	}
-	k := string(raw)
-	if len(d.keys) >= maxRecordKeys {
-		return k
+	k, ok := d.keys[string(raw)]
+	if !ok {
+		k = string(raw)
+		if len(d.keys) < maxRecordKeys {
+			if d.keys == nil {
+				d.keys = map[string]string{}
+			}
+			d.keys[k] = k
+		}
 	}
-	if d.keys == nil {
-		d.keys = map[string]string{}
+	if pos < len(d.recent) {
+		d.recent[pos] = k
 	}
-	d.keys[k] = k
 	return k
 }
 
