@@ -142,7 +142,7 @@ type RecordReader struct {
 
 // SpareFields is the room for more fields a RecordReader leaves in every
 // message's field slice.
-const SpareFields = 8
+const SpareFields = 4
 
 // maxRecordKeys bounds the field names a RecordReader remembers: senders
 // choose the names, and a stream of new ones must not grow it for ever.
