@@ -126,8 +126,9 @@ func (m *Message) UnmarshalBinary(b []byte) error {
 
 // RecordReader reads records as UnmarshalBinary does with fewer
 // allocations, which processing does for every message: a field name read
-// before is the same string as before, not a copy again, and the record's
-// text, field slice and boxed values are cut from an Arena's blocks. The
+// before is the same string as before, not a copy again, and the
+// message's strings, field slice and boxed values are cut from an Arena's
+// blocks. The
 // fields it reads have spare capacity (SpareFields), so that processors
 // adding a few fields do not regrow them. Its zero value is ready; it is
 // not safe for concurrent use.
@@ -156,7 +157,12 @@ func (d *RecordReader) Read(m *Message, b []byte) error {
 	if d != nil {
 		a, spare = &d.arena, SpareFields
 	}
-	r := reader{b: b, s: a.Text(b)}
+	r := reader{b: b}
+	if a == nil {
+		r.s = string(b)
+	} else {
+		r.a = a
+	}
 	if r.byte() != recordVersion {
 		return fmt.Errorf("%w: unknown version", ErrBadRecord)
 	}
@@ -232,10 +238,12 @@ func appendString[S ~string | ~[]byte](b []byte, s S) []byte {
 }
 
 // reader decodes a record; the first error sticks and every later read
-// returns a zero value, so the decoder checks once at the end. s is a copy
-// of the whole record the strings it reads are cut from.
+// returns a zero value, so the decoder checks once at the end. The strings
+// it reads are copied into a, one by one, or without a cut from s, a copy
+// of the whole record: one allocation, and the field names' bytes along.
 type reader struct {
 	b   []byte
+	a   *Arena
 	s   string
 	err error
 }
@@ -290,6 +298,11 @@ func (r *reader) count() int {
 
 func (r *reader) string() string {
 	n := r.count()
+	if r.a != nil {
+		s := r.a.Text(r.b[:n])
+		r.b = r.b[n:]
+		return s
+	}
 	at := len(r.s) - len(r.b)
 	r.b = r.b[n:]
 	return r.s[at : at+n]

@@ -316,7 +316,14 @@ func (p *Processor) prepare(ctx context.Context, from uint64) (*prepared, error)
 		batch[i] = &decoded[i]
 	}
 	batch = p.process(ctx, batch, rt)
-	b := &prepared{n: len(entries), size: size, msgs: make([]messages.Message, 0, len(batch))}
+	b := &prepared{n: len(entries), size: size}
+	if unchanged(batch, decoded) {
+		// The processors kept the messages read, in order: they are the
+		// batch's messages as they are, no copy needed.
+		b.msgs = decoded[:0]
+	} else {
+		b.msgs = make([]messages.Message, 0, len(batch))
+	}
 	var prefixes []string
 	for _, m := range batch {
 		prefixes = rt.prefixesOf(m, prefixes)
@@ -343,6 +350,20 @@ func (p *Processor) prepare(ctx context.Context, from uint64) (*prepared, error)
 	p.processed.Mark(int64(len(b.msgs)))
 	p.decodedBytes.Inc(int64(size))
 	return b, nil
+}
+
+// unchanged reports whether batch points at the messages of decoded, in
+// order.
+func unchanged(batch []*messages.Message, decoded []messages.Message) bool {
+	if len(batch) != len(decoded) {
+		return false
+	}
+	for i := range batch {
+		if batch[i] != &decoded[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // add appends m to the messages of prefix. A prefix's messages are
