@@ -14,11 +14,13 @@ import (
 // batchJournal serves one batch of records at every offset.
 type batchJournal struct{ entries []journal.Entry }
 
-func (j batchJournal) Committed() uint64                         { return 0 }
-func (j batchJournal) End() uint64                               { return uint64(len(j.entries)) }
-func (j batchJournal) Wait(context.Context, uint64) error        { return nil }
-func (j batchJournal) Commit(uint64) error                       { return nil }
-func (j batchJournal) Read(uint64, int) ([]journal.Entry, error) { return j.entries, nil }
+func (j batchJournal) Committed() uint64                  { return 0 }
+func (j batchJournal) End() uint64                        { return uint64(len(j.entries)) }
+func (j batchJournal) Wait(context.Context, uint64) error { return nil }
+func (j batchJournal) Commit(uint64) error                { return nil }
+func (j batchJournal) ReadInto(_ []journal.Entry, buf []byte, _ uint64, _ int) ([]journal.Entry, []byte, error) {
+	return j.entries, buf, nil
+}
 
 type defaultOnly struct{}
 

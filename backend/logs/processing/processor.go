@@ -24,7 +24,7 @@ type Journal interface {
 	Committed() uint64
 	End() uint64
 	Wait(ctx context.Context, offset uint64) error
-	Read(from uint64, limit int) ([]journal.Entry, error)
+	ReadInto(dst []journal.Entry, buf []byte, from uint64, limit int) ([]journal.Entry, []byte, error)
 	Commit(offset uint64) error
 }
 
@@ -99,9 +99,12 @@ type Processor struct {
 	lastOrder []string
 
 	// records reads the journal's records, and index makes their
-	// indexed copies; only Run's goroutine uses them.
+	// indexed copies; entries and readBuf are the memory the journal reads
+	// them into, reused by every batch. Only Run's goroutine uses them.
 	records messages.RecordReader
 	index   indexer
+	entries []journal.Entry
+	readBuf []byte
 
 	incoming, processed, written, failures, bad *metrics.Meter
 	decodedBytes, outputBytes                   *metrics.Counter
@@ -258,6 +261,10 @@ func (p *Processor) pausedWait(ctx context.Context) error {
 	}
 }
 
+// maxReadBuffer is the most journal read memory kept from one batch to
+// the next.
+const maxReadBuffer = 4 << 20
+
 // prepared is a batch read from the journal and routed, ready for the
 // store.
 type prepared struct {
@@ -278,9 +285,15 @@ type prefixWrite struct {
 // prepare reads one batch starting at from and routes it: everything
 // before the store. Unreadable records are passed (counted and logged).
 func (p *Processor) prepare(ctx context.Context, from uint64) (*prepared, error) {
-	entries, err := p.j.Read(from, p.opts.BatchSize)
+	entries, buf, err := p.j.ReadInto(p.entries, p.readBuf, from, p.opts.BatchSize)
 	if err != nil {
 		return nil, fmt.Errorf("processing: reading the journal at %d: %w", from, err)
+	}
+	// The records are copied out as they are read: the memory is reused
+	// by the next batch, unless a huge record grew it.
+	p.entries, p.readBuf = entries, buf
+	if cap(buf) > maxReadBuffer {
+		p.readBuf = nil
 	}
 	p.incoming.Mark(int64(len(entries)))
 	if err := p.streams.Refresh(ctx); err != nil {
