@@ -2,11 +2,13 @@ package gelf
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/loggate/loggate/backend/logs/messages"
 )
@@ -21,11 +23,66 @@ func Decode(payload []byte, opts Options) (Message, error) {
 // decode decodes payload; outer, when set, is the inflater whose buffer
 // holds payload (the decompressed body of DecodeHTTP), released here.
 func decode(payload []byte, outer *inflater, opts Options) (Message, error) {
+	s, err := payloadText(payload, outer, opts, false)
+	if err != nil {
+		return Message{}, err
+	}
+	d := decoders.Get().(*decoder)
+	defer d.release()
+	v := View{Fields: d.out}
+	err = d.view(s, opts, &v)
+	d.out = v.Fields
+	if err != nil {
+		return Message{}, err
+	}
+	return v.message(), nil
+}
+
+// Decoder decodes payloads one after the other for an input that turns
+// each message into a journal record at once: it neither copies the
+// payload's text nor boxes the field values, which Decode does for a
+// Message that outlives its payload. Its zero value is ready; it is not
+// safe for concurrent use.
+type Decoder struct {
+	d    decoder
+	view View
+}
+
+// Decode decodes payload as the package's Decode does. The View aliases
+// payload and the Decoder's buffers: it is valid until the next call and
+// while payload is left unchanged.
+func (dec *Decoder) Decode(payload []byte, opts Options) (*View, error) {
+	return dec.decode(payload, nil, opts)
+}
+
+func (dec *Decoder) decode(payload []byte, outer *inflater, opts Options) (*View, error) {
+	s, err := payloadText(payload, outer, opts, true)
+	if err != nil {
+		return nil, err
+	}
+	dec.d.reset()
+	dec.d.sc.keep = true
+	if cap(dec.view.Fields) > 4096 {
+		dec.view.Fields = nil
+	}
+	if err := dec.d.view(s, opts, &dec.view); err != nil {
+		return nil, err
+	}
+	return &dec.view, nil
+}
+
+// payloadText returns the JSON text of a payload, decompressed, with
+// invalid UTF-8 replaced and a byte order mark dropped; outer, when set, is
+// the inflater whose buffer holds payload, released here. The text is a
+// copy, charged to the budget, except that with alias an uncompressed
+// payload's text is the payload itself (still charged: the caller's record
+// of it takes as much until it is journaled).
+func payloadText(payload []byte, outer *inflater, opts Options, alias bool) (string, error) {
 	data, owner := payload, outer
 	switch c := detect(payload); c {
 	case chunked:
 		outer.release()
-		return Message{}, invalidf("chunked payload must be reassembled first")
+		return "", invalidf("chunked payload must be reassembled first")
 	case zlibbed, gzipped:
 		owner = inflaters.Get().(*inflater)
 		var err error
@@ -33,22 +90,28 @@ func decode(payload []byte, outer *inflater, opts Options) (Message, error) {
 		outer.release()
 		if err != nil {
 			owner.release()
-			return Message{}, err
+			return "", err
 		}
 	}
-	s, err := owner.text(data, opts.Budget)
-	if err != nil {
-		return Message{}, err
+	var s string
+	if alias && owner == nil {
+		if opts.Budget != nil {
+			if err := opts.Budget.Grow(len(data)); err != nil {
+				return "", err
+			}
+		}
+		s = unsafe.String(unsafe.SliceData(data), len(data))
+	} else {
+		var err error
+		if s, err = owner.text(data, opts.Budget); err != nil {
+			return "", err
+		}
 	}
 	if !utf8.ValidString(s) {
 		// Graylog decodes the bytes with a replacing UTF-8 decoder.
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
-	s = strings.TrimPrefix(s, "\uFEFF")
-
-	d := decoders.Get().(*decoder)
-	defer d.release()
-	return d.decode(s, opts)
+	return strings.TrimPrefix(s, "\uFEFF"), nil
 }
 
 // special names the top-level keys GelfCodec reads by name.
@@ -95,18 +158,26 @@ func specialOf(key string) (special, bool) {
 // beyond it they use a map so a payload with many keys stays linear.
 const linearMax = 16
 
-// decoder is the pooled per-call state of Decode.
+// decoder is the per-call state of Decode (pooled) or a Decoder's.
 type decoder struct {
 	sc      scanner
 	members []member
 	byKey   map[string]int // member index by key, once members > linearMax
 	special [spCount]int
 	fields  map[string]struct{} // set field names, once fields > linearMax
+	out     []ViewField         // the fields of Decode's View, boxed into its Message
 }
 
 var decoders = sync.Pool{New: func() any { return new(decoder) }}
 
 func (d *decoder) release() {
+	d.reset()
+	decoders.Put(d)
+}
+
+// reset forgets the last payload, keeping the buffers unless they grew
+// unusually large.
+func (d *decoder) reset() {
 	clear(d.members)
 	d.members = d.members[:0]
 	if cap(d.members) > 4096 {
@@ -114,11 +185,15 @@ func (d *decoder) release() {
 	}
 	clear(d.byKey)
 	clear(d.fields)
+	clear(d.out)
+	d.out = d.out[:0]
+	if cap(d.out) > 4096 {
+		d.out = nil
+	}
 	d.sc = scanner{buf: d.sc.buf[:0], stack: d.sc.stack[:0]}
 	if cap(d.sc.buf) > maxPooledBuffer {
 		d.sc.buf = nil
 	}
-	decoders.Put(d)
 }
 
 // add appends a member. A repeated key replaces the earlier value in place,
@@ -165,7 +240,8 @@ func (d *decoder) get(sp special) (value, bool) {
 	return value{}, false
 }
 
-func (d *decoder) decode(s string, opts Options) (Message, error) {
+// view decodes the text s into v, reusing v's field slice.
+func (d *decoder) view(s string, opts Options, v *View) error {
 	for i := range d.special {
 		d.special[i] = -1
 	}
@@ -175,20 +251,20 @@ func (d *decoder) decode(s string, opts Options) (Message, error) {
 	d.sc.s = s
 	var err error
 	if d.members, err = d.sc.object(d.members[:0], d.add); err != nil {
-		return Message{}, err
+		return err
 	}
-
-	var msg Message
-	if msg.Source, err = d.host(); err != nil {
-		return Message{}, err
+	if v.Source, err = d.host(); err != nil {
+		return err
 	}
-	if msg.Message, err = d.shortMessage(); err != nil {
-		return Message{}, err
+	if v.Message, err = d.shortMessage(); err != nil {
+		return err
 	}
-	msg.Timestamp = d.timestamp(opts)
-	msg.Fields = make([]Field, 0, len(d.members))
+	v.Timestamp = d.timestamp(opts)
+	clear(v.Fields)
+	v.Fields = slices.Grow(v.Fields[:0], len(d.members))
 	d.fields = nil
-	return d.mapFields(msg), nil
+	d.mapFields(v)
+	return nil
 }
 
 // host validates host as the issue requires: unlike Graylog 4.0, which only

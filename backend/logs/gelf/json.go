@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // maxDepth bounds the nesting of objects and arrays inside a message, as
@@ -56,6 +57,9 @@ type scanner struct {
 	i     int
 	buf   []byte // scratch for unescaping
 	stack []byte // open containers while skipping
+	// keep makes unescaped strings alias buf, which then only grows until
+	// the scanner is reset, instead of each being a copy of their own.
+	keep bool
 }
 
 func (p *scanner) fail(what string) error {
@@ -250,7 +254,11 @@ func (p *scanner) str() (string, error) {
 }
 
 func (p *scanner) unescape(start int) (string, error) {
-	b := p.buf[:0]
+	from := 0
+	if p.keep {
+		from = len(p.buf)
+	}
+	b := p.buf[:from]
 	j := start
 	for j < len(p.s) {
 		c := p.s[j]
@@ -258,6 +266,10 @@ func (p *scanner) unescape(start int) (string, error) {
 		case c == '"':
 			p.i = j + 1
 			p.buf = b
+			if p.keep {
+				// A grown buf leaves the strings cut before in the old one.
+				return unsafe.String(unsafe.SliceData(b[from:]), len(b)-from), nil
+			}
 			return string(b), nil
 		case c != '\\':
 			k := j + 1

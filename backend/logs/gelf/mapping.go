@@ -9,30 +9,30 @@ import (
 
 // mapFields adds full_message, file, line, level and facility, then every
 // other member, in GelfCodec's order: a name set first is never overwritten.
-func (d *decoder) mapFields(msg Message) Message {
+func (d *decoder) mapFields(msg *View) {
 	if v, ok := d.get(spFullMessage); ok {
 		if s, ok := text(v); ok {
-			msg.Fields = d.set(msg.Fields, "full_message", s)
+			msg.Fields = d.set(msg.Fields, ViewField{Key: "full_message", Kind: StringValue, Str: s})
 		}
 	}
 	if v, ok := d.get(spFile); ok {
 		if s, ok := text(v); ok {
-			msg.Fields = d.set(msg.Fields, "file", s)
+			msg.Fields = d.set(msg.Fields, ViewField{Key: "file", Kind: StringValue, Str: s})
 		}
 	}
 	if v, ok := d.get(spLine); ok {
 		if n, ok := integral(v); ok && n >= 0 {
-			msg.Fields = d.set(msg.Fields, "line", n)
+			msg.Fields = d.set(msg.Fields, ViewField{Key: "line", Kind: IntValue, Int: n})
 		}
 	}
 	if v, ok := d.get(spLevel); ok {
 		if n, ok := integral(v); ok && n >= 0 && n <= math.MaxInt32 {
-			msg.Fields = d.set(msg.Fields, "level", n)
+			msg.Fields = d.set(msg.Fields, ViewField{Key: "level", Kind: IntValue, Int: n})
 		}
 	}
 	if v, ok := d.get(spFacility); ok {
 		if s, ok := text(v); ok {
-			msg.Fields = d.set(msg.Fields, "facility", s)
+			msg.Fields = d.set(msg.Fields, ViewField{Key: "facility", Kind: StringValue, Str: s})
 		}
 	}
 	for i := range d.members {
@@ -41,11 +41,11 @@ func (d *decoder) mapFields(msg Message) Message {
 		if !ok || d.has(msg.Fields, key) {
 			continue
 		}
-		if v, ok := generic(m.val); ok {
-			msg.Fields = d.set(msg.Fields, key, v)
+		if f, ok := generic(m.val); ok {
+			f.Key = key
+			msg.Fields = d.set(msg.Fields, f)
 		}
 	}
-	return msg
 }
 
 // fieldName maps a top-level key to its field name, or reports that the key
@@ -83,22 +83,22 @@ func validKey(key string) bool { return messages.ValidKey(key) }
 // generic converts an additional field's value as GelfCodec's field loop
 // does: containers as JSON text, numbers as int64 or float64, strings
 // trimmed; null, booleans, empty strings and non-finite numbers are skipped.
-func generic(v value) (any, bool) {
+func generic(v value) (ViewField, bool) {
 	switch v.kind {
 	case kindString:
 		s := messages.Trim(v.str)
-		return s, s != ""
+		return ViewField{Kind: StringValue, Str: s}, s != ""
 	case kindInt:
-		return v.i, true
+		return ViewField{Kind: IntValue, Int: v.i}, true
 	case kindFloat:
-		return v.f, !math.IsInf(v.f, 0) && !math.IsNaN(v.f)
+		return ViewField{Kind: FloatValue, Float: v.f}, !math.IsInf(v.f, 0) && !math.IsNaN(v.f)
 	case kindContainer:
 		if v.dirty {
-			return compact(v.raw), true
+			return ViewField{Kind: StringValue, Str: compact(v.raw)}, true
 		}
-		return v.raw, true
+		return ViewField{Kind: StringValue, Str: v.raw}, true
 	}
-	return nil, false
+	return ViewField{}, false
 }
 
 // text reads full_message, file or facility as JsonNode.asText does for
@@ -147,10 +147,10 @@ func truncate(f float64) (int64, bool) {
 }
 
 // set appends a field; callers have checked the name is free.
-func (d *decoder) set(fs []Field, key string, v any) []Field {
-	fs = append(fs, Field{Key: key, Value: v})
+func (d *decoder) set(fs []ViewField, f ViewField) []ViewField {
+	fs = append(fs, f)
 	if d.fields != nil {
-		d.fields[key] = struct{}{}
+		d.fields[f.Key] = struct{}{}
 	} else if len(fs) > linearMax {
 		d.fields = make(map[string]struct{}, 2*len(fs))
 		for i := range fs {
@@ -160,7 +160,7 @@ func (d *decoder) set(fs []Field, key string, v any) []Field {
 	return fs
 }
 
-func (d *decoder) has(fs []Field, key string) bool {
+func (d *decoder) has(fs []ViewField, key string) bool {
 	if d.fields != nil {
 		_, ok := d.fields[key]
 		return ok

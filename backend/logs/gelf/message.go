@@ -38,3 +38,52 @@ func (m *Message) Field(key string) (any, bool) {
 	}
 	return nil, false
 }
+
+// View is a decoded message as a Decoder returns it: Message's parts, with
+// field values not boxed into interfaces. Its strings alias the payload
+// and the Decoder's buffers.
+type View struct {
+	Timestamp time.Time
+	Source    string
+	Message   string
+	// Fields are Message.Fields, in the same order.
+	Fields []ViewField
+}
+
+// ValueKind tells which member of a ViewField holds its value.
+type ValueKind uint8
+
+const (
+	StringValue ValueKind = iota + 1 // Str
+	IntValue                         // Int
+	FloatValue                       // Float
+)
+
+// ViewField is one field of a View.
+type ViewField struct {
+	Key   string
+	Kind  ValueKind
+	Str   string
+	Int   int64
+	Float float64
+}
+
+// Value returns the field's value as Message.Fields holds it.
+func (f *ViewField) Value() any {
+	switch f.Kind {
+	case IntValue:
+		return f.Int
+	case FloatValue:
+		return f.Float
+	}
+	return f.Str
+}
+
+// message returns the view as a Message; it shares the view's strings.
+func (v *View) message() Message {
+	fs := make([]Field, len(v.Fields))
+	for i := range v.Fields {
+		fs[i] = Field{Key: v.Fields[i].Key, Value: v.Fields[i].Value()}
+	}
+	return Message{Timestamp: v.Timestamp, Source: v.Source, Message: v.Message, Fields: fs}
+}

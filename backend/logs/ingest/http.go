@@ -104,6 +104,7 @@ type httpHandler struct {
 // httpState is the pooled per-request state.
 type httpState struct {
 	body  []byte
+	dec   gelf.Decoder
 	enc   encoder
 	batch batch
 	lease lease
@@ -209,7 +210,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) error {
 	}
 	opts := inst.gelf
 	opts.Budget = &st.lease
-	gm, err := gelf.DecodeHTTP(body, r.Header.Get("Content-Encoding"), opts)
+	gm, err := st.dec.DecodeHTTP(body, r.Header.Get("Content-Encoding"), opts)
 	if err != nil {
 		if budgetErr := h.overBudget(err); budgetErr != nil {
 			return budgetErr
@@ -222,14 +223,11 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) error {
 		return &api.Error{Code: code, Message: "Invalid GELF message: " + strings.TrimPrefix(err.Error(), gelf.ErrInvalid.Error()+": ")}
 	}
 	st.enc.inst = inst
-	rem := remote{ip: "", port: int64(0)}
+	var rem remote
 	if ap, err := netip.ParseAddrPort(r.RemoteAddr); err == nil {
 		rem = newRemote(ap)
 	}
-	if err := st.batch.add(&st.enc, &gm, rem); err != nil {
-		m.failures.Mark(1)
-		return invalid("Invalid GELF message: " + err.Error())
-	}
+	st.batch.add(&st.enc, gm, rem)
 	if err := h.append(r.Context(), st.batch.records()); err != nil {
 		if r.Context().Err() != nil {
 			return nil // the client is gone; nothing was acknowledged

@@ -3,13 +3,13 @@ package ingest
 import (
 	"log/slog"
 	"net/netip"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/loggate/loggate/backend/logs/gelf"
 	"github.com/loggate/loggate/backend/logs/inputs"
 	"github.com/loggate/loggate/backend/logs/messages"
+	"github.com/oklog/ulid/v2"
 )
 
 // instance is one launch of an input: what its transport needs to turn
@@ -50,10 +50,10 @@ func (r *Runner) decompressLimit(cfg config) int64 {
 }
 
 // remote is a sender's address as message fields, computed once per
-// connection: boxing the port into an interface allocates.
+// connection.
 type remote struct {
 	ip   string
-	port any // int64
+	port int64
 }
 
 func newRemote(ap netip.AddrPort) remote {
@@ -84,11 +84,14 @@ func javaHostAddress(a netip.Addr) string {
 	return sb.String()
 }
 
-// encoder turns decoded GELF messages into journal records. It reuses its
-// field slice, so each goroutine has its own.
+// encoder turns decoded GELF messages into journal records, writing each
+// part into the record at once: no Message is made, no value boxed. Each
+// goroutine has its own.
 type encoder struct {
 	inst *instance
-	msg  messages.Message
+	// id and msgID hold the text of the ids being written.
+	id    [36]byte
+	msgID [ulid.EncodedSize]byte
 }
 
 // reserved are the fields the input sets itself; a client's values for
@@ -105,35 +108,53 @@ func reserved(key string) bool {
 	return false
 }
 
-// encode appends the record of gm, received from rem, to dst.
-func (e *encoder) encode(dst []byte, gm *gelf.Message, rem remote) ([]byte, error) {
+// addedFields counts the fields encode adds to a GELF message's: message
+// and source before them, and the five gl2_ fields after.
+const addedFields = 7
+
+// encode appends the record of v, received from rem, to dst.
+func (e *encoder) encode(dst []byte, v *gelf.View, rem remote) []byte {
 	inst := e.inst
 	r := inst.r
-	source := gm.Source
+	source := v.Source
 	if inst.cfg.overrideSource != "" {
 		source = inst.cfg.overrideSource
 	}
-	// Static fields are not added here: processing adds them after the
-	// extractors, in the Message Filter Chain, as Graylog does.
-	fs := slices.Grow(e.msg.Fields[:0], len(gm.Fields)+7)
-	fs = append(fs,
-		messages.Field{Key: messages.FieldMessage, Value: gm.Message},
-		messages.Field{Key: messages.FieldSource, Value: source})
-	for _, f := range gm.Fields {
-		if !reserved(f.Key) {
-			fs = append(fs, messages.Field(f))
+	n := addedFields
+	for i := range v.Fields {
+		if !reserved(v.Fields[i].Key) {
+			n++
 		}
 	}
-	fs = append(fs,
-		messages.Field{Key: messages.FieldSourceInput, Value: inst.id},
-		messages.Field{Key: messages.FieldSourceNode, Value: r.opts.NodeID},
-		messages.Field{Key: messages.FieldRemoteIP, Value: rem.ip},
-		messages.Field{Key: messages.FieldRemotePort, Value: rem.port},
-		messages.Field{Key: messages.FieldMessageID, Value: r.ids.next(r.opts.Now())})
-	e.msg.ID = r.opts.NewID()
-	e.msg.Timestamp = gm.Timestamp
-	e.msg.Fields = fs
-	return e.msg.AppendBinary(dst)
+	if r.opts.NewID != nil {
+		dst = messages.AppendRecordHead(dst, r.opts.NewID(), v.Timestamp, n)
+	} else {
+		dst = messages.AppendRecordHead(dst, putUUID(&e.id), v.Timestamp, n)
+	}
+	// Static fields are not added here: processing adds them after the
+	// extractors, in the Message Filter Chain, as Graylog does.
+	dst = messages.AppendStringField(dst, messages.FieldMessage, v.Message)
+	dst = messages.AppendStringField(dst, messages.FieldSource, source)
+	for i := range v.Fields {
+		f := &v.Fields[i]
+		if reserved(f.Key) {
+			continue
+		}
+		switch f.Kind {
+		case gelf.IntValue:
+			dst = messages.AppendIntField(dst, f.Key, f.Int)
+		case gelf.FloatValue:
+			dst = messages.AppendFloatField(dst, f.Key, f.Float)
+		default:
+			dst = messages.AppendStringField(dst, f.Key, f.Str)
+		}
+	}
+	dst = messages.AppendStringField(dst, messages.FieldSourceInput, inst.id)
+	dst = messages.AppendStringField(dst, messages.FieldSourceNode, r.opts.NodeID)
+	dst = messages.AppendStringField(dst, messages.FieldRemoteIP, rem.ip)
+	dst = messages.AppendIntField(dst, messages.FieldRemotePort, rem.port)
+	_ = r.ids.next(r.opts.Now()).MarshalTextTo(e.msgID[:]) // fails only for a short buffer
+	return messages.AppendStringField(dst, messages.FieldMessageID, e.msgID[:])
 }
 
 // batch collects the records of one journal append in one buffer.
@@ -145,16 +166,10 @@ type batch struct {
 
 func (b *batch) len() int { return len(b.ends) }
 
-// add encodes gm into the batch. A message that cannot be encoded leaves
-// the batch as it was.
-func (b *batch) add(e *encoder, gm *gelf.Message, rem remote) error {
-	buf, err := e.encode(b.buf, gm, rem)
-	if err != nil {
-		return err
-	}
-	b.buf = buf
-	b.ends = append(b.ends, len(buf))
-	return nil
+// add encodes v into the batch.
+func (b *batch) add(e *encoder, v *gelf.View, rem remote) {
+	b.buf = e.encode(b.buf, v, rem)
+	b.ends = append(b.ends, len(b.buf))
 }
 
 // records returns the records, valid until reset.

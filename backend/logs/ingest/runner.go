@@ -83,9 +83,6 @@ func (o Options) withDefaults() Options {
 	if o.Metrics == nil {
 		o.Metrics = metrics.New(o.Now)
 	}
-	if o.NewID == nil {
-		o.NewID = newUUID
-	}
 	if o.BatchSize <= 0 {
 		o.BatchSize = 512
 	}

@@ -103,6 +103,7 @@ func (s *tcpServer) serve(c net.Conn) {
 	if ap, err := netip.ParseAddrPort(c.RemoteAddr().String()); err == nil {
 		h.rem = newRemote(ap)
 	}
+	h.unread = unreadBytes(c)
 	if err := h.run(s.ctx, countingConn{Conn: c, m: m}); err != nil && s.ctx.Err() == nil {
 		s.inst.log.Debug("connection closed", "remote", c.RemoteAddr().String(), "err", err)
 	}
@@ -111,6 +112,7 @@ func (s *tcpServer) serve(c net.Conn) {
 // tcpConn reads one connection.
 type tcpConn struct {
 	inst  *instance
+	dec   gelf.Decoder
 	enc   encoder
 	rem   remote
 	batch batch
@@ -118,6 +120,9 @@ type tcpConn struct {
 	// incoming counts frames since the last flush: marking the meter once
 	// per batch saves a clock read per message.
 	incoming int64
+	// unread, when set, tells how many bytes the connection has received
+	// that are not read yet (see more).
+	unread func() int
 }
 
 func newTCPConn(inst *instance, rem remote) *tcpConn {
@@ -156,7 +161,7 @@ func (h *tcpConn) run(ctx context.Context, c io.Reader) error {
 		if err := h.decode(ctx, frame); err != nil {
 			return err
 		}
-		if h.batch.len() < limit && len(h.batch.buf) < maxBatchBytes && frameReady(br, max) {
+		if h.batch.len() < limit && len(h.batch.buf) < maxBatchBytes && (frameReady(br, max) || h.more(br, max)) {
 			continue
 		}
 		if err := h.flush(ctx); err != nil {
@@ -174,7 +179,7 @@ func (h *tcpConn) decode(ctx context.Context, frame []byte) error {
 	h.incoming++
 	opts := h.inst.gelf
 	opts.Budget = &h.lease
-	gm, err := gelf.Decode(frame, opts)
+	gm, err := h.dec.Decode(frame, opts)
 	if errors.Is(err, errBudget) {
 		// What the batch holds is given back first: waiting while
 		// holding part of the budget could wait for ever.
@@ -184,12 +189,11 @@ func (h *tcpConn) decode(ctx context.Context, frame []byte) error {
 		if err := h.lease.reserve(ctx, worstCase(frame, opts.MaxDecompressed)); err != nil {
 			return err
 		}
-		gm, err = gelf.Decode(frame, opts)
+		gm, err = h.dec.Decode(frame, opts)
 	}
 	if err == nil {
-		err = h.batch.add(&h.enc, &gm, h.rem)
-	}
-	if err != nil {
+		h.batch.add(&h.enc, gm, h.rem)
+	} else {
 		m.failures.Mark(1)
 		h.inst.log.Debug("dropped invalid GELF TCP frame", "remote", h.rem.ip, "err", err)
 	}
@@ -228,6 +232,26 @@ func (h *tcpConn) flush(ctx context.Context) error {
 		return res.err
 	}
 	return nil
+}
+
+// more reads what the connection has already received into the read
+// buffer, without waiting for more, and reports whether that completes a
+// frame. A busy sender's messages then fill a batch, up to its limit, and
+// are journaled with one fsync, rather than one fsync for each read
+// buffer's worth: appends wait for their fsync, so the batch size is what
+// bounds a connection's rate.
+func (h *tcpConn) more(br *bufio.Reader, max int) bool {
+	if h.unread == nil {
+		return false
+	}
+	n := h.unread()
+	if n <= 0 {
+		return false
+	}
+	// Peek fills the buffer with reads that each return at once, as the
+	// bytes are there.
+	_, _ = br.Peek(min(br.Buffered()+n, br.Size()))
+	return frameReady(br, max)
 }
 
 // frameReady reports whether the read buffer holds a complete frame the

@@ -28,6 +28,7 @@ type udpServer struct {
 	inst    *instance
 	conn    *net.UDPConn
 	chunker *gelf.Chunker
+	dec     gelf.Decoder
 	enc     encoder
 	lease   lease
 	full    chan *batch // to the appender
@@ -149,9 +150,9 @@ func (s *udpServer) datagram(b *batch, d []byte, from netip.AddrPort) {
 	}
 	opts := s.inst.gelf
 	opts.Budget = &s.lease
-	gm, err := gelf.Decode(payload, opts)
+	gm, err := s.dec.Decode(payload, opts)
 	if err == nil {
-		err = b.add(&s.enc, &gm, s.remote(from))
+		b.add(&s.enc, gm, s.remote(from))
 	}
 	s.lease.release()
 	if errors.Is(err, errBudget) || errors.Is(err, errOverBudget) {
@@ -167,7 +168,7 @@ func (s *udpServer) datagram(b *batch, d []byte, from netip.AddrPort) {
 }
 
 func (s *udpServer) remote(from netip.AddrPort) remote {
-	if from != s.last || s.lastRem.port == nil {
+	if from != s.last || s.lastRem.ip == "" {
 		s.last, s.lastRem = from, newRemote(from)
 	}
 	return s.lastRem

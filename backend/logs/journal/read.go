@@ -37,8 +37,20 @@ const (
 // exist). It returns no entries and no error when from is the journal's End,
 // and ErrOutOfRange for offsets beyond it or already deleted.
 func (j *Journal) Read(from uint64, limit int) ([]Entry, error) {
+	entries, _, err := j.ReadInto(nil, nil, from, limit)
+	return entries, err
+}
+
+// ReadInto is Read into memory the caller gives again to every call:
+// entries are appended to dst[:0] and the records' bytes are read into buf
+// (both grown as needed, and returned for the next call). Data then
+// aliases buf: it is valid until buf is given to another call. A reader
+// that copies what it keeps out of the records, as processing does,
+// allocates nothing per read this way.
+func (j *Journal) ReadInto(dst []Entry, buf []byte, from uint64, limit int) ([]Entry, []byte, error) {
+	entries := dst[:0]
 	if limit <= 0 {
-		return nil, nil
+		return nil, buf, nil
 	}
 	j.readMu.Lock()
 	defer j.readMu.Unlock()
@@ -46,20 +58,20 @@ func (j *Journal) Read(from uint64, limit int) ([]Entry, error) {
 	j.mu.Lock()
 	if j.closed {
 		j.mu.Unlock()
-		return nil, ErrClosed
+		return nil, buf, ErrClosed
 	}
 	if from >= j.durable {
 		durable := j.durable
 		j.mu.Unlock()
 		if from == durable {
-			return nil, nil
+			return nil, buf, nil
 		}
-		return nil, fmt.Errorf("%w: %d is beyond the end %d", ErrOutOfRange, from, durable)
+		return nil, buf, fmt.Errorf("%w: %d is beyond the end %d", ErrOutOfRange, from, durable)
 	}
 	i := sort.Search(len(j.segs), func(i int) bool { return j.segs[i].end > from })
 	if i == len(j.segs) || j.segs[i].base > from {
 		j.mu.Unlock()
-		return nil, fmt.Errorf("%w: %d was deleted after commit", ErrOutOfRange, from)
+		return nil, buf, fmt.Errorf("%w: %d was deleted after commit", ErrOutOfRange, from)
 	}
 	s := j.segs[i]
 	end, size := s.end, s.size
@@ -71,29 +83,31 @@ func (j *Journal) Read(from uint64, limit int) ([]Entry, error) {
 	} else if skip := int(from - s.base); skip > 0 {
 		n, valid, err := scanFrames(io.NewSectionReader(s.f, headerSize, size-headerSize), j.opts.MaxRecordSize, skip)
 		if err != nil {
-			return nil, fmt.Errorf("journal: read %s: %w", filepath.Base(s.path), err)
+			return nil, buf, fmt.Errorf("journal: read %s: %w", filepath.Base(s.path), err)
 		}
 		if n < skip {
-			return nil, j.corrupt(s, s.base+uint64(n), end)
+			return nil, buf, j.corrupt(s, s.base+uint64(n), end)
 		}
 		pos += valid
 	}
 
 	want := int(min(uint64(limit), end-from))
 	chunk := min(size-pos, max(minReadChunk, min(int64(want)*512, maxReadChunk)))
-	buf := make([]byte, chunk)
+	buf = sized(buf, int(chunk))
 	if _, err := s.f.ReadAt(buf, pos); err != nil {
-		return nil, fmt.Errorf("journal: read %s: %w", filepath.Base(s.path), err)
+		return nil, buf, fmt.Errorf("journal: read %s: %w", filepath.Base(s.path), err)
 	}
-	entries := make([]Entry, 0, min(want, 4096))
+	if entries == nil {
+		entries = make([]Entry, 0, min(want, 4096))
+	}
 	p := 0
 	for len(entries) < want {
 		payload, n, st := decodeFrame(buf[p:], j.opts.MaxRecordSize)
 		if st == frameShort && len(entries) == 0 && n > len(buf) {
 			// A single record larger than the chunk.
-			buf = make([]byte, n)
+			buf = sized(buf, n)
 			if _, err := s.f.ReadAt(buf, pos); err != nil {
-				return nil, fmt.Errorf("journal: read %s: %w", filepath.Base(s.path), err)
+				return nil, buf, fmt.Errorf("journal: read %s: %w", filepath.Base(s.path), err)
 			}
 			continue
 		}
@@ -104,7 +118,7 @@ func (j *Journal) Read(from uint64, limit int) ([]Entry, error) {
 			if len(entries) > 0 {
 				break
 			}
-			return nil, j.corrupt(s, from, end)
+			return nil, buf, j.corrupt(s, from, end)
 		}
 		entries = append(entries, Entry{Offset: from + uint64(len(entries)), Data: payload})
 		p += n
@@ -114,7 +128,15 @@ func (j *Journal) Read(from uint64, limit int) ([]Entry, error) {
 	j.mu.Lock()
 	j.reads.mark(j.opts.Now(), int64(len(entries)))
 	j.mu.Unlock()
-	return entries, nil
+	return entries, buf, nil
+}
+
+// sized returns buf with length n, reallocated when it is too small.
+func sized(buf []byte, n int) []byte {
+	if cap(buf) < n {
+		return make([]byte, n)
+	}
+	return buf[:n]
 }
 
 func (j *Journal) corrupt(s *segment, off, end uint64) error {

@@ -43,18 +43,15 @@ func (m *Message) AppendBinary(b []byte) ([]byte, error) {
 	}
 	b = binary.AppendUvarint(b, uint64(len(m.Fields)))
 	for _, f := range m.Fields {
-		b = appendString(b, f.Key)
 		switch v := f.Value.(type) {
 		case string:
-			b = append(b, tagString)
-			b = appendString(b, v)
+			b = AppendStringField(b, f.Key, v)
 		case int64:
-			b = append(b, tagInt)
-			b = binary.AppendVarint(b, v)
+			b = AppendIntField(b, f.Key, v)
 		case float64:
-			b = append(b, tagFloat)
-			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+			b = AppendFloatField(b, f.Key, v)
 		case bool:
+			b = appendString(b, f.Key)
 			if v {
 				b = append(b, tagTrue)
 			} else {
@@ -65,6 +62,39 @@ func (m *Message) AppendBinary(b []byte) ([]byte, error) {
 		}
 	}
 	return b, nil
+}
+
+// AppendRecordHead appends the start of the record of a message on no
+// streams, which nfields fields appended with AppendStringField,
+// AppendIntField and AppendFloatField complete: inputs write a message's
+// record from its parts, without making a Message first.
+func AppendRecordHead[ID ~string | ~[]byte](b []byte, id ID, ts time.Time, nfields int) []byte {
+	b = append(b, recordVersion)
+	b = appendString(b, id)
+	b = binary.AppendVarint(b, ts.UnixMilli())
+	b = binary.AppendUvarint(b, 0)
+	return binary.AppendUvarint(b, uint64(nfields))
+}
+
+// AppendStringField appends a field holding a string to a record.
+func AppendStringField[S ~string | ~[]byte](b []byte, key string, v S) []byte {
+	b = appendString(b, key)
+	b = append(b, tagString)
+	return appendString(b, v)
+}
+
+// AppendIntField appends a field holding an int64 to a record.
+func AppendIntField(b []byte, key string, v int64) []byte {
+	b = appendString(b, key)
+	b = append(b, tagInt)
+	return binary.AppendVarint(b, v)
+}
+
+// AppendFloatField appends a field holding a float64 to a record.
+func AppendFloatField(b []byte, key string, v float64) []byte {
+	b = appendString(b, key)
+	b = append(b, tagFloat)
+	return binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
 }
 
 // MarshalBinary returns the record form of m.
@@ -96,11 +126,24 @@ func (m *Message) UnmarshalBinary(b []byte) error {
 
 // RecordReader reads records as UnmarshalBinary does with fewer
 // allocations, which processing does for every message: a field name read
-// before is the same string as before, not a copy again. Its zero value is ready; it is not safe for concurrent
-// use.
+// before is the same string as before, not a copy again, and the
+// message's strings, field slice and boxed values are cut from an Arena's
+// blocks. The
+// fields it reads have spare capacity (SpareFields), so that processors
+// adding a few fields do not regrow them. Its zero value is ready; it is
+// not safe for concurrent use.
 type RecordReader struct {
 	keys map[string]string
+	// recent is the name read last at each field position: a sender's
+	// records repeat their names in the same order, and comparing a name
+	// costs less than hashing it.
+	recent [32]string
+	arena  Arena
 }
+
+// SpareFields is the room for more fields a RecordReader leaves in every
+// message's field slice.
+const SpareFields = 4
 
 // maxRecordKeys bounds the field names a RecordReader remembers: senders
 // choose the names, and a stream of new ones must not grow it for ever.
@@ -109,7 +152,17 @@ const maxRecordKeys = 4096
 // Read reads the record b into m, as UnmarshalBinary. A nil reader
 // remembers no field names: each is a copy of its own.
 func (d *RecordReader) Read(m *Message, b []byte) error {
-	r := reader{b: b, s: string(b)}
+	var a *Arena
+	spare := 0
+	if d != nil {
+		a, spare = &d.arena, SpareFields
+	}
+	r := reader{b: b}
+	if a == nil {
+		r.s = string(b)
+	} else {
+		r.a = a
+	}
 	if r.byte() != recordVersion {
 		return fmt.Errorf("%w: unknown version", ErrBadRecord)
 	}
@@ -124,17 +177,17 @@ func (d *RecordReader) Read(m *Message, b []byte) error {
 		}
 	}
 	n = r.count()
-	m.Fields = make([]Field, 0, n)
+	m.Fields = a.Fields(n, spare)
 	for i := 0; i < n && r.err == nil; i++ {
-		key := d.key(&r)
+		key := d.key(&r, i)
 		var v any
 		switch r.byte() {
 		case tagString:
-			v = r.string()
+			v = a.String(r.string())
 		case tagInt:
-			v = r.varint()
+			v = a.Int(r.varint())
 		case tagFloat:
-			v = math.Float64frombits(r.uint64())
+			v = a.Float(math.Float64frombits(r.uint64()))
 		case tagTrue:
 			v = true
 		case tagFalse:
@@ -153,37 +206,44 @@ func (d *RecordReader) Read(m *Message, b []byte) error {
 // key reads a field name. A remembered name has a copy of its own, not a
 // part of the record it first came in: the record would stay in memory as
 // long as the name.
-func (d *RecordReader) key(r *reader) string {
+func (d *RecordReader) key(r *reader, pos int) string {
 	n := r.count()
 	raw := r.b[:n]
 	r.b = r.b[n:]
 	if d == nil {
 		return string(raw)
 	}
-	if k, ok := d.keys[string(raw)]; ok {
-		return k
+	if pos < len(d.recent) && d.recent[pos] == string(raw) {
+		return d.recent[pos]
 	}
-	k := string(raw)
-	if len(d.keys) >= maxRecordKeys {
-		return k
+	k, ok := d.keys[string(raw)]
+	if !ok {
+		k = string(raw)
+		if len(d.keys) < maxRecordKeys {
+			if d.keys == nil {
+				d.keys = map[string]string{}
+			}
+			d.keys[k] = k
+		}
 	}
-	if d.keys == nil {
-		d.keys = map[string]string{}
+	if pos < len(d.recent) {
+		d.recent[pos] = k
 	}
-	d.keys[k] = k
 	return k
 }
 
-func appendString(b []byte, s string) []byte {
+func appendString[S ~string | ~[]byte](b []byte, s S) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
 	return append(b, s...)
 }
 
 // reader decodes a record; the first error sticks and every later read
-// returns a zero value, so the decoder checks once at the end. s is a copy
-// of the whole record the strings it reads are cut from.
+// returns a zero value, so the decoder checks once at the end. The strings
+// it reads are copied into a, one by one, or without a cut from s, a copy
+// of the whole record: one allocation, and the field names' bytes along.
 type reader struct {
 	b   []byte
+	a   *Arena
 	s   string
 	err error
 }
@@ -238,6 +298,11 @@ func (r *reader) count() int {
 
 func (r *reader) string() string {
 	n := r.count()
+	if r.a != nil {
+		s := r.a.Text(r.b[:n])
+		r.b = r.b[n:]
+		return s
+	}
 	at := len(r.s) - len(r.b)
 	r.b = r.b[n:]
 	return r.s[at : at+n]

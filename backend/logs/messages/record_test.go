@@ -173,3 +173,60 @@ func BenchmarkRecord(b *testing.B) {
 		}
 	})
 }
+
+// TestRecordReaderShared: what a RecordReader read stays as it was when
+// the record's bytes are reused and more records are read, and every
+// message has SpareFields of room that is its own.
+func TestRecordReaderShared(t *testing.T) {
+	var rr RecordReader
+	var got []Message
+	var want []Message
+	buf := make([]byte, 0, 1024)
+	for i := range 500 {
+		m := Message{ID: fmt.Sprintf("id-%d", i), Timestamp: time.UnixMilli(int64(i)).UTC(),
+			Fields: []Field{{"message", fmt.Sprintf("text %d", i)}, {"n", int64(i * 1000)}, {"f", float64(i) / 7}, {"b", i%2 == 0}}}
+		var err error
+		if buf, err = m.AppendBinary(buf[:0]); err != nil {
+			t.Fatal(err)
+		}
+		var read Message
+		if err := rr.Read(&read, buf); err != nil {
+			t.Fatal(err)
+		}
+		clear(buf[:cap(buf)])
+		if cap(read.Fields)-len(read.Fields) != SpareFields {
+			t.Fatalf("message %d: %d spare fields, want %d", i, cap(read.Fields)-len(read.Fields), SpareFields)
+		}
+		got, want = append(got, read), append(want, m)
+	}
+	for i := range got {
+		// Filling one message's spare room leaves the others as they were.
+		for k := range SpareFields + 1 {
+			got[i].Fields = append(got[i].Fields, Field{fmt.Sprintf("added%d", k), "x"})
+		}
+		got[i].Fields = got[i].Fields[:len(want[i].Fields)]
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatal("messages read changed")
+	}
+}
+
+// TestAppendRecordHead: a record written from its parts is the record of
+// the Message with those parts.
+func TestAppendRecordHead(t *testing.T) {
+	m := Message{ID: "2b7e4c1a-0f0e-4d7a-9c6d-8f5d3b1a2c3d", Timestamp: time.UnixMilli(1700000000123).UTC(),
+		Fields: []Field{{"message", "GET / 200"}, {"level", int64(6)}, {"big", int64(-math.MaxInt64)}, {"took", 0.25}, {"empty", ""}}}
+	want, err := m.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := AppendRecordHead([]byte("prefix"), []byte(m.ID), m.Timestamp, len(m.Fields))
+	got = AppendStringField(got, "message", []byte("GET / 200"))
+	got = AppendIntField(got, "level", 6)
+	got = AppendIntField(got, "big", -math.MaxInt64)
+	got = AppendFloatField(got, "took", 0.25)
+	got = AppendStringField(got, "empty", "")
+	if !bytes.Equal(got[len("prefix"):], want) {
+		t.Fatalf("record from parts:\n%x\nwant\n%x", got[len("prefix"):], want)
+	}
+}

@@ -15,15 +15,16 @@ import (
 // the message's size. A dotted field whose replaced name is already a field
 // is dropped, as Graylog drops it with a warning. m itself is not changed:
 // outputs forward the message with its names as received, as Graylog's do.
-func forIndex(m messages.Message) messages.Message {
+func (x *indexer) forIndex(m messages.Message) messages.Message {
+	a := &x.arena
 	size := accountedSize(&m)
-	fs := make([]messages.Field, 0, len(m.Fields)+1)
+	fs := a.Fields(len(m.Fields)+1, 0)
 	for _, f := range m.Fields {
 		if f.Key == messages.FieldAccountedSize {
 			continue
 		}
-		if strings.Contains(f.Key, ".") {
-			key := strings.ReplaceAll(f.Key, ".", "_")
+		if strings.IndexByte(f.Key, '.') >= 0 {
+			key := x.dotless(f.Key)
 			if _, clash := m.Get(key); clash {
 				continue
 			}
@@ -31,8 +32,36 @@ func forIndex(m messages.Message) messages.Message {
 		}
 		fs = append(fs, f)
 	}
-	m.Fields = append(fs, messages.Field{Key: messages.FieldAccountedSize, Value: size})
+	m.Fields = append(fs, messages.Field{Key: messages.FieldAccountedSize, Value: a.Int(size)})
 	return m
+}
+
+// indexer makes the indexed copies of messages (forIndex). Its field
+// slices and boxed sizes are cut from an arena, and the names it gave a
+// dotted field name are remembered: processing sees the same few names
+// in every message. Not safe for concurrent use.
+type indexer struct {
+	arena messages.Arena
+	keys  map[string]string
+}
+
+// maxDotlessKeys bounds the names an indexer remembers: senders choose
+// them, and a stream of new ones must not grow it for ever.
+const maxDotlessKeys = 4096
+
+// dotless returns key with its dots replaced by underscores.
+func (x *indexer) dotless(key string) string {
+	if k, ok := x.keys[key]; ok {
+		return k
+	}
+	k := strings.ReplaceAll(key, ".", "_")
+	if len(x.keys) < maxDotlessKeys {
+		if x.keys == nil {
+			x.keys = map[string]string{}
+		}
+		x.keys[key] = k
+	}
+	return k
 }
 
 // accountedSize is Graylog 4.0's Message.getSize, which the outputs' and

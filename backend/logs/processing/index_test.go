@@ -51,7 +51,7 @@ func TestForIndex(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			m := messages.Message{ID: "id", Timestamp: ts, Fields: tt.in}
 			before := append([]messages.Field(nil), tt.in...)
-			got := forIndex(m)
+			got := new(indexer).forIndex(m)
 			if !reflect.DeepEqual(got.Fields, tt.want) {
 				t.Errorf("fields %v\nwant   %v", got.Fields, tt.want)
 			}

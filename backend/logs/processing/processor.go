@@ -24,7 +24,7 @@ type Journal interface {
 	Committed() uint64
 	End() uint64
 	Wait(ctx context.Context, offset uint64) error
-	Read(from uint64, limit int) ([]journal.Entry, error)
+	ReadInto(dst []journal.Entry, buf []byte, from uint64, limit int) ([]journal.Entry, []byte, error)
 	Commit(offset uint64) error
 }
 
@@ -98,8 +98,13 @@ type Processor struct {
 	order     OrderFunc
 	lastOrder []string
 
-	// records reads the journal's records; only Run's goroutine uses it.
+	// records reads the journal's records, and index makes their
+	// indexed copies; entries and readBuf are the memory the journal reads
+	// them into, reused by every batch. Only Run's goroutine uses them.
 	records messages.RecordReader
+	index   indexer
+	entries []journal.Entry
+	readBuf []byte
 
 	incoming, processed, written, failures, bad *metrics.Meter
 	decodedBytes, outputBytes                   *metrics.Counter
@@ -256,6 +261,10 @@ func (p *Processor) pausedWait(ctx context.Context) error {
 	}
 }
 
+// maxReadBuffer is the most journal read memory kept from one batch to
+// the next.
+const maxReadBuffer = 4 << 20
+
 // prepared is a batch read from the journal and routed, ready for the
 // store.
 type prepared struct {
@@ -276,9 +285,15 @@ type prefixWrite struct {
 // prepare reads one batch starting at from and routes it: everything
 // before the store. Unreadable records are passed (counted and logged).
 func (p *Processor) prepare(ctx context.Context, from uint64) (*prepared, error) {
-	entries, err := p.j.Read(from, p.opts.BatchSize)
+	entries, buf, err := p.j.ReadInto(p.entries, p.readBuf, from, p.opts.BatchSize)
 	if err != nil {
 		return nil, fmt.Errorf("processing: reading the journal at %d: %w", from, err)
+	}
+	// The records are copied out as they are read: the memory is reused
+	// by the next batch, unless a huge record grew it.
+	p.entries, p.readBuf = entries, buf
+	if cap(buf) > maxReadBuffer {
+		p.readBuf = nil
 	}
 	p.incoming.Mark(int64(len(entries)))
 	if err := p.streams.Refresh(ctx); err != nil {
@@ -287,6 +302,9 @@ func (p *Processor) prepare(ctx context.Context, from uint64) (*prepared, error)
 	}
 	rt := newRouter(p.streams.All(), func(id string) (string, bool) { return p.sets.Prefix(ctx, id) })
 	decoded := make([]messages.Message, 0, len(entries))
+	// Every message starts on the default stream; their stream slices
+	// are cut from one, with room for one stream more each.
+	streamIDs := make([]string, 2*len(entries))
 	size := 0
 	for _, e := range entries {
 		var m messages.Message
@@ -298,6 +316,10 @@ func (p *Processor) prepare(ctx context.Context, from uint64) (*prepared, error)
 			p.opts.Logger.Warn("skipping unreadable journal record", "offset", e.Offset, "err", err)
 			continue
 		}
+		if m.Streams == nil {
+			i := 2 * len(decoded)
+			m.Streams = streamIDs[i : i : i+2]
+		}
 		start(&m)
 		decoded = append(decoded, m)
 		size += len(e.Data)
@@ -307,7 +329,14 @@ func (p *Processor) prepare(ctx context.Context, from uint64) (*prepared, error)
 		batch[i] = &decoded[i]
 	}
 	batch = p.process(ctx, batch, rt)
-	b := &prepared{n: len(entries), size: size, msgs: make([]messages.Message, 0, len(batch))}
+	b := &prepared{n: len(entries), size: size}
+	if unchanged(batch, decoded) {
+		// The processors kept the messages read, in order: they are the
+		// batch's messages as they are, no copy needed.
+		b.msgs = decoded[:0]
+	} else {
+		b.msgs = make([]messages.Message, 0, len(batch))
+	}
 	var prefixes []string
 	for _, m := range batch {
 		prefixes = rt.prefixesOf(m, prefixes)
@@ -326,7 +355,7 @@ func (p *Processor) prepare(ctx context.Context, from uint64) (*prepared, error)
 			prefixes = append(prefixes, def)
 		}
 		b.msgs = append(b.msgs, *m)
-		indexed := forIndex(*m)
+		indexed := p.index.forIndex(*m)
 		for _, pre := range prefixes {
 			b.add(pre, indexed)
 		}
@@ -334,6 +363,20 @@ func (p *Processor) prepare(ctx context.Context, from uint64) (*prepared, error)
 	p.processed.Mark(int64(len(b.msgs)))
 	p.decodedBytes.Inc(int64(size))
 	return b, nil
+}
+
+// unchanged reports whether batch points at the messages of decoded, in
+// order.
+func unchanged(batch []*messages.Message, decoded []messages.Message) bool {
+	if len(batch) != len(decoded) {
+		return false
+	}
+	for i := range batch {
+		if batch[i] != &decoded[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // add appends m to the messages of prefix. A prefix's messages are

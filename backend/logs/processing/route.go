@@ -29,6 +29,8 @@ type router struct {
 
 	prefixOf func(indexSetID string) (string, bool)
 	prefixes map[string]prefix // by index set id, resolved once per batch
+	lastSet  string            // the index set last looked up, and its prefix
+	last     prefix
 	// setOf is the index set of every stream, for the streams a message
 	// was routed to before stream matching (by a pipeline).
 	setOf map[string]string
@@ -136,9 +138,12 @@ func (r *router) match(m *messages.Message) {
 func (r *router) prefixesOf(m *messages.Message, prefixes []string) []string {
 	prefixes = prefixes[:0]
 	for _, id := range m.Streams {
-		set, ok := r.setOf[id]
+		var set string
+		var ok bool
 		if id == streams.DefaultStreamID {
 			set, ok = r.defaultSet, r.defaultSet != ""
+		} else {
+			set, ok = r.setOf[id]
 		}
 		if ok {
 			prefixes = r.addPrefix(prefixes, set)
@@ -165,11 +170,16 @@ func (r *router) fill(m *messages.Message) {
 }
 
 func (r *router) addPrefix(prefixes []string, indexSetID string) []string {
-	p, seen := r.prefixes[indexSetID]
+	p, seen := r.last, r.lastSet == indexSetID && r.lastSet != ""
+	if !seen {
+		p, seen = r.prefixes[indexSetID]
+	}
 	if !seen {
 		p.name, p.ok = r.prefixOf(indexSetID)
 		r.prefixes[indexSetID] = p
 	}
+	// Most messages of a batch go to the index set the one before went to.
+	r.lastSet, r.last = indexSetID, p
 	if !p.ok || slices.Contains(prefixes, p.name) {
 		return prefixes
 	}
