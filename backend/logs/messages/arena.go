@@ -3,10 +3,13 @@ package messages
 import "unsafe"
 
 // Arena allocates the parts of many messages from a few shared blocks
-// instead of one allocation each: the text of their records, their field
-// slices and their boxed values. Processing reads every message of a batch
-// this way; a message costs a few dozen allocations otherwise, and the
-// garbage collector's work grows with their count, not their bytes.
+// instead of one allocation each: the text of their records and their field
+// slices. Processing reads every message of a batch this way; a message
+// costs a few dozen allocations otherwise, and the garbage collector's work
+// grows with their count, not their bytes. Field values are still boxed by
+// the runtime, one allocation each (small integers none): an interface
+// pointing into a shared block would depend on the interface layout, which
+// the language does not promise.
 //
 // What an Arena hands out is never written again, so it may be kept as
 // long as needed; a block stays in memory as long as anything cut from it
@@ -15,9 +18,6 @@ import "unsafe"
 // it is not safe for concurrent use.
 type Arena struct {
 	text   []byte
-	strs   []string
-	ints   []int64
-	floats []float64
 	fields []Field
 }
 
@@ -25,7 +25,6 @@ type Arena struct {
 // enough that one message kept alone does not hold much more than itself.
 const (
 	arenaText   = 16 << 10
-	arenaValues = 256
 	arenaFields = 512
 )
 
@@ -61,64 +60,4 @@ func (a *Arena) Fields(n, spare int) []Field {
 	at := len(a.fields)
 	a.fields = a.fields[:at+c]
 	return a.fields[at : at : at+c]
-}
-
-// String returns s as an interface value.
-func (a *Arena) String(s string) any {
-	if a == nil {
-		return s
-	}
-	return box(stringType, put(&a.strs, s))
-}
-
-// Int returns v as an interface value holding an int64.
-func (a *Arena) Int(v int64) any {
-	if a == nil || v >= 0 && v < 256 {
-		// The runtime boxes these without allocating.
-		return v
-	}
-	return box(int64Type, put(&a.ints, v))
-}
-
-// Float returns v as an interface value holding a float64.
-func (a *Arena) Float(v float64) any {
-	if a == nil {
-		return v
-	}
-	return box(float64Type, put(&a.floats, v))
-}
-
-// put appends v to the block and returns where it is, starting a new block
-// when the block is full: values handed out never move.
-func put[T any](block *[]T, v T) unsafe.Pointer {
-	if len(*block) == cap(*block) {
-		*block = make([]T, 0, arenaValues)
-	}
-	*block = append(*block, v)
-	return unsafe.Pointer(&(*block)[len(*block)-1])
-}
-
-// eface is the layout of an interface value: its dynamic type and a
-// pointer to its value. Boxing a string, an int64 or a float64 makes the
-// runtime allocate a copy of the value to point at; an Arena points into
-// its blocks instead. The pointed-to value is never written again, which
-// is what the runtime assumes of an interface's value.
-type eface struct {
-	typ  unsafe.Pointer
-	data unsafe.Pointer
-}
-
-var (
-	stringType  = typeOf("")
-	int64Type   = typeOf(int64(0))
-	float64Type = typeOf(float64(0))
-)
-
-func typeOf(v any) unsafe.Pointer { return (*eface)(unsafe.Pointer(&v)).typ }
-
-func box(typ, data unsafe.Pointer) any {
-	var v any
-	e := (*eface)(unsafe.Pointer(&v))
-	e.typ, e.data = typ, data
-	return v
 }

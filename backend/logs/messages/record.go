@@ -183,11 +183,11 @@ func (d *RecordReader) Read(m *Message, b []byte) error {
 		var v any
 		switch r.byte() {
 		case tagString:
-			v = a.String(r.string())
+			v = r.string()
 		case tagInt:
-			v = a.Int(r.varint())
+			v = r.varint()
 		case tagFloat:
-			v = a.Float(math.Float64frombits(r.uint64()))
+			v = math.Float64frombits(r.uint64())
 		case tagTrue:
 			v = true
 		case tagFalse:

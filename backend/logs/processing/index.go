@@ -32,12 +32,12 @@ func (x *indexer) forIndex(m messages.Message) messages.Message {
 		}
 		fs = append(fs, f)
 	}
-	m.Fields = append(fs, messages.Field{Key: messages.FieldAccountedSize, Value: a.Int(size)})
+	m.Fields = append(fs, messages.Field{Key: messages.FieldAccountedSize, Value: size})
 	return m
 }
 
 // indexer makes the indexed copies of messages (forIndex). Its field
-// slices and boxed sizes are cut from an arena, and the names it gave a
+// slices are cut from an arena, and the names it gave a
 // dotted field name are remembered: processing sees the same few names
 // in every message. Not safe for concurrent use.
 type indexer struct {
