@@ -92,10 +92,12 @@ func buildChunk(msgs []messages.Message, base int) (*chunk, error) {
 	perm := timeOrder(msgs)
 	var buf bytes.Buffer
 	b := newBuilder(&buf)
-	for _, i := range perm {
-		if err := b.add(&msgs[i]); err != nil {
-			return nil, err
-		}
+	sorted := make([]*messages.Message, len(perm))
+	for k, i := range perm {
+		sorted[k] = &msgs[i]
+	}
+	if err := b.addAll(sorted); err != nil {
+		return nil, err
 	}
 	size, err := b.finish()
 	if err != nil {

@@ -34,14 +34,11 @@ type builder struct {
 	minTS     int64
 	maxTS     int64
 	fields    map[string]*fieldBuild
-	tok       tokenizer
-	cols      blockWriter
-	scratch   []byte // dictionary runs
-	plens     []int
-	// slots remembers the field of each position of the last message:
-	// messages of one source list the same fields in the same order, so
-	// a comparison of names mostly replaces a map lookup.
-	slots []fieldSlot
+	// ix indexes the fields of the messages add is given, into fields.
+	ix      indexer
+	cols    blockWriter
+	scratch []byte // dictionary runs
+	plens   []int
 	// expect is how many documents the segment will hold, 0 if unknown;
 	// the term maps of fields of unique values are sized for it.
 	expect int
@@ -57,11 +54,6 @@ type blockRef struct {
 	// first is the block's first document, docs how many it holds
 	// (blockSize in versions 1 and 2 but the last).
 	first, docs int
-}
-
-type fieldSlot struct {
-	key string
-	f   *fieldBuild
 }
 
 type fieldBuild struct {
@@ -87,6 +79,7 @@ var writeVersion uint64 = metaVersion
 
 func newBuilder(w io.Writer) *builder {
 	b := &builder{w: bufio.NewWriterSize(w, 1<<16), fields: map[string]*fieldBuild{}, version: writeVersion, blockDocs: blockDocs}
+	b.ix.fields = b.fields
 	b.write([]byte(magic))
 	return b
 }
@@ -99,14 +92,7 @@ func (b *builder) write(p []byte) {
 	b.off += int64(len(p))
 }
 
-func (b *builder) field(name string) *fieldBuild {
-	f := b.fields[name]
-	if f == nil {
-		f = &fieldBuild{a: analysisOf(name), terms: map[string]int32{}}
-		b.fields[name] = f
-	}
-	return f
-}
+func (b *builder) field(name string) *fieldBuild { return b.ix.field(name) }
 
 // errOrder is returned when documents are not added in (timestamp, _id)
 // order.
@@ -114,63 +100,13 @@ var errOrder = fmt.Errorf("embedded: segment documents out of order")
 
 // add appends m as the next document.
 func (b *builder) add(m *messages.Message) error {
-	doc := uint32(b.n)
 	ts := m.Timestamp.UnixMilli()
 	if b.n > 0 && ts < b.prevTS {
 		return errOrder
 	}
-	for _, s := range m.Streams {
-		f := b.field(messages.FieldStreams)
-		f.addTerm(s, doc)
-	}
-	if len(m.Streams) > 0 {
-		f := b.field(messages.FieldStreams)
-		f.present = append(f.present, doc)
-	}
-	if len(b.slots) < len(m.Fields) {
-		b.slots = append(b.slots, make([]fieldSlot, len(m.Fields)-len(b.slots))...)
-	}
-	for i, kv := range m.Fields {
-		f := b.slots[i].f
-		if f == nil || b.slots[i].key != kv.Key {
-			f = b.field(kv.Key)
-			b.slots[i] = fieldSlot{kv.Key, f}
-		}
-		f.present = appendDoc(f.present, doc)
-		switch v := kv.Value.(type) {
-		case string:
-			b.tok.terms(f.a, v, func(t string) { f.addTerm(t, doc) })
-		case bool:
-			f.addTerm(messages.FormatValue(v), doc)
-		case int64:
-			f.numDocs = append(f.numDocs, doc)
-			f.nums = append(f.nums, float64(v))
-		case float64:
-			f.numDocs = append(f.numDocs, doc)
-			f.nums = append(f.nums, v)
-		}
-	}
-	if b.n == sizeProbe && b.expect > 2*sizeProbe {
-		b.sizeTermMaps()
-	}
+	b.ix.expect = b.expect
+	b.ix.index(m, uint32(b.n))
 	return b.addStored(ts, m.ID, m)
-}
-
-// sizeProbe documents into a segment, the term maps of fields whose
-// values are mostly unique are made for the documents expected, rather
-// than grown (and rehashed) a doubling at a time.
-const sizeProbe = 1024
-
-func (b *builder) sizeTermMaps() {
-	for _, f := range b.fields {
-		if len(f.terms) > sizeProbe/2 {
-			m := make(map[string]int32, b.expect*len(f.terms)/sizeProbe)
-			for t, i := range f.terms {
-				m[t] = i
-			}
-			f.terms = m
-		}
-	}
 }
 
 // addStored appends the next document's timestamp, _id and stored part
