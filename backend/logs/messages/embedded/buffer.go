@@ -92,6 +92,7 @@ func buildChunk(msgs []messages.Message, base int) (*chunk, error) {
 	perm := timeOrder(msgs)
 	var buf bytes.Buffer
 	b := newBuilder(&buf)
+	b.expect = len(msgs)
 	sorted := make([]*messages.Message, len(perm))
 	for k, i := range perm {
 		sorted[k] = &msgs[i]

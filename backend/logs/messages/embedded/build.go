@@ -68,9 +68,16 @@ type fieldBuild struct {
 	docs    [][]uint32
 	numDocs []uint32
 	nums    []float64
-	// slab holds the postings of terms seen once, which most of a field
-	// of unique values are, rather than one allocation each.
-	slab []uint32
+	// While documents are indexed, addTerm records the postings in the
+	// order they come, and seal lays them out in docs: one allocation
+	// rather than a growing slice per term.
+	occ   []occurrence
+	seen  []termSeen
+	arena []byte // the bytes of the terms in list
+	// unique is set, and terms dropped, when a field's values are all
+	// but unique: every value is appended to list, and seal makes one
+	// of the copies of a term.
+	unique bool
 }
 
 // writeVersion is the layout new segments are written in; tests set an
@@ -161,21 +168,28 @@ func appendDoc(docs []uint32, doc uint32) []uint32 {
 
 // addTerm adds doc to the postings of t, which may be transient.
 func (f *fieldBuild) addTerm(t string, doc uint32) {
-	if i, ok := f.terms[t]; ok {
-		f.docs[i] = appendDoc(f.docs[i], doc)
+	if f.unique {
+		f.occ = append(f.occ, occurrence{int32(len(f.list)), doc})
+		f.list = append(f.list, f.keep(t))
+		f.seen = append(f.seen, termSeen{doc + 1, 1})
 		return
 	}
-	// A copy also keeps the map from holding every message alive.
-	t = strings.Clone(t)
-	f.terms[t] = int32(len(f.list))
-	f.list = append(f.list, t)
-	if len(f.slab) == cap(f.slab) {
-		f.slab = make([]uint32, 0, 1024)
+	i, ok := f.terms[t]
+	if !ok {
+		// A copy also keeps the map from holding every message alive.
+		t = f.keep(t)
+		i = int32(len(f.list))
+		f.terms[t] = i
+		f.list = append(f.list, t)
+		f.seen = append(f.seen, termSeen{})
 	}
-	f.slab = append(f.slab, doc)
-	// Capped at one, a second document moves the postings out.
-	n := len(f.slab)
-	f.docs = append(f.docs, f.slab[n-1:n:n])
+	s := &f.seen[i]
+	if s.last == doc+1 {
+		return
+	}
+	s.last = doc + 1
+	s.n++
+	f.occ = append(f.occ, occurrence{i, doc})
 }
 
 func (b *builder) flushBlock() {
@@ -194,6 +208,7 @@ func (b *builder) flushBlock() {
 // finish writes the dictionary, meta section and footer, and returns the
 // file size.
 func (b *builder) finish() (int64, error) {
+	b.seal()
 	b.flushBlock()
 	names := make([]string, 0, len(b.fields))
 	for name := range b.fields {

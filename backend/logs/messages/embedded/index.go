@@ -1,8 +1,12 @@
 package embedded
 
 import (
+	"cmp"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/loggate/loggate/backend/logs/messages"
 )
@@ -97,18 +101,31 @@ func (x *indexer) index(m *messages.Message, doc uint32) {
 
 // sizeProbe documents into a segment, the term maps of fields whose
 // values are mostly unique are made for the documents expected, rather
-// than grown (and rehashed) a doubling at a time.
+// than grown (and rehashed) a doubling at a time, and so are the lists
+// that grow with the documents.
 const sizeProbe = 1024
 
 func (x *indexer) sizeTermMaps() {
+	grow := func(n int) int { return n * x.expect / sizeProbe * 9 / 8 }
 	for _, f := range x.fields {
-		if len(f.terms) > sizeProbe/2 {
+		if f.a != text && len(f.terms) > sizeProbe*3/4 {
+			// Ids and the like: a term is looked up only to be added.
+			f.terms, f.unique = nil, true
+			f.list = slices.Grow(f.list, grow(len(f.list)))
+			f.seen = slices.Grow(f.seen, grow(len(f.seen)))
+		} else if len(f.terms) > sizeProbe/2 {
 			m := make(map[string]int32, x.expect*len(f.terms)/sizeProbe)
 			for t, i := range f.terms {
 				m[t] = i
 			}
 			f.terms = m
+			f.list = slices.Grow(f.list, grow(len(f.list)))
+			f.seen = slices.Grow(f.seen, grow(len(f.seen)))
 		}
+		f.occ = slices.Grow(f.occ, grow(len(f.occ)))
+		f.present = slices.Grow(f.present, grow(len(f.present)))
+		f.numDocs = slices.Grow(f.numDocs, grow(len(f.numDocs)))
+		f.nums = slices.Grow(f.nums, grow(len(f.nums)))
 	}
 }
 
@@ -142,6 +159,10 @@ func (b *builder) addAll(msgs []*messages.Message) error {
 			for d, m := range msgs {
 				x.index(m, base+uint32(d))
 			}
+			// Sorting the terms is the workers' too.
+			for _, f := range x.fields {
+				f.seal()
+			}
 		})
 	}
 	var err error
@@ -158,3 +179,97 @@ func (b *builder) addAll(msgs []*messages.Message) error {
 	}
 	return err
 }
+
+// occurrence is a posting as addTerm records it: document doc holds the
+// term numbered term.
+type occurrence struct {
+	term int32
+	doc  uint32
+}
+
+// termSeen is what addTerm knows of a term: the last document it was
+// added to, plus one, and in how many documents it is.
+type termSeen struct {
+	last, n uint32
+}
+
+// seal sorts the terms of every field and lays their postings out, in
+// document order, for finish to write.
+func (b *builder) seal() {
+	for _, f := range b.fields {
+		if f != nil {
+			f.seal()
+		}
+	}
+}
+
+// seal sorts list and lays out docs from the recorded occurrences, and
+// leaves terms nil: finish takes list as sorted then, as it does after a
+// merge. Terms that are in list twice (see unique) become one.
+func (f *fieldBuild) seal() {
+	if f.terms == nil && !f.unique {
+		return // a merge's, or sealed
+	}
+	order := make([]int32, len(f.list))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := strings.Compare(f.list[a], f.list[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b) // the copies of a term in the order they came
+	})
+	// A counting sort: each term gets a range of one array, in term
+	// order, and the occurrences, in document order, fill the ranges.
+	list := make([]string, 0, len(order))
+	starts := make([]uint32, 0, len(order)+1)
+	off := uint32(0)
+	for _, k := range order {
+		if n := len(list); n == 0 || list[n-1] != f.list[k] {
+			list = append(list, f.list[k])
+			starts = append(starts, off)
+		}
+		s := &f.seen[k]
+		s.last = uint32(len(list) - 1) // now the term's place in list
+		off += s.n
+	}
+	flat := make([]uint32, off)
+	ends := slices.Clone(starts)
+	for _, o := range f.occ {
+		t := f.seen[o.term].last
+		// The copies of a term hold distinct documents but for a
+		// message that repeats a field.
+		if e := ends[t]; e == starts[t] || flat[e-1] != o.doc {
+			flat[e] = o.doc
+			ends[t] = e + 1
+		}
+	}
+	docs := make([][]uint32, len(list))
+	for t := range list {
+		docs[t] = flat[starts[t]:ends[t]:ends[t]]
+	}
+	f.list, f.docs = list, docs
+	f.terms, f.occ, f.seen, f.unique = nil, nil, nil, false
+}
+
+// keep returns a copy of t that stays valid, from an arena of the field:
+// most terms are a few bytes, and one allocation holds many of them.
+func (f *fieldBuild) keep(t string) string {
+	if len(t) == 0 || len(t) > maxArenaTerm {
+		return strings.Clone(t)
+	}
+	if cap(f.arena)-len(f.arena) < len(t) {
+		f.arena = make([]byte, 0, min(max(2*cap(f.arena), 256), maxArena))
+	}
+	start := len(f.arena)
+	f.arena = append(f.arena, t...)
+	return unsafe.String(&f.arena[start], len(t))
+}
+
+// The chunks of a field's arena double up to maxArena; longer terms than
+// maxArenaTerm are copied each on its own.
+const (
+	maxArena     = 64 << 10
+	maxArenaTerm = 1 << 10
+)

@@ -2,6 +2,9 @@ package embedded
 
 import (
 	"bytes"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/loggate/loggate/backend/logs/messages"
@@ -60,5 +63,89 @@ func TestAddAllOrder(t *testing.T) {
 	sorted[10], sorted[parallelDocs-10] = sorted[parallelDocs-10], sorted[10]
 	if err := newBuilder(&bytes.Buffer{}).addAll(sorted); err != errOrder {
 		t.Fatalf("addAll = %v, want errOrder", err)
+	}
+}
+
+// TestPostings compares the postings the builder lays out with those of
+// a plain map of every term of every document.
+func TestPostings(t *testing.T) {
+	msgs := append(messagestest.Generate(8, 3000, messagestest.BenchStart), corpusMessages(3000)...)
+	sorted := sortedMessages(msgs)
+	// A field of ids, some repeated before and after addTerm stops
+	// looking them up, and named twice by some messages.
+	for d := range sorted {
+		m := *sorted[d]
+		id := m.ID
+		if d%97 == 0 {
+			id = sorted[d*7%len(sorted)].ID
+		}
+		m.Fields = append(slices.Clone(m.Fields), messages.Field{Key: "trace", Value: id})
+		if d%5 == 0 {
+			m.Fields = append(m.Fields, m.Fields[len(m.Fields)-1])
+		}
+		sorted[d] = &m
+	}
+	want := map[string]map[string][]uint32{}
+	post := func(field, term string, doc uint32) {
+		if want[field] == nil {
+			want[field] = map[string][]uint32{}
+		}
+		if docs := want[field][term]; len(docs) == 0 || docs[len(docs)-1] != doc {
+			want[field][term] = append(docs, doc)
+		}
+	}
+	for d, m := range sorted {
+		for _, s := range m.Streams {
+			post(messages.FieldStreams, s, uint32(d))
+		}
+		for _, kv := range m.Fields {
+			switch v := kv.Value.(type) {
+			case string:
+				switch analysisOf(kv.Key) {
+				case text:
+					for _, tok := range tokens(v) {
+						post(kv.Key, tok, uint32(d))
+					}
+				case lowerKeyword:
+					post(kv.Key, strings.Clone(new(tokenizer).lower(v)), uint32(d))
+				default:
+					post(kv.Key, v, uint32(d))
+				}
+			case bool:
+				post(kv.Key, messages.FormatValue(v), uint32(d))
+			}
+		}
+	}
+	for _, parallel := range []bool{false, true} {
+		b := newBuilder(&bytes.Buffer{})
+		b.expect = len(sorted)
+		if parallel {
+			if err := b.addAll(sorted); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			for _, m := range sorted {
+				if err := b.add(m); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if !parallel && !b.fields["trace"].unique {
+			t.Fatal("the field of ids is looked up still")
+		}
+		b.seal()
+		got := map[string]map[string][]uint32{}
+		for name, f := range b.fields {
+			if len(f.list) == 0 {
+				continue
+			}
+			got[name] = map[string][]uint32{}
+			for i, term := range f.list {
+				got[name][term] = f.docs[i]
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("parallel %v: the postings differ from a map of every term", parallel)
+		}
 	}
 }
