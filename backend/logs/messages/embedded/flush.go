@@ -43,7 +43,7 @@ func (s *Store) Flush(ctx context.Context, checkpoint uint64) error {
 	for _, ix := range s.indices {
 		if len(ix.active.msgs) > 0 {
 			ix.frozen = append(ix.frozen, ix.active)
-			ix.active = newBuffer()
+			ix.active = ix.active.nextBuffer()
 		}
 		if len(ix.frozen) == 0 {
 			continue

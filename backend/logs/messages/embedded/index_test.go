@@ -149,3 +149,26 @@ func TestPostings(t *testing.T) {
 		}
 	}
 }
+
+// TestNextBufferReserves shows that after a flush the write buffer has
+// room for as many messages as the last one took.
+func TestNextBufferReserves(t *testing.T) {
+	s, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	msgs := messagestest.Generate(10, 300, messagestest.BenchStart)
+	if err := s.Write(t.Context(), "graylog", msgs); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flush(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	b := s.series["graylog"][0].active
+	s.mu.Unlock()
+	if cap(b.msgs) < len(msgs) {
+		t.Fatalf("the next buffer has room for %d messages, want %d", cap(b.msgs), len(msgs))
+	}
+}
