@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"cmp"
+	"encoding/binary"
 	"runtime"
 	"slices"
 	"strings"
@@ -210,16 +211,7 @@ func (f *fieldBuild) seal() {
 	if f.terms == nil && !f.unique {
 		return // a merge's, or sealed
 	}
-	order := make([]int32, len(f.list))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(a, b int32) int {
-		if c := strings.Compare(f.list[a], f.list[b]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b) // the copies of a term in the order they came
-	})
+	order := sortTerms(f.list)
 	// A counting sort: each term gets a range of one array, in term
 	// order, and the occurrences, in document order, fill the ranges.
 	list := make([]string, 0, len(order))
@@ -251,6 +243,36 @@ func (f *fieldBuild) seal() {
 	}
 	f.list, f.docs = list, docs
 	f.terms, f.occ, f.seen, f.unique = nil, nil, nil, false
+}
+
+// sortTerms returns the indices of list in term order, the copies of a
+// term in the order they came. Terms are compared by their first eight
+// bytes first, as one number: ids differ there, words mostly do.
+func sortTerms(list []string) []int32 {
+	type key struct {
+		prefix uint64
+		i      int32
+	}
+	keys := make([]key, len(list))
+	for i, t := range list {
+		var p [8]byte
+		copy(p[:], t)
+		keys[i] = key{binary.BigEndian.Uint64(p[:]), int32(i)}
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		if a.prefix != b.prefix {
+			return cmp.Compare(a.prefix, b.prefix)
+		}
+		if c := strings.Compare(list[a.i], list[b.i]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.i, b.i)
+	})
+	order := make([]int32, len(keys))
+	for k, x := range keys {
+		order[k] = x.i
+	}
+	return order
 }
 
 // keep returns a copy of t that stays valid, from an arena of the field:

@@ -172,3 +172,22 @@ func TestNextBufferReserves(t *testing.T) {
 		t.Fatalf("the next buffer has room for %d messages, want %d", cap(b.msgs), len(msgs))
 	}
 }
+
+// TestSortTerms compares sortTerms with a plain sort of strings, on terms
+// that share their first eight bytes, are shorter, or hold zero bytes.
+func TestSortTerms(t *testing.T) {
+	list := []string{"b", "abcdefgh2", "abcdefgh1", "ab", "ab\x00", "ab\x00c", "", "abcdefgh", "b", "ab", "\x00", "zz", "abcdefgh1"}
+	order := sortTerms(list)
+	got := make([]string, len(order))
+	for k, i := range order {
+		got[k] = list[i]
+		if k > 0 && got[k] == got[k-1] && order[k] < order[k-1] {
+			t.Errorf("the copies of %q are out of order", got[k])
+		}
+	}
+	want := slices.Clone(list)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("sortTerms = %q, want %q", got, want)
+	}
+}
