@@ -34,17 +34,17 @@ type builder struct {
 	minTS     int64
 	maxTS     int64
 	fields    map[string]*fieldBuild
-	// ix indexes the fields of the messages add is given, into fields.
-	ix      indexer
-	cols    blockWriter
-	scratch []byte // dictionary runs
-	plens   []int
+	cols      blockWriter
+	scratch   []byte // dictionary runs
+	plens     []int
 	// expect is how many documents the segment will hold, 0 if unknown;
 	// the term maps of fields of unique values are sized for it.
 	expect int
 	// version is the layout written: metaVersion, or an older one for
 	// the tests that show such segments are still read.
 	version uint64
+	// ix indexes the fields of the messages add is given, into fields.
+	ix indexer
 }
 
 type blockRef struct {
@@ -98,8 +98,6 @@ func (b *builder) write(p []byte) {
 	_, b.err = b.w.Write(p)
 	b.off += int64(len(p))
 }
-
-func (b *builder) field(name string) *fieldBuild { return b.ix.field(name) }
 
 // errOrder is returned when documents are not added in (timestamp, _id)
 // order.
