@@ -249,6 +249,15 @@ func (f *fieldBuild) seal() {
 // term in the order they came. Terms are compared by their first eight
 // bytes first, as one number: ids differ there, words mostly do.
 func sortTerms(list []string) []int32 {
+	if slices.IsSorted(list) {
+		// Ids that grow with time (ULIDs, sequence numbers) come in
+		// order, and a check stops at the first term out of order.
+		order := make([]int32, len(list))
+		for i := range order {
+			order[i] = int32(i)
+		}
+		return order
+	}
 	type key struct {
 		prefix uint64
 		i      int32

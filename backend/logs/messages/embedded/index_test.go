@@ -190,4 +190,7 @@ func TestSortTerms(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("sortTerms = %q, want %q", got, want)
 	}
+	if order := sortTerms(want); !slices.IsSorted(order) {
+		t.Fatalf("sortTerms of sorted terms = %d", order)
+	}
 }
