@@ -38,6 +38,18 @@ type chunk struct {
 
 func newBuffer() *buffer { return &buffer{byID: map[string]int{}} }
 
+// nextBuffer returns the buffer that follows b, made for as many messages
+// as b took (but a bound): the next second of ingest is mostly like the
+// last, and its messages then go in without growing (and copying) the
+// list and rehashing the ids a doubling at a time.
+func (b *buffer) nextBuffer() *buffer {
+	n := min(len(b.msgs), maxBufferHint)
+	return &buffer{msgs: make([]messages.Message, 0, n), byID: make(map[string]int, n)}
+}
+
+// maxBufferHint bounds what nextBuffer makes room for.
+const maxBufferHint = 1 << 18
+
 // bufferView is what a search saw of a buffer.
 type bufferView struct {
 	b       *buffer
@@ -92,10 +104,13 @@ func buildChunk(msgs []messages.Message, base int) (*chunk, error) {
 	perm := timeOrder(msgs)
 	var buf bytes.Buffer
 	b := newBuilder(&buf)
-	for _, i := range perm {
-		if err := b.add(&msgs[i]); err != nil {
-			return nil, err
-		}
+	b.expect = len(msgs)
+	sorted := make([]*messages.Message, len(perm))
+	for k, i := range perm {
+		sorted[k] = &msgs[i]
+	}
+	if err := b.addAll(sorted); err != nil {
+		return nil, err
 	}
 	size, err := b.finish()
 	if err != nil {

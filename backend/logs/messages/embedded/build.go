@@ -34,20 +34,17 @@ type builder struct {
 	minTS     int64
 	maxTS     int64
 	fields    map[string]*fieldBuild
-	tok       tokenizer
 	cols      blockWriter
 	scratch   []byte // dictionary runs
 	plens     []int
-	// slots remembers the field of each position of the last message:
-	// messages of one source list the same fields in the same order, so
-	// a comparison of names mostly replaces a map lookup.
-	slots []fieldSlot
 	// expect is how many documents the segment will hold, 0 if unknown;
 	// the term maps of fields of unique values are sized for it.
 	expect int
 	// version is the layout written: metaVersion, or an older one for
 	// the tests that show such segments are still read.
 	version uint64
+	// ix indexes the fields of the messages add is given, into fields.
+	ix indexer
 }
 
 type blockRef struct {
@@ -57,11 +54,6 @@ type blockRef struct {
 	// first is the block's first document, docs how many it holds
 	// (blockSize in versions 1 and 2 but the last).
 	first, docs int
-}
-
-type fieldSlot struct {
-	key string
-	f   *fieldBuild
 }
 
 type fieldBuild struct {
@@ -76,9 +68,16 @@ type fieldBuild struct {
 	docs    [][]uint32
 	numDocs []uint32
 	nums    []float64
-	// slab holds the postings of terms seen once, which most of a field
-	// of unique values are, rather than one allocation each.
-	slab []uint32
+	// While documents are indexed, addTerm records the postings in the
+	// order they come, and seal lays them out in docs: one allocation
+	// rather than a growing slice per term.
+	occ   []occurrence
+	seen  []termSeen
+	arena []byte // the bytes of the terms in list
+	// unique is set, and terms dropped, when a field's values are all
+	// but unique: every value is appended to list, and seal makes one
+	// of the copies of a term.
+	unique bool
 }
 
 // writeVersion is the layout new segments are written in; tests set an
@@ -87,6 +86,7 @@ var writeVersion uint64 = metaVersion
 
 func newBuilder(w io.Writer) *builder {
 	b := &builder{w: bufio.NewWriterSize(w, 1<<16), fields: map[string]*fieldBuild{}, version: writeVersion, blockDocs: blockDocs}
+	b.ix.fields = b.fields
 	b.write([]byte(magic))
 	return b
 }
@@ -99,78 +99,19 @@ func (b *builder) write(p []byte) {
 	b.off += int64(len(p))
 }
 
-func (b *builder) field(name string) *fieldBuild {
-	f := b.fields[name]
-	if f == nil {
-		f = &fieldBuild{a: analysisOf(name), terms: map[string]int32{}}
-		b.fields[name] = f
-	}
-	return f
-}
-
 // errOrder is returned when documents are not added in (timestamp, _id)
 // order.
 var errOrder = fmt.Errorf("embedded: segment documents out of order")
 
 // add appends m as the next document.
 func (b *builder) add(m *messages.Message) error {
-	doc := uint32(b.n)
 	ts := m.Timestamp.UnixMilli()
 	if b.n > 0 && ts < b.prevTS {
 		return errOrder
 	}
-	for _, s := range m.Streams {
-		f := b.field(messages.FieldStreams)
-		f.addTerm(s, doc)
-	}
-	if len(m.Streams) > 0 {
-		f := b.field(messages.FieldStreams)
-		f.present = append(f.present, doc)
-	}
-	if len(b.slots) < len(m.Fields) {
-		b.slots = append(b.slots, make([]fieldSlot, len(m.Fields)-len(b.slots))...)
-	}
-	for i, kv := range m.Fields {
-		f := b.slots[i].f
-		if f == nil || b.slots[i].key != kv.Key {
-			f = b.field(kv.Key)
-			b.slots[i] = fieldSlot{kv.Key, f}
-		}
-		f.present = appendDoc(f.present, doc)
-		switch v := kv.Value.(type) {
-		case string:
-			b.tok.terms(f.a, v, func(t string) { f.addTerm(t, doc) })
-		case bool:
-			f.addTerm(messages.FormatValue(v), doc)
-		case int64:
-			f.numDocs = append(f.numDocs, doc)
-			f.nums = append(f.nums, float64(v))
-		case float64:
-			f.numDocs = append(f.numDocs, doc)
-			f.nums = append(f.nums, v)
-		}
-	}
-	if b.n == sizeProbe && b.expect > 2*sizeProbe {
-		b.sizeTermMaps()
-	}
+	b.ix.expect = b.expect
+	b.ix.index(m, uint32(b.n))
 	return b.addStored(ts, m.ID, m)
-}
-
-// sizeProbe documents into a segment, the term maps of fields whose
-// values are mostly unique are made for the documents expected, rather
-// than grown (and rehashed) a doubling at a time.
-const sizeProbe = 1024
-
-func (b *builder) sizeTermMaps() {
-	for _, f := range b.fields {
-		if len(f.terms) > sizeProbe/2 {
-			m := make(map[string]int32, b.expect*len(f.terms)/sizeProbe)
-			for t, i := range f.terms {
-				m[t] = i
-			}
-			f.terms = m
-		}
-	}
 }
 
 // addStored appends the next document's timestamp, _id and stored part
@@ -225,21 +166,28 @@ func appendDoc(docs []uint32, doc uint32) []uint32 {
 
 // addTerm adds doc to the postings of t, which may be transient.
 func (f *fieldBuild) addTerm(t string, doc uint32) {
-	if i, ok := f.terms[t]; ok {
-		f.docs[i] = appendDoc(f.docs[i], doc)
+	if f.unique {
+		f.occ = append(f.occ, occurrence{int32(len(f.list)), doc})
+		f.list = append(f.list, f.keep(t))
+		f.seen = append(f.seen, termSeen{doc + 1, 1})
 		return
 	}
-	// A copy also keeps the map from holding every message alive.
-	t = strings.Clone(t)
-	f.terms[t] = int32(len(f.list))
-	f.list = append(f.list, t)
-	if len(f.slab) == cap(f.slab) {
-		f.slab = make([]uint32, 0, 1024)
+	i, ok := f.terms[t]
+	if !ok {
+		// A copy also keeps the map from holding every message alive.
+		t = f.keep(t)
+		i = int32(len(f.list))
+		f.terms[t] = i
+		f.list = append(f.list, t)
+		f.seen = append(f.seen, termSeen{})
 	}
-	f.slab = append(f.slab, doc)
-	// Capped at one, a second document moves the postings out.
-	n := len(f.slab)
-	f.docs = append(f.docs, f.slab[n-1:n:n])
+	s := &f.seen[i]
+	if s.last == doc+1 {
+		return
+	}
+	s.last = doc + 1
+	s.n++
+	f.occ = append(f.occ, occurrence{i, doc})
 }
 
 func (b *builder) flushBlock() {
@@ -258,6 +206,7 @@ func (b *builder) flushBlock() {
 // finish writes the dictionary, meta section and footer, and returns the
 // file size.
 func (b *builder) finish() (int64, error) {
+	b.seal()
 	b.flushBlock()
 	names := make([]string, 0, len(b.fields))
 	for name := range b.fields {

@@ -27,6 +27,10 @@ func BenchmarkBuild(b *testing.B) {
 		name string
 		msgs []messages.Message
 	}{{"Generated", sorted}, {"Corpus", corpusMessages(40000)}} {
+		ptrs := make([]*messages.Message, len(c.msgs))
+		for i := range c.msgs {
+			ptrs[i] = &c.msgs[i]
+		}
 		b.Run(c.name, func(b *testing.B) {
 			var buf bytes.Buffer
 			b.ReportAllocs()
@@ -35,10 +39,8 @@ func BenchmarkBuild(b *testing.B) {
 				buf.Reset()
 				bl := newBuilder(&buf)
 				bl.expect = len(c.msgs) // as a flush does
-				for i := range c.msgs {
-					if err := bl.add(&c.msgs[i]); err != nil {
-						b.Fatal(err)
-					}
+				if err := bl.addAll(ptrs); err != nil {
+					b.Fatal(err)
 				}
 				if _, err := bl.finish(); err != nil {
 					b.Fatal(err)

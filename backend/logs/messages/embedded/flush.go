@@ -43,7 +43,7 @@ func (s *Store) Flush(ctx context.Context, checkpoint uint64) error {
 	for _, ix := range s.indices {
 		if len(ix.active.msgs) > 0 {
 			ix.frozen = append(ix.frozen, ix.active)
-			ix.active = newBuffer()
+			ix.active = ix.active.nextBuffer()
 		}
 		if len(ix.frozen) == 0 {
 			continue
@@ -119,15 +119,13 @@ func (s *Store) writeJob(j *flushJob, seq uint64) error {
 		return compareStrings(a.m.ID, b.m.ID)
 	})
 	name := segmentFile(seq)
+	for doc, it := range items {
+		j.where[it.buf][it.p] = int32(doc)
+		live[doc] = it.m
+	}
 	seg, err := s.writeSegment(j.ix.dir, name, func(b *builder) error {
-		b.expect = len(items)
-		for doc, it := range items {
-			j.where[it.buf][it.p] = int32(doc)
-			if err := b.add(it.m); err != nil {
-				return err
-			}
-		}
-		return nil
+		b.expect = len(live)
+		return b.addAll(live)
 	})
 	if err != nil {
 		return err

@@ -31,7 +31,7 @@ func (s *Store) Write(ctx context.Context, prefix string, msgs []messages.Messag
 		return unavailable("write", errClosed)
 	}
 	ix := s.writeIndex(prefix)
-	w := replacer{segs: map[*segRef]bool{}, bufs: map[*buffer]bool{}}
+	w := replacer{segs: map[*segRef]bool{}, bufs: map[*buffer]bool{}, in: ix.buffers()}
 	for i := range msgs {
 		m := msgs[i]
 		m.Timestamp = m.Timestamp.UTC()
@@ -72,10 +72,11 @@ func (s *Store) writeIndex(prefix string) *index {
 type replacer struct {
 	segs map[*segRef]bool
 	bufs map[*buffer]bool
+	in   []*buffer // the index's buffers, listed once per Write
 }
 
 func (w *replacer) remove(ix *index, id string) {
-	for _, b := range ix.buffers() {
+	for _, b := range w.in {
 		pos, ok := b.byID[id]
 		if !ok {
 			continue
