@@ -61,11 +61,13 @@ func (n *Node) watchNotices(ctx context.Context, wg *sync.WaitGroup) {
 	if ns.watcher == nil {
 		return
 	}
+	// The start is recorded before the node is said to be started, so that
+	// a node stopped at once still leaves its start in the log.
+	if err := ns.Messages.Record(ctx, "loggate.node", "Node %s started (loggate %s, Graylog %s API).",
+		n.Info.ID, overview.Build, overview.APIVersion); err != nil {
+		n.log.Warn("recording a system message failed", "error", err)
+	}
 	wg.Go(func() {
-		if err := ns.Messages.Record(ctx, "loggate.node", "Node %s started (loggate %s, Graylog %s API).",
-			n.Info.ID, overview.Build, overview.APIVersion); err != nil {
-			n.log.Warn("recording a system message failed", "error", err)
-		}
 		t := time.NewTicker(noticeInterval)
 		defer t.Stop()
 		for {
