@@ -112,7 +112,7 @@ func (in *Interpreter) run(prog *program, round []*lang.Message, out []*lang.Mes
 func (in *Interpreter) processOne(prog *program, m *lang.Message, trace tracer) []*lang.Message {
 	c := in.contexts.Get().(*lang.Context)
 	c.Reset(m)
-	defer in.contexts.Put(c)
+	defer in.putContext(c)
 	var doneBuf, pendingBuf [8]string
 	done := doneBuf[:0]
 	for !m.Dropped {
@@ -147,6 +147,13 @@ func (in *Interpreter) processOne(prog *program, m *lang.Message, trace tracer) 
 		in.runPipelines(c, selected, trace)
 	}
 	return c.Created
+}
+
+// putContext returns a context to the pool, without the message and the
+// match results of its rules.
+func (in *Interpreter) putContext(c *lang.Context) {
+	c.Reset(nil)
+	in.contexts.Put(c)
 }
 
 // runPipelines runs stage slices: every pipeline's stage n before any

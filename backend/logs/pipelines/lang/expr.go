@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/netip"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -549,7 +550,9 @@ func (e *call) Eval(c *Context) (any, error) {
 	// that a call allocates nothing for them; nested calls push above.
 	n := len(e.fn.Params)
 	base := len(c.argv)
-	c.argv = append(c.argv, make([]any, n)...)
+	// The slots above the stack are nil (a pop clears them): pushing
+	// needs no clearing of its own.
+	c.argv = slices.Grow(c.argv, n)[:base+n]
 	c.args = append(c.args, make([]bool, n)...)
 	vals, set := c.argv[base:base+n:base+n], c.args[base:base+n:base+n]
 	v, err := e.call(c, vals, set)

@@ -35,8 +35,19 @@ func validKey(key string) bool {
 	return true
 }
 
-// unsettable are the reserved keys a write to is silently ignored.
-var unsettable = map[string]bool{"_id": true, "_ttl": true, "_source": true, "_all": true, "_index": true, "_type": true, "_score": true}
+// unsettable reports the reserved keys a write to is silently ignored. A
+// switch, not a map: it runs for every field a rule sets, and most keys
+// are ruled out by their first byte.
+func unsettable(key string) bool {
+	if key == "" || key[0] != '_' {
+		return false
+	}
+	switch key {
+	case "_id", "_ttl", "_source", "_all", "_index", "_type", "_score":
+		return true
+	}
+	return false
+}
 
 // reserved are the keys no rule may remove (Message.RESERVED_FIELDS).
 func reserved(key string) bool {
@@ -44,7 +55,7 @@ func reserved(key string) bool {
 	case messages.FieldMessage, messages.FieldSource, messages.FieldTimestamp:
 		return true
 	}
-	return unsettable[key] || reservedGL2[key]
+	return unsettable(key) || reservedGL2[key]
 }
 
 var reservedGL2 = map[string]bool{
@@ -92,7 +103,7 @@ func (m *Message) Has(key string) bool {
 // stored as Graylog's ISO form, or as the timestamp itself.
 func (m *Message) SetField(key string, v any) {
 	key = strings.TrimSpace(key)
-	if key == "" || unsettable[key] || !validKey(key) || v == nil {
+	if key == "" || unsettable(key) || !validKey(key) || v == nil {
 		return
 	}
 	switch x := v.(type) {
