@@ -107,10 +107,9 @@ type Context struct {
 	// Now is the clock of now() and of created messages.
 	Now  func() time.Time
 	vars []any
-	// argv and args are the stack of argument slots of the calls under
-	// way (see call.Eval).
+	// argv is the stack of argument slots of the calls under way (see
+	// call.Eval).
 	argv []any
-	args []bool
 	// results are the match results handed out since the last Reset,
 	// kept with their capture buffers for the next message.
 	results  []*MatchResult
