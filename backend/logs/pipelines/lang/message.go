@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loggate/loggate/backend/logs/messages"
 )
@@ -33,6 +34,15 @@ func validKey(key string) bool {
 		}
 	}
 	return true
+}
+
+// trimKey is strings.TrimSpace for field names, which mostly have nothing
+// to trim: that is checked first.
+func trimKey(key string) string {
+	if n := len(key); n > 0 && key[0] > ' ' && key[0] < utf8.RuneSelf && key[n-1] > ' ' && key[n-1] < utf8.RuneSelf {
+		return key
+	}
+	return strings.TrimSpace(key)
 }
 
 // unsettable reports the reserved keys a write to is silently ignored. A
@@ -102,7 +112,7 @@ func (m *Message) Has(key string) bool {
 // hold (lists, maps, JSON, addresses) are stored as their text; a time is
 // stored as Graylog's ISO form, or as the timestamp itself.
 func (m *Message) SetField(key string, v any) {
-	key = strings.TrimSpace(key)
+	key = trimKey(key)
 	if key == "" || unsettable(key) || !validKey(key) || v == nil {
 		return
 	}
