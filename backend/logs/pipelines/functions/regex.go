@@ -38,6 +38,27 @@ func regexParam(desc string) lang.Param {
 	return p
 }
 
+// matchPattern is the prepared pattern of regex(): the expression and a
+// text every match contains (grok.RequiredLiteral), so that a value
+// without it is not searched.
+type matchPattern struct {
+	re      *regexp.Regexp
+	literal string
+}
+
+func matchParam(desc string) lang.Param {
+	p := regexParam(desc)
+	p.Prepare = func(v any) (any, error) {
+		re, err := compileRegex(v)
+		if err != nil {
+			return nil, err
+		}
+		r := re.(*regexp.Regexp)
+		return &matchPattern{re: r, literal: grok.RequiredLiteral(r)}, nil
+	}
+	return p
+}
+
 func regexFunctions(d Deps) []*lang.Function {
 	grokParam := req("pattern", lang.TString, "The pattern to parse with")
 	grokParam.Prepare = func(v any) (any, error) {
@@ -54,7 +75,7 @@ func regexFunctions(d Deps) []*lang.Function {
 	}
 	return []*lang.Function{
 		fn("regex", lang.TMap, "Match a string with a regular expression (Java syntax)", func(c *lang.Context, a lang.Args) (any, error) {
-			re, ok := a.Get(0).(*regexp.Regexp)
+			p, ok := a.Get(0).(*matchPattern)
 			if !ok {
 				return nil, errNullPattern
 			}
@@ -62,8 +83,8 @@ func regexFunctions(d Deps) []*lang.Function {
 				return nil, errors.New("value must not be null")
 			}
 			names, _ := lang.AsList(a.Get(2))
-			return regexMatch(c, re, a.String(1, ""), names)
-		}, regexParam("The regular expression to match against 'value', uses Java regex syntax"),
+			return regexMatch(c, p, a.String(1, ""), names)
+		}, matchParam("The regular expression to match against 'value', uses Java regex syntax"),
 			req("value", lang.TString, "The string to match the pattern against"),
 			opt("group_names", lang.TList, "List of names to use for matcher groups")),
 		fn("regex_replace", lang.TString, "Match a regular expression against a string and replace with string", func(_ *lang.Context, a lang.Args) (any, error) {
@@ -137,8 +158,12 @@ func regexFunctions(d Deps) []*lang.Function {
 
 // regexMatch is regex(): the first match's groups 1… under the names
 // "0", "1", … or the given names.
-func regexMatch(c *lang.Context, re *regexp.Regexp, s string, names []any) (*lang.MatchResult, error) {
-	m := re.FindStringSubmatchIndex(s)
+func regexMatch(c *lang.Context, p *matchPattern, s string, names []any) (*lang.MatchResult, error) {
+	var m []int
+	if p.literal == "" || strings.Contains(s, p.literal) {
+		m = p.re.FindStringSubmatchIndex(s)
+	}
+	re := p.re
 	if m == nil {
 		return c.NewMatchList(false, 0), nil
 	}
