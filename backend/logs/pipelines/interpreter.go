@@ -38,7 +38,12 @@ type frame struct {
 	out   []*lang.Message
 	// c is the context of the rules, for one message after the other.
 	c *lang.Context
+	// added is the number of fields the last message got.
+	added int
 }
+
+// minRoom is the room for new fields a message gets at least.
+const minRoom = 4
 
 // NewInterpreter returns the interpreter of the service's current program.
 func NewInterpreter(svc *Service, reg *metrics.Registry, now func() time.Time) *Interpreter {
@@ -68,14 +73,17 @@ func (in *Interpreter) Process(ctx context.Context, msg messages.Message, dst []
 	if len(msg.Streams) == 0 {
 		msg.Streams = append(make([]string, 0, 4), streams.DefaultStreamID)
 	}
-	// Rules mostly add fields: room for a few saves growing the slice
-	// field by field.
-	msg.Fields = slices.Grow(msg.Fields, 8)
 	f := in.frames.Get().(*frame)
+	// Rules mostly add fields, and about as many to every message: room
+	// for as many as the last message got saves growing the slice field by
+	// field, without a size class more than needed.
+	n := len(msg.Fields)
+	msg.Fields = slices.Grow(msg.Fields, max(f.added, minRoom))
 	f.msg = msg
 	f.lm = lang.Message{Message: &f.msg}
 	f.round[0] = &f.lm
 	f.out = in.run(prog, f.c, f.round[:], f.out[:0], nil)
+	f.added = len(f.msg.Fields) - n
 	for _, m := range f.out {
 		dst = append(dst, *m.Message)
 	}
