@@ -107,24 +107,30 @@ func (m *Matcher) Captures(text string, dst []Capture) []Capture {
 // false when a conversion failed.
 func (m *Matcher) captures(text string, loc []int, dst []Capture, convert bool) ([]Capture, bool) {
 	for _, f := range m.fields {
+		// The value is boxed once, when it is known: a text is kept as a
+		// string until then.
 		var v any
+		var s string
+		isText := false
 		for _, g := range f.groups {
 			start, end := loc[2*g.index], loc[2*g.index+1]
 			if start == end { // also -1, -1: the group did not take part
 				continue
 			}
-			s := text[start:end]
 			if !convert || g.conv == "" || g.conv == "string" {
-				v = unquote(s)
+				s, isText = unquote(text[start:end]), true
 				continue
 			}
-			x, ok := convertText(s, g.conv)
+			x, ok := convertText(text[start:end], g.conv)
 			if !ok {
 				return dst, false
 			}
-			v = x
+			v, isText = x, false
 		}
-		if v != nil {
+		switch {
+		case isText:
+			dst = append(dst, Capture{Key: f.key, Value: s})
+		case v != nil:
 			dst = append(dst, Capture{Key: f.key, Value: v})
 		}
 	}
