@@ -554,21 +554,21 @@ func (e *call) Eval(c *Context) (any, error) {
 	// that a call allocates nothing for them; nested calls push above.
 	n := len(e.args)
 	base := len(c.argv)
-	// The slots above the stack are nil (a pop clears them): pushing
-	// needs no clearing of its own.
 	c.argv = slices.Grow(c.argv, n)[:base+n]
 	vals := c.argv[base : base+n : base+n]
 	v, err := e.call(c, vals)
-	// Pop, dropping the references so that the stack keeps no values
-	// alive.
-	clear(vals)
+	// Pop. What the slots still hold is dropped when the context is
+	// reset, once per message rather than once per call.
 	c.argv = c.argv[:base]
 	return v, err
 }
 
+// call writes every argument slot, the slot of an argument not given
+// too: a slot may hold an earlier call's value.
 func (e *call) call(c *Context, vals []any) (any, error) {
 	for i, a := range e.args {
 		if a == nil {
+			vals[i] = nil
 			continue
 		}
 		if e.isConst[i] {

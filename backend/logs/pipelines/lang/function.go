@@ -135,6 +135,8 @@ func (c *Context) Reset(m *Message) {
 		r.caps, r.groups = r.caps[:0], nil
 	}
 	c.nresults = 0
+	// The argument slots of the last message's calls.
+	clear(c.argv[:cap(c.argv)])
 }
 
 // NewMatchList is NewMatchList for a function running in c: the result
