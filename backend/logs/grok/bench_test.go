@@ -68,6 +68,23 @@ func BenchmarkMatch(b *testing.B) {
 	}
 }
 
+// A line the pattern cannot match: one without the text every match
+// contains is not searched.
+func BenchmarkMatchOther(b *testing.B) {
+	e := newEnv(b)
+	m, err := e.svc.Compile("%{COMBINEDAPACHELOG}")
+	if err != nil {
+		b.Fatal(err)
+	}
+	const line = `Oct 11 22:14:15 web-1 sshd[4721]: Accepted publickey for deploy from 10.0.0.9 port 52144 ssh2`
+	b.ReportAllocs()
+	for b.Loop() {
+		if len(m.Match(line)) != 0 {
+			b.Fatal("matched")
+		}
+	}
+}
+
 func BenchmarkPaginated(b *testing.B) {
 	e := newEnv(b)
 	principal := routertest.Principal(b, "inputs:read")

@@ -16,6 +16,9 @@ import (
 // compiled, so that a match is one regexp search and a walk over fields.
 type Matcher struct {
 	re *regexp.Regexp
+	// literal is a text every match contains (RequiredLiteral): a line
+	// without it is not searched.
+	literal string
 	// fields are the capture names in order, each with its groups in
 	// the expression's order.
 	fields []captureField
@@ -38,7 +41,7 @@ type Capture struct {
 }
 
 func newMatcher(re *regexp.Regexp, hints map[string]string) *Matcher {
-	m := &Matcher{re: re}
+	m := &Matcher{re: re, literal: RequiredLiteral(re)}
 	byKey := map[string]int{}
 	for i, name := range re.SubexpNames() {
 		if name == "" {
@@ -58,7 +61,12 @@ func newMatcher(re *regexp.Regexp, hints map[string]string) *Matcher {
 }
 
 // MatchString reports whether text matches.
-func (m *Matcher) MatchString(text string) bool { return m.re.MatchString(text) }
+func (m *Matcher) MatchString(text string) bool { return m.mayMatch(text) && m.re.MatchString(text) }
+
+// mayMatch reports whether text has what every match contains.
+func (m *Matcher) mayMatch(text string) bool {
+	return m.literal == "" || strings.Contains(text, m.literal)
+}
 
 // Match returns the captures of text, Graylog's flattened match map: field
 // name to value, converted where the reference names a type
@@ -78,6 +86,9 @@ func (m *Matcher) Match(text string) map[string]any {
 // Captures appends the captures of text to dst, what Match puts in its map,
 // in key order; dst is returned as is when text does not match.
 func (m *Matcher) Captures(text string, dst []Capture) []Capture {
+	if !m.mayMatch(text) {
+		return dst
+	}
 	loc := m.re.FindStringSubmatchIndex(text)
 	if loc == nil {
 		return dst
@@ -96,24 +107,30 @@ func (m *Matcher) Captures(text string, dst []Capture) []Capture {
 // false when a conversion failed.
 func (m *Matcher) captures(text string, loc []int, dst []Capture, convert bool) ([]Capture, bool) {
 	for _, f := range m.fields {
+		// The value is boxed once, when it is known: a text is kept as a
+		// string until then.
 		var v any
+		var s string
+		isText := false
 		for _, g := range f.groups {
 			start, end := loc[2*g.index], loc[2*g.index+1]
 			if start == end { // also -1, -1: the group did not take part
 				continue
 			}
-			s := text[start:end]
 			if !convert || g.conv == "" || g.conv == "string" {
-				v = unquote(s)
+				s, isText = unquote(text[start:end]), true
 				continue
 			}
-			x, ok := convertText(s, g.conv)
+			x, ok := convertText(text[start:end], g.conv)
 			if !ok {
 				return dst, false
 			}
-			v = x
+			v, isText = x, false
 		}
-		if v != nil {
+		switch {
+		case isText:
+			dst = append(dst, Capture{Key: f.key, Value: s})
+		case v != nil:
 			dst = append(dst, Capture{Key: f.key, Value: v})
 		}
 	}

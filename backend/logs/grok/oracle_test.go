@@ -158,6 +158,27 @@ func TestCapturesInKeyOrder(t *testing.T) {
 	}
 }
 
+// TestCapturesBoxOnce: a field of several groups (NUMBER's BASE10NUM
+// below twice) costs one boxed value, not one per group: Captures
+// allocates the regexp's match and a value per field.
+func TestCapturesBoxOnce(t *testing.T) {
+	if raceEnabled || testing.CoverMode() != "" {
+		t.Skip("the race detector and coverage allocate of their own")
+	}
+	m, err := compile(libraryOf(map[string]string{"N": `(?P<D>\d+)`}), `%{N:a} %{N:b}`, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf [8]Capture
+	got := m.Captures("12 345", buf[:0])
+	if want := []Capture{{"D", "345"}, {"a", "12"}, {"b", "345"}}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	if n := testing.AllocsPerRun(100, func() { m.Captures("12 345", buf[:0]) }); n > 4 {
+		t.Errorf("%v allocations, want 4", n)
+	}
+}
+
 // FuzzMatchAgreesWithGoGrok compiles arbitrary patterns over the default
 // patterns and matches arbitrary text: whatever compiles must capture what
 // go-grok captured.

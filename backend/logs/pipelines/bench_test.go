@@ -2,6 +2,7 @@ package pipelines_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -84,6 +85,35 @@ func TestBenchPipeline(t *testing.T) {
 	}
 	if len(out.Streams) != 2 || out.Streams[1] != "s1" {
 		t.Errorf("streams = %v", out.Streams)
+	}
+}
+
+// maxBenchAllocs bounds the allocations of the benchmark's message: the
+// message's fields outgrowing their slice, its streams, the regexp
+// package's match indexes, and the values rules set (the texts grok and
+// regex cut out, a long). The interpreter's own work (contexts, argument
+// slots, match results) allocates nothing once warm.
+const maxBenchAllocs = 9
+
+// TestBenchPipelineAllocs keeps the benchmark's allocations at their
+// bound.
+func TestBenchPipelineAllocs(t *testing.T) {
+	if raceEnabled || testing.CoverMode() != "" {
+		t.Skip("the race detector and coverage allocate of their own")
+	}
+	e := newBenchEnv(t)
+	ctx := context.Background()
+	msg := benchMessage()
+	var out []messages.Message
+	n := testing.AllocsPerRun(200, func() {
+		m := msg
+		// A slice of its own, as a decoded message has.
+		m.Fields = slices.Clip(slices.Clone(msg.Fields))
+		out = e.in.Process(ctx, m, out[:0])
+	})
+	// The copy of the fields is the test's.
+	if n -= 1; n > maxBenchAllocs {
+		t.Errorf("%v allocations per message, want at most %d", n, maxBenchAllocs)
 	}
 }
 

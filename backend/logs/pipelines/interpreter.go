@@ -25,19 +25,25 @@ type Interpreter struct {
 	// errors counts run-time errors of rules; dropped the messages
 	// drop_message filtered out.
 	errors, dropped *metrics.Meter
-	// contexts are reused between messages, with their buffers; so are
-	// frames.
-	contexts, frames sync.Pool
+	// frames are reused between messages, with their buffers.
+	frames sync.Pool
 }
 
-// frame is what Process needs per message besides the context: with it
-// reused, a message costs no allocations of the interpreter's own.
+// frame is what Process needs per message: with it reused, a message
+// costs no allocations of the interpreter's own.
 type frame struct {
 	msg   messages.Message
 	lm    lang.Message
 	round [1]*lang.Message
 	out   []*lang.Message
+	// c is the context of the rules, for one message after the other.
+	c *lang.Context
+	// added is the number of fields the last message got.
+	added int
 }
+
+// minRoom is the room for new fields a message gets at least.
+const minRoom = 4
 
 // NewInterpreter returns the interpreter of the service's current program.
 func NewInterpreter(svc *Service, reg *metrics.Registry, now func() time.Time) *Interpreter {
@@ -48,8 +54,7 @@ func NewInterpreter(svc *Service, reg *metrics.Registry, now func() time.Time) *
 		errors:  reg.Meter("org.graylog.plugins.pipelineprocessor.processors.PipelineInterpreter.errors"),
 		dropped: reg.Meter("org.graylog.plugins.pipelineprocessor.processors.PipelineInterpreter.filteredOutMessages"),
 	}
-	in.contexts.New = func() any { return lang.NewContext(nil, now) }
-	in.frames.New = func() any { return new(frame) }
+	in.frames.New = func() any { return &frame{c: lang.NewContext(nil, now)} }
 	return in
 }
 
@@ -68,14 +73,17 @@ func (in *Interpreter) Process(ctx context.Context, msg messages.Message, dst []
 	if len(msg.Streams) == 0 {
 		msg.Streams = append(make([]string, 0, 4), streams.DefaultStreamID)
 	}
-	// Rules mostly add fields: room for a few saves growing the slice
-	// field by field.
-	msg.Fields = slices.Grow(msg.Fields, 8)
 	f := in.frames.Get().(*frame)
+	// Rules mostly add fields, and about as many to every message: room
+	// for as many as the last message got saves growing the slice field by
+	// field, without a size class more than needed.
+	n := len(msg.Fields)
+	msg.Fields = slices.Grow(msg.Fields, max(f.added, minRoom))
 	f.msg = msg
 	f.lm = lang.Message{Message: &f.msg}
 	f.round[0] = &f.lm
-	f.out = in.run(prog, f.round[:], f.out[:0], nil)
+	f.out = in.run(prog, f.c, f.round[:], f.out[:0], nil)
+	f.added = len(f.msg.Fields) - n
 	for _, m := range f.out {
 		dst = append(dst, *m.Message)
 	}
@@ -89,13 +97,15 @@ func (in *Interpreter) Process(ctx context.Context, msg messages.Message, dst []
 // tracer receives the simulator's trace; nil outside simulations.
 type tracer func(format string, args ...any)
 
-// run processes messages round after round and appends to out those that
-// were not dropped, in order.
-func (in *Interpreter) run(prog *program, round []*lang.Message, out []*lang.Message, trace tracer) []*lang.Message {
+// run processes messages round after round, in context c, and appends to
+// out those that were not dropped, in order.
+func (in *Interpreter) run(prog *program, c *lang.Context, round []*lang.Message, out []*lang.Message, trace tracer) []*lang.Message {
+	// The message and match results of the last message are let go.
+	defer c.Reset(nil)
 	for len(round) > 0 {
 		var created []*lang.Message
 		for _, m := range round {
-			created = append(created, in.processOne(prog, m, trace)...)
+			created = append(created, in.processOne(prog, c, m, trace)...)
 			if m.Dropped {
 				in.dropped.Mark(1)
 				continue
@@ -107,12 +117,11 @@ func (in *Interpreter) run(prog *program, round []*lang.Message, out []*lang.Mes
 	return out
 }
 
-// processOne runs the pipelines of m's streams, and again for streams the
-// rules add, each stream once. It returns the messages rules created.
-func (in *Interpreter) processOne(prog *program, m *lang.Message, trace tracer) []*lang.Message {
-	c := in.contexts.Get().(*lang.Context)
+// processOne runs the pipelines of m's streams in context c, and again
+// for streams the rules add, each stream once. It returns the messages
+// rules created.
+func (in *Interpreter) processOne(prog *program, c *lang.Context, m *lang.Message, trace tracer) []*lang.Message {
 	c.Reset(m)
-	defer in.contexts.Put(c)
 	var doneBuf, pendingBuf [8]string
 	done := doneBuf[:0]
 	for !m.Dropped {

@@ -168,3 +168,18 @@ func TestStoredErrors(t *testing.T) {
 		t.Errorf("rules: %+v", rs)
 	}
 }
+
+// TestOptionalArgumentsNotGiven: an optional argument a call does not give
+// is absent, whatever an earlier call at the same place gave.
+func TestOptionalArgumentsNotGiven(t *testing.T) {
+	e := newEnv(t, nil)
+	e.rule(t, `rule "r" when true then let a = regex("(\\w+)", "x", ["verb"]); let b = regex("(\\w+) (\\w+)", "y z"); `+
+		`set_field("verb", a["verb"]); set_field("second", b["1"]); end`)
+	e.pipeline(t, "pipeline \"p\" stage 0 match all rule \"r\" end", defaultStream)
+	for range 2 {
+		out := e.process(message())[0]
+		if get(out, "verb") != "x" || get(out, "second") != "z" {
+			t.Fatalf("fields %+v, want verb and second", out.Fields)
+		}
+	}
+}

@@ -73,7 +73,7 @@ func (in *Interpreter) simulate(msg *messages.Message) simulateResponse {
 	trace := func(format string, args ...any) {
 		resp.SimulationTrace = append(resp.SimulationTrace, traceEntry{Time: time.Since(start).Microseconds(), Message: fmt.Sprintf(format, args...)})
 	}
-	out := in.run(in.svc.program(), []*lang.Message{{Message: msg}}, nil, trace)
+	out := in.run(in.svc.program(), lang.NewContext(nil, in.now), []*lang.Message{{Message: msg}}, nil, trace)
 	for _, m := range out {
 		resp.Messages = append(resp.Messages, simulatedMessage{Message: m.Map()})
 	}

@@ -2,6 +2,7 @@ package functions
 
 import (
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -23,7 +24,7 @@ func messageFunctions(d Deps) []*lang.Function {
 			if field == "" {
 				return nil, nil
 			}
-			a.Message(c, 4).SetField(a.String(2, "")+field+a.String(3, ""), a.Get(1))
+			a.Message(c, 4).SetField(affix(a.String(2, ""), field, a.String(3, "")), a.Get(1))
 			return nil, nil
 		}, req("field", lang.TString, "The new field name"), req("value", lang.TObject, "The new field value"),
 			opt("prefix", lang.TString, "The prefix for the field name"), opt("suffix", lang.TString, "The suffix for the field name"), msgParam),
@@ -31,21 +32,18 @@ func messageFunctions(d Deps) []*lang.Function {
 			msg := a.Message(c, 3)
 			prefix, suffix := a.String(1, ""), a.String(2, "")
 			// In key order, so that fields land in one order every time.
-			var buf [16]string
-			keys := buf[:0]
-			get := func(k string) any { return nil }
 			if r, ok := a.Get(0).(*lang.MatchResult); ok {
 				// grok() and regex() results: no map needed.
-				keys, get = r.Names(keys), r.Get
-			} else if m, ok := lang.AsMap(a.Get(0)); ok {
-				for k := range m {
-					keys = append(keys, k)
+				for k, v := range r.Sorted() {
+					msg.SetField(affix(prefix, k, suffix), v)
 				}
-				get = func(k string) any { return m[k] }
-			}
-			slices.Sort(keys)
-			for _, k := range keys {
-				msg.SetField(prefix+k+suffix, get(k))
+			} else if m, ok := lang.AsMap(a.Get(0)); ok {
+				var buf [16]string
+				keys := slices.AppendSeq(buf[:0], maps.Keys(m))
+				slices.Sort(keys)
+				for _, k := range keys {
+					msg.SetField(affix(prefix, k, suffix), m[k])
+				}
 			}
 			return nil, nil
 		}, req("fields", lang.TMap, "The map of new fields to set"),
@@ -172,4 +170,13 @@ func streamIDs(d Deps, a lang.Args, dst []string) ([]string, error) {
 func fieldString(m *lang.Message, key string) string {
 	s, _ := lang.ToString(m.Field(key))
 	return s
+}
+
+// affix puts a prefix and a suffix around a field name; most calls have
+// neither, and then there is nothing to join.
+func affix(prefix, name, suffix string) string {
+	if prefix == "" && suffix == "" {
+		return name
+	}
+	return prefix + name + suffix
 }

@@ -38,6 +38,27 @@ func regexParam(desc string) lang.Param {
 	return p
 }
 
+// matchPattern is the prepared pattern of regex(): the expression and a
+// text every match contains (grok.RequiredLiteral), so that a value
+// without it is not searched.
+type matchPattern struct {
+	re      *regexp.Regexp
+	literal string
+}
+
+func matchParam(desc string) lang.Param {
+	p := regexParam(desc)
+	p.Prepare = func(v any) (any, error) {
+		re, err := compileRegex(v)
+		if err != nil {
+			return nil, err
+		}
+		r := re.(*regexp.Regexp)
+		return &matchPattern{re: r, literal: grok.RequiredLiteral(r)}, nil
+	}
+	return p
+}
+
 func regexFunctions(d Deps) []*lang.Function {
 	grokParam := req("pattern", lang.TString, "The pattern to parse with")
 	grokParam.Prepare = func(v any) (any, error) {
@@ -53,8 +74,8 @@ func regexFunctions(d Deps) []*lang.Function {
 		return &grokPattern{all: d.Grok.Track(p, false), named: d.Grok.Track(p, true)}, nil
 	}
 	return []*lang.Function{
-		fn("regex", lang.TMap, "Match a string with a regular expression (Java syntax)", func(_ *lang.Context, a lang.Args) (any, error) {
-			re, ok := a.Get(0).(*regexp.Regexp)
+		fn("regex", lang.TMap, "Match a string with a regular expression (Java syntax)", func(c *lang.Context, a lang.Args) (any, error) {
+			p, ok := a.Get(0).(*matchPattern)
 			if !ok {
 				return nil, errNullPattern
 			}
@@ -62,8 +83,8 @@ func regexFunctions(d Deps) []*lang.Function {
 				return nil, errors.New("value must not be null")
 			}
 			names, _ := lang.AsList(a.Get(2))
-			return regexMatch(re, a.String(1, ""), names)
-		}, regexParam("The regular expression to match against 'value', uses Java regex syntax"),
+			return regexMatch(c, p, a.String(1, ""), names)
+		}, matchParam("The regular expression to match against 'value', uses Java regex syntax"),
 			req("value", lang.TString, "The string to match the pattern against"),
 			opt("group_names", lang.TList, "List of names to use for matcher groups")),
 		fn("regex_replace", lang.TString, "Match a regular expression against a string and replace with string", func(_ *lang.Context, a lang.Args) (any, error) {
@@ -98,7 +119,7 @@ func regexFunctions(d Deps) []*lang.Function {
 		}, regexParam("The regular expression to split by, uses Java regex syntax"),
 			req("value", lang.TString, "The string to be split"),
 			opt("limit", lang.TLong, "The number of times the pattern is applied")),
-		fn("grok", lang.TMap, "Applies a grok pattern to a string", func(_ *lang.Context, a lang.Args) (any, error) {
+		fn("grok", lang.TMap, "Applies a grok pattern to a string", func(c *lang.Context, a lang.Args) (any, error) {
 			p, ok := a.Get(0).(*grokPattern)
 			if !ok {
 				return nil, errNoGrok
@@ -113,9 +134,9 @@ func regexFunctions(d Deps) []*lang.Function {
 			}
 			var buf [16]grok.Capture
 			caps := m.Captures(a.String(1, ""), buf[:0])
-			r := lang.NewMatchList(len(caps) > 0, len(caps))
-			for _, c := range caps {
-				r.Add(c.Key, c.Value)
+			r := c.NewMatchList(len(caps) > 0, len(caps))
+			for _, cp := range caps {
+				r.Add(cp.Key, cp.Value)
 			}
 			return r, nil
 		}, grokParam, req("value", lang.TString, "The string to apply the pattern to"),
@@ -137,10 +158,14 @@ func regexFunctions(d Deps) []*lang.Function {
 
 // regexMatch is regex(): the first match's groups 1… under the names
 // "0", "1", … or the given names.
-func regexMatch(re *regexp.Regexp, s string, names []any) (*lang.MatchResult, error) {
-	m := re.FindStringSubmatchIndex(s)
+func regexMatch(c *lang.Context, p *matchPattern, s string, names []any) (*lang.MatchResult, error) {
+	var m []int
+	if p.literal == "" || strings.Contains(s, p.literal) {
+		m = p.re.FindStringSubmatchIndex(s)
+	}
+	re := p.re
 	if m == nil {
-		return lang.NewMatchList(false, 0), nil
+		return c.NewMatchList(false, 0), nil
 	}
 	groups := re.NumSubexp()
 	if len(names) > 0 && len(names) != groups {
@@ -155,7 +180,7 @@ func regexMatch(re *regexp.Regexp, s string, names []any) (*lang.MatchResult, er
 	}
 	if len(names) == 0 {
 		// "0", "1", … are distinct: the list form.
-		res := lang.NewMatchList(true, groups)
+		res := c.NewMatchList(true, groups)
 		for g := 1; g <= groups; g++ {
 			res.Add(itoa(g-1), value(g))
 		}

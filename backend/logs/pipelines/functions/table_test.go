@@ -114,6 +114,11 @@ func TestFunctions(t *testing.T) {
 		{`regex("(a)|(b)", "b")`, map[string]any{"0": nil, "1": "b"}, ""},
 		{`regex("(a)(b)", "ab", ["x", "x"])`, map[string]any{"x": "b"}, ""},
 		{`regex("^z", "GET")`, map[string]any{}, ""},
+		// A value without the text every match has is not searched: it
+		// does not match either way.
+		{`regex("(\\d+) ms", "took 12 ms")["0"]`, "12", ""},
+		{`regex("(\\d+) ms", "took 12 s").matches`, false, ""},
+		{`regex("(\\d+) ms", "took 12 s", ["a", "b"]).matches`, false, ""},
 		{`to_string(regex("(\\w+) (\\S+)", "GET /x"))`, "{0=GET, 1=/x}", ""},
 		{`regex("(a)", "a") == regex("(a)", "a")`, true, ""},
 		{`regex("(a)", "a") == regex("(a)", "b")`, false, ""},

@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/netip"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -542,30 +543,34 @@ type call struct {
 	// prepared holds the prepared constant arguments (Param.Prepare).
 	prepared []any
 	isConst  []bool
+	// given tells the arguments given, the Args' set, the same for every
+	// call; prepare are the parameters' Prepare, read once.
+	given   []bool
+	prepare []func(any) (any, error)
 }
 
 func (e *call) Eval(c *Context) (any, error) {
 	// The arguments live on the context's stack of argument slots, so
 	// that a call allocates nothing for them; nested calls push above.
-	n := len(e.fn.Params)
+	n := len(e.args)
 	base := len(c.argv)
-	c.argv = append(c.argv, make([]any, n)...)
-	c.args = append(c.args, make([]bool, n)...)
-	vals, set := c.argv[base:base+n:base+n], c.args[base:base+n:base+n]
-	v, err := e.call(c, vals, set)
-	// Pop, dropping the references so that the stack keeps no values
-	// alive.
-	clear(vals)
-	c.argv, c.args = c.argv[:base], c.args[:base]
+	c.argv = slices.Grow(c.argv, n)[:base+n]
+	vals := c.argv[base : base+n : base+n]
+	v, err := e.call(c, vals)
+	// Pop. What the slots still hold is dropped when the context is
+	// reset, once per message rather than once per call.
+	c.argv = c.argv[:base]
 	return v, err
 }
 
-func (e *call) call(c *Context, vals []any, set []bool) (any, error) {
+// call writes every argument slot, the slot of an argument not given
+// too: a slot may hold an earlier call's value.
+func (e *call) call(c *Context, vals []any) (any, error) {
 	for i, a := range e.args {
 		if a == nil {
+			vals[i] = nil
 			continue
 		}
-		set[i] = true
 		if e.isConst[i] {
 			vals[i] = e.prepared[i]
 			continue
@@ -574,14 +579,14 @@ func (e *call) call(c *Context, vals []any, set []bool) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if p := e.fn.Params[i].Prepare; p != nil && v != nil {
+		if p := e.prepare[i]; p != nil && v != nil {
 			if v, err = p(v); err != nil {
 				return nil, e.callFail(err)
 			}
 		}
 		vals[i] = v
 	}
-	v, err := e.fn.Call(c, Args{vals: vals, set: set})
+	v, err := e.fn.Call(c, Args{vals: vals, set: e.given})
 	if err != nil {
 		return nil, e.callFail(err)
 	}

@@ -2,6 +2,7 @@ package lang
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -106,10 +107,13 @@ type Context struct {
 	// Now is the clock of now() and of created messages.
 	Now  func() time.Time
 	vars []any
-	// argv and args are the stack of argument slots of the calls under
-	// way (see call.Eval).
+	// argv is the stack of argument slots of the calls under way (see
+	// call.Eval).
 	argv []any
-	args []bool
+	// results are the match results handed out since the last Reset,
+	// kept with their capture buffers for the next message.
+	results  []*MatchResult
+	nresults int
 }
 
 // NewContext returns the context of rules running on m.
@@ -120,9 +124,33 @@ func NewContext(m *Message, now func() time.Time) *Context {
 	return &Context{Message: m, Now: now}
 }
 
-// Reset makes c the context of rules running on m, keeping its buffers.
+// Reset makes c the context of rules running on m, keeping its buffers;
+// the match results of the previous message are taken back.
 func (c *Context) Reset(m *Message) {
 	c.Message, c.Created = m, nil
+	for _, r := range c.results[:c.nresults] {
+		// Dropping the references: a pooled context keeps no message
+		// text alive.
+		clear(r.caps)
+		r.caps, r.groups = r.caps[:0], nil
+	}
+	c.nresults = 0
+	// The argument slots of the last message's calls.
+	clear(c.argv[:cap(c.argv)])
+}
+
+// NewMatchList is NewMatchList for a function running in c: the result
+// and its captures reuse storage of earlier messages, so that a match
+// costs no allocation once the context is warm. The result is valid until
+// c is Reset: the interpreter does that after the message's rules ran,
+// when no rule can still hold it (a field set to a result stores its text).
+func (c *Context) NewMatchList(matches bool, n int) *MatchResult {
+	if c.nresults == len(c.results) {
+		c.results = append(c.results, new(MatchResult))
+	}
+	r := c.results[c.nresults]
+	c.nresults++
+	return r.init(matches, slices.Grow(r.caps[:0], n))
 }
 
 // Run errors are a rule's run-time failures, worded as Graylog records

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loggate/loggate/backend/logs/messages"
 )
@@ -35,8 +36,28 @@ func validKey(key string) bool {
 	return true
 }
 
-// unsettable are the reserved keys a write to is silently ignored.
-var unsettable = map[string]bool{"_id": true, "_ttl": true, "_source": true, "_all": true, "_index": true, "_type": true, "_score": true}
+// trimKey is strings.TrimSpace for field names, which mostly have nothing
+// to trim: that is checked first.
+func trimKey(key string) string {
+	if n := len(key); n > 0 && key[0] > ' ' && key[0] < utf8.RuneSelf && key[n-1] > ' ' && key[n-1] < utf8.RuneSelf {
+		return key
+	}
+	return strings.TrimSpace(key)
+}
+
+// unsettable reports the reserved keys a write to is silently ignored. A
+// switch, not a map: it runs for every field a rule sets, and most keys
+// are ruled out by their first byte.
+func unsettable(key string) bool {
+	if key == "" || key[0] != '_' {
+		return false
+	}
+	switch key {
+	case "_id", "_ttl", "_source", "_all", "_index", "_type", "_score":
+		return true
+	}
+	return false
+}
 
 // reserved are the keys no rule may remove (Message.RESERVED_FIELDS).
 func reserved(key string) bool {
@@ -44,7 +65,7 @@ func reserved(key string) bool {
 	case messages.FieldMessage, messages.FieldSource, messages.FieldTimestamp:
 		return true
 	}
-	return unsettable[key] || reservedGL2[key]
+	return unsettable(key) || reservedGL2[key]
 }
 
 var reservedGL2 = map[string]bool{
@@ -91,8 +112,8 @@ func (m *Message) Has(key string) bool {
 // hold (lists, maps, JSON, addresses) are stored as their text; a time is
 // stored as Graylog's ISO form, or as the timestamp itself.
 func (m *Message) SetField(key string, v any) {
-	key = strings.TrimSpace(key)
-	if key == "" || unsettable[key] || !validKey(key) || v == nil {
+	key = trimKey(key)
+	if key == "" || unsettable(key) || !validKey(key) || v == nil {
 		return
 	}
 	switch x := v.(type) {

@@ -685,8 +685,11 @@ func requiredCount(fn *Function) int {
 func (p *parser) checkArgs(c *call, name token) {
 	c.prepared = make([]any, len(c.args))
 	c.isConst = make([]bool, len(c.args))
+	c.given = make([]bool, len(c.args))
+	c.prepare = make([]func(any) (any, error), len(c.args))
 	for i, prm := range c.fn.Params {
 		a := c.args[i]
+		c.given[i], c.prepare[i] = a != nil, prm.Prepare
 		if a == nil {
 			if !prm.Optional {
 				p.failAt(name, "missing_required_param", "Missing required parameter %s of type %s in call to function %s", prm.Name, prm.Type, c.fn.Name)

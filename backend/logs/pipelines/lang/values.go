@@ -3,6 +3,7 @@ package lang
 import (
 	"encoding/json"
 	"fmt"
+	"iter"
 	"maps"
 	"net/netip"
 	"net/url"
@@ -109,19 +110,32 @@ func (r *MatchResult) Get(name string) any {
 	return nil
 }
 
-// Names appends the names of the captures to dst, in no particular order.
-func (r *MatchResult) Names(dst []string) []string {
-	if r.groups != nil {
-		for k := range r.groups {
-			dst = append(dst, k)
+// Sorted yields the captures in name order. grok() gives its captures in
+// that order already, and regex() up to ten groups ("0" … "9"): those are
+// yielded as they are.
+func (r *MatchResult) Sorted() iter.Seq2[string, any] {
+	return func(yield func(string, any) bool) {
+		if r.groups == nil && slices.IsSortedFunc(r.caps, byName) {
+			for _, c := range r.caps {
+				if !yield(c.name, c.value) {
+					return
+				}
+			}
+			return
 		}
-		return dst
+		m := r.Map()
+		var buf [16]string
+		keys := slices.AppendSeq(buf[:0], maps.Keys(m))
+		slices.Sort(keys)
+		for _, k := range keys {
+			if !yield(k, m[k]) {
+				return
+			}
+		}
 	}
-	for _, c := range r.caps {
-		dst = append(dst, c.name)
-	}
-	return dst
 }
+
+func byName(a, b capture) int { return strings.Compare(a.name, b.name) }
 
 // Map returns the captures as a map, built on first use; callers must
 // not change it.

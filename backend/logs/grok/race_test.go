@@ -1,0 +1,5 @@
+//go:build race
+
+package grok
+
+const raceEnabled = true

@@ -1,0 +1,5 @@
+//go:build race
+
+package pipelines_test
+
+const raceEnabled = true
