@@ -139,6 +139,9 @@ type RecordReader struct {
 	// costs less than hashing it.
 	recent [32]string
 	arena  Arena
+	// Spare is the room for more fields left in every message's field
+	// slice; SpareFields when it is less.
+	Spare int
 }
 
 // SpareFields is the room for more fields a RecordReader leaves in every
@@ -155,7 +158,7 @@ func (d *RecordReader) Read(m *Message, b []byte) error {
 	var a *Arena
 	spare := 0
 	if d != nil {
-		a, spare = &d.arena, SpareFields
+		a, spare = &d.arena, max(d.Spare, SpareFields)
 	}
 	r := reader{b: b}
 	if a == nil {

@@ -117,6 +117,25 @@ func TestBenchPipelineAllocs(t *testing.T) {
 	}
 }
 
+// TestAddedFields: the interpreter tells how many fields the last message
+// got (client, verb, path, status_text, env, status), so that processing
+// can read messages with that room; a message the rules leave alone makes
+// it 0.
+func TestAddedFields(t *testing.T) {
+	e := newBenchEnv(t)
+	if got := e.in.AddedFields(); got != 0 {
+		t.Fatalf("before any message: %d", got)
+	}
+	e.process(benchMessage())
+	if got := e.in.AddedFields(); got != 6 {
+		t.Errorf("after the benchmark's message: %d, want 6", got)
+	}
+	e.process(message(field("message", "no address here"), field("source", "web-1")))
+	if got := e.in.AddedFields(); got != 1 {
+		t.Errorf("after a message only set_field changes: %d, want 1 (env)", got)
+	}
+}
+
 // BenchmarkPipeline5Rules is the cost per message of the five-rule
 // pipeline (the bound: 5 µs).
 func BenchmarkPipeline5Rules(b *testing.B) {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/loggate/loggate/backend/logs/messages"
@@ -27,6 +28,9 @@ type Interpreter struct {
 	errors, dropped *metrics.Meter
 	// frames are reused between messages, with their buffers.
 	frames sync.Pool
+	// added is the number of fields the last message got, for
+	// AddedFields.
+	added atomic.Int32
 }
 
 // frame is what Process needs per message: with it reused, a message
@@ -84,6 +88,9 @@ func (in *Interpreter) Process(ctx context.Context, msg messages.Message, dst []
 	f.round[0] = &f.lm
 	f.out = in.run(prog, f.c, f.round[:], f.out[:0], nil)
 	f.added = len(f.msg.Fields) - n
+	if int32(f.added) != in.added.Load() {
+		in.added.Store(int32(f.added))
+	}
 	for _, m := range f.out {
 		dst = append(dst, *m.Message)
 	}
@@ -93,6 +100,11 @@ func (in *Interpreter) Process(ctx context.Context, msg messages.Message, dst []
 	in.frames.Put(f)
 	return dst
 }
+
+// AddedFields is the number of fields the last message processed got:
+// rules mostly add about as many to every message, so processing reads
+// messages with that much room.
+func (in *Interpreter) AddedFields() int { return int(in.added.Load()) }
 
 // tracer receives the simulator's trace; nil outside simulations.
 type tracer func(format string, args ...any)

@@ -301,6 +301,7 @@ func (p *Processor) prepare(ctx context.Context, from uint64) (*prepared, error)
 		p.opts.Logger.Warn("refreshing the streams failed", "err", err)
 	}
 	rt := newRouter(p.streams.All(), func(id string) (string, bool) { return p.sets.Prefix(ctx, id) })
+	p.records.Spare = p.spareFields()
 	decoded := make([]messages.Message, 0, len(entries))
 	// Every message starts on the default stream; their stream slices
 	// are cut from one, with room for one stream more each.

@@ -41,6 +41,34 @@ type MessageProcessor interface {
 	Process(ctx context.Context, msgs []*messages.Message) []*messages.Message
 }
 
+// FieldAdder is a message processor that adds about as many fields to
+// every message it sees, as pipelines do. Processing reads messages with
+// that much room in their field slices, so that a processor adding fields
+// does not copy each message's fields into a bigger slice.
+type FieldAdder interface {
+	AddedFields() int
+}
+
+// maxSpareFields bounds the room asked for: processors learn it from what
+// they did to the messages before, which senders decide.
+const maxSpareFields = 64
+
+// spareFields is the room in fields the processors want in every message.
+func (p *Processor) spareFields() int {
+	n := 0
+	for _, mp := range p.byClass {
+		if a, ok := mp.(FieldAdder); ok {
+			n += max(a.AddedFields(), 0)
+		}
+	}
+	for _, mp := range p.filters {
+		if a, ok := mp.(FieldAdder); ok {
+			n += max(a.AddedFields(), 0)
+		}
+	}
+	return min(n, maxSpareFields)
+}
+
 // OrderFunc returns the class names of the enabled message processors in the
 // order they run. It is asked once per batch, so it should answer from
 // memory (see NewOrderCache).

@@ -51,6 +51,12 @@ type pipelineProcessor struct {
 	buf []messages.Message
 }
 
+var _ processing.FieldAdder = (*pipelineProcessor)(nil)
+
+// AddedFields tells processing how many fields the pipelines add to a
+// message, so that it reads messages with that room.
+func (p *pipelineProcessor) AddedFields() int { return p.in.AddedFields() }
+
 // Process runs every message of the batch through the pipelines: the
 // messages to go on with are each message (unless a rule dropped it)
 // followed by those its rules created.
