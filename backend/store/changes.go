@@ -110,6 +110,22 @@ func (f *Freshness) Stale(ctx context.Context) (bool, error) {
 	return v != f.seen.Load(), nil
 }
 
+// Load runs load, which reads the collection into memory, between reading
+// the counter and recording it loaded: a write during the load makes the
+// next Stale say so rather than be missed. Nothing is recorded when load
+// fails.
+func (f *Freshness) Load(ctx context.Context, load func(context.Context) error) error {
+	version, err := f.Version(ctx)
+	if err != nil {
+		return err
+	}
+	if err := load(ctx); err != nil {
+		return err
+	}
+	f.Loaded(version)
+	return nil
+}
+
 // Refresh calls reload when another node wrote since memory was loaded (see
 // Stale): what a cached service's Refresh does.
 func (f *Freshness) Refresh(ctx context.Context, reload func(context.Context) error) error {

@@ -105,10 +105,11 @@ type doc struct {
 func (s *Service) Reload(ctx context.Context) error {
 	s.reloadMu.Lock()
 	defer s.reloadMu.Unlock()
-	version, err := s.fresh.Version(ctx)
-	if err != nil {
-		return err
-	}
+	return s.fresh.Load(ctx, s.compileAll)
+}
+
+// compileAll compiles what the inputs hold; s.reloadMu is held.
+func (s *Service) compileAll(ctx context.Context) error {
 	docs, err := store.All(ctx, s.st, inputs.Collection, decodeDoc)
 	if err != nil {
 		return fmt.Errorf("load extractors: %w", err)
@@ -133,7 +134,6 @@ func (s *Service) Reload(ctx context.Context) error {
 		}
 	}
 	s.cur.Store(&next)
-	s.fresh.Loaded(version)
 	return nil
 }
 

@@ -61,12 +61,15 @@ func (s *Service) Reload(ctx context.Context) error {
 }
 
 func (s *Service) reload(ctx context.Context) error {
-	version, err := s.fresh.Version(ctx)
-	if err != nil {
+	if err := s.fresh.Load(ctx, s.load); err != nil {
 		return fmt.Errorf("grok: loading patterns: %w", err)
 	}
+	return nil
+}
+
+func (s *Service) load(ctx context.Context) error {
 	var ps []Pattern
-	err = s.st.List(ctx, Collection, func(id string, doc []byte) error {
+	err := s.st.List(ctx, Collection, func(id string, doc []byte) error {
 		var p Pattern
 		if err := json.Unmarshal(doc, &p); err != nil {
 			return fmt.Errorf("pattern %s: %w", id, err)
@@ -76,10 +79,9 @@ func (s *Service) reload(ctx context.Context) error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("grok: loading patterns: %w", err)
+		return err
 	}
 	s.publish(ps)
-	s.fresh.Loaded(version)
 	return nil
 }
 

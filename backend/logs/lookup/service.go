@@ -121,20 +121,17 @@ const writesCounter = "lut_writes"
 
 // purgeWritten drops every cached result of a writable adapter.
 func (s *Service) purgeWritten(ctx context.Context) error {
-	version, err := s.writes.Version(ctx)
-	if err != nil {
-		return err
-	}
-	for _, t := range s.snapshot().tables {
-		if t.adapter == nil || t.cache == nil {
-			continue
+	return s.writes.Load(ctx, func(context.Context) error {
+		for _, t := range s.snapshot().tables {
+			if t.adapter == nil || t.cache == nil {
+				continue
+			}
+			if _, ok := t.adapter.impl.(writer); ok {
+				t.cache.impl.purgeAll()
+			}
 		}
-		if _, ok := t.adapter.impl.(writer); ok {
-			t.cache.impl.purgeAll()
-		}
-	}
-	s.writes.Loaded(version)
-	return nil
+		return nil
+	})
 }
 
 func decode[T any](b []byte) (T, error) {
@@ -151,10 +148,11 @@ func decode[T any](b []byte) (T, error) {
 func (s *Service) Reload(ctx context.Context) error {
 	s.reloadMu.Lock()
 	defer s.reloadMu.Unlock()
-	version, err := s.fresh.Version(ctx)
-	if err != nil {
-		return err
-	}
+	return s.fresh.Load(ctx, s.load)
+}
+
+// load reads every definition and builds what runs; s.reloadMu is held.
+func (s *Service) load(ctx context.Context) error {
 	tables, err := store.All(ctx, s.st, TablesCollection, decode[Table])
 	if err != nil {
 		return fmt.Errorf("load lookup tables: %w", err)
@@ -193,7 +191,6 @@ func (s *Service) Reload(ctx context.Context) error {
 		next.tables[t.Name] = &liveTable{t: t, adapter: adapterByID[t.DataAdapterID], cache: cacheByID[t.CacheID], def: def}
 	}
 	s.cur.Store(next)
-	s.fresh.Loaded(version)
 	return nil
 }
 

@@ -83,11 +83,16 @@ func NewService(ctx context.Context, st store.Store, fns lang.Functions, reg *me
 func (s *Service) Reload(ctx context.Context) error {
 	s.write.Lock()
 	defer s.write.Unlock()
-	version, err := s.fresh.Version(ctx)
-	if err != nil {
+	if err := s.fresh.Load(ctx, s.load); err != nil {
 		return fmt.Errorf("pipelines: %w", err)
 	}
+	return nil
+}
+
+// load reads and compiles every document; s.write is held.
+func (s *Service) load(ctx context.Context) error {
 	snap := &snapshot{}
+	var err error
 	if snap.rules, err = loadSources(ctx, s.st, RulesCollection); err != nil {
 		return err
 	}
@@ -104,21 +109,20 @@ func (s *Service) Reload(ctx context.Context) error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("pipelines: loading connections: %w", err)
+		return fmt.Errorf("loading connections: %w", err)
 	}
 	doc, err := s.st.Get(ctx, metricsCollection, metricsID)
 	switch {
 	case err == nil:
 		var m MetricsConfig
 		if err := json.Unmarshal(doc, &m); err != nil {
-			return fmt.Errorf("pipelines: rule metrics config: %w", err)
+			return fmt.Errorf("rule metrics config: %w", err)
 		}
 		snap.metrics = m.MetricsEnabled
 	case !errors.Is(err, store.ErrNotFound):
-		return fmt.Errorf("pipelines: rule metrics config: %w", err)
+		return fmt.Errorf("rule metrics config: %w", err)
 	}
 	s.publish(snap)
-	s.fresh.Loaded(version)
 	return nil
 }
 

@@ -80,14 +80,16 @@ func NewService(ctx context.Context, st store.Store, indexSets IndexSets, outs O
 func (s *Service) Reload(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	// Read the counter first: a write after it makes the next Refresh
-	// reload again rather than be missed.
-	version, err := s.fresh.Version(ctx)
-	if err != nil {
+	if err := s.fresh.Load(ctx, s.load); err != nil {
 		return fmt.Errorf("load streams: %w", err)
 	}
+	return nil
+}
+
+// load reads every stream into a new snapshot; s.mu is held.
+func (s *Service) load(ctx context.Context) error {
 	var all []*Stream
-	err = s.st.List(ctx, Collection, func(id string, doc []byte) error {
+	err := s.st.List(ctx, Collection, func(id string, doc []byte) error {
 		st, err := decodeStream(doc)
 		if err != nil {
 			return fmt.Errorf("stream %s: %w", id, err)
@@ -98,10 +100,9 @@ func (s *Service) Reload(ctx context.Context) error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("load streams: %w", err)
+		return err
 	}
 	s.snap.Store(newSnapshot(all))
-	s.fresh.Loaded(version)
 	return nil
 }
 
