@@ -15,10 +15,17 @@ import (
 // the message's size. A dotted field whose replaced name is already a field
 // is dropped, as Graylog drops it with a warning. m itself is not changed:
 // outputs forward the message with its names as received, as Graylog's do.
+//
+// A message whose names need no change is indexed in the spare room of its
+// own field slice, without a copy; the caller then keeps m's fields only
+// up to their length (see shared).
 func (x *indexer) forIndex(m messages.Message) messages.Message {
-	a := &x.arena
 	size := accountedSize(&m)
-	fs := a.Fields(len(m.Fields)+1, 0)
+	if n := len(m.Fields); n < cap(m.Fields) && asIndexed(m.Fields) {
+		m.Fields = append(m.Fields, messages.Field{Key: messages.FieldAccountedSize, Value: size})
+		return m
+	}
+	fs := x.arena.Fields(len(m.Fields)+1, 0)
 	for _, f := range m.Fields {
 		if f.Key == messages.FieldAccountedSize {
 			continue
@@ -35,6 +42,21 @@ func (x *indexer) forIndex(m messages.Message) messages.Message {
 	m.Fields = append(fs, messages.Field{Key: messages.FieldAccountedSize, Value: size})
 	return m
 }
+
+// asIndexed reports whether fields are indexed under their own names and
+// hold no accounted size of their own.
+func asIndexed(fields []messages.Field) bool {
+	for _, f := range fields {
+		if f.Key == messages.FieldAccountedSize || strings.IndexByte(f.Key, '.') >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// shared returns fs without room to grow: the indexed copy of its
+// message may use that room (forIndex), so an append must move fs.
+func shared(fs []messages.Field) []messages.Field { return fs[:len(fs):len(fs)] }
 
 // indexer makes the indexed copies of messages (forIndex). Its field
 // slices are cut from an arena, and the names it gave a

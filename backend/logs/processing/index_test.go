@@ -61,3 +61,44 @@ func TestForIndex(t *testing.T) {
 		})
 	}
 }
+
+// TestForIndexInPlace: a message whose names need no change is indexed in
+// the spare room of its own fields, and the message kept for outputs
+// (shared) cannot grow into the indexed copy's field.
+func TestForIndexInPlace(t *testing.T) {
+	ts := time.Date(2021, 3, 4, 5, 6, 7, 0, time.UTC)
+	fields := func(room int, keys ...string) []messages.Field {
+		fs := make([]messages.Field, 0, len(keys)+room)
+		for _, k := range keys {
+			fs = append(fs, messages.Field{Key: k, Value: "v"})
+		}
+		return fs
+	}
+	tests := []struct {
+		name    string
+		fields  []messages.Field
+		inPlace bool
+	}{
+		{"room and plain names", fields(2, "message", "source"), true},
+		{"no room", fields(0, "message", "source"), false},
+		{"a dotted name", fields(2, "message", "http.path"), false},
+		{"a size of the client's", fields(2, "message", messages.FieldAccountedSize), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := messages.Message{ID: "id", Timestamp: ts, Fields: tt.fields}
+			got := new(indexer).forIndex(m)
+			last := got.Fields[len(got.Fields)-1]
+			if last.Key != messages.FieldAccountedSize {
+				t.Fatalf("last indexed field %v", last)
+			}
+			if same := &got.Fields[0] == &m.Fields[0]; same != tt.inPlace {
+				t.Fatalf("indexed in the message's own fields: %v, want %v", same, tt.inPlace)
+			}
+			kept := append(shared(m.Fields), messages.Field{Key: "added", Value: "by an output"})
+			if got.Fields[len(got.Fields)-1] != last || len(kept) != len(m.Fields)+1 {
+				t.Fatalf("an append to the kept message changed the indexed one: %v", got.Fields)
+			}
+		})
+	}
+}

@@ -355,8 +355,9 @@ func (p *Processor) prepare(ctx context.Context, from uint64) (*prepared, error)
 			}
 			prefixes = append(prefixes, def)
 		}
-		b.msgs = append(b.msgs, *m)
 		indexed := p.index.forIndex(*m)
+		m.Fields = shared(m.Fields)
+		b.msgs = append(b.msgs, *m)
 		for _, pre := range prefixes {
 			b.add(pre, indexed)
 		}

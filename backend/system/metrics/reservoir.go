@@ -48,8 +48,10 @@ type sample struct {
 	v   int64
 }
 
+// init readies r. Its samples grow as updates come, not all at once: a
+// node has a timer for each of hundreds of routes, most never called, and
+// full reservoirs for all of them held 17 MB.
 func (r *reservoir) init() {
-	r.heap = make([]sample, 0, reservoirSize)
 	r.minKey.Store(math.Float64bits(math.Inf(-1)))
 }
 

@@ -22,6 +22,7 @@ type builder struct {
 	err    error
 	n      int
 	block  []byte
+	zblock []byte // block, compressed
 	rec    []byte
 	inBlk  int
 	blocks []blockRef
@@ -197,7 +198,10 @@ func (b *builder) flushBlock() {
 	if b.version >= 3 {
 		b.block = b.cols.encode(b.block[:0], b.version)
 	}
-	z := blockEncoder.EncodeAll(b.block, nil)
+	// The compressed block is written (copied) at once: its memory serves
+	// the next block.
+	z := blockEncoder.EncodeAll(b.block, b.zblock[:0])
+	b.zblock = z
 	b.blocks = append(b.blocks, blockRef{off: b.off, len: len(z), raw: uint64(len(b.block)), first: b.n - b.inBlk, docs: b.inBlk})
 	b.write(z)
 	b.block, b.inBlk = b.block[:0], 0

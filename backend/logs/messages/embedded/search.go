@@ -400,8 +400,9 @@ func (s *Store) Get(ctx context.Context, index, id string) (messages.Hit, error)
 	}
 	var seg *segment
 	doc := -1
+	k := newIDKey(id)
 	for _, r := range ix.segs {
-		r.seg.ids.lookup(id, func(d int) {
+		r.seg.ids.lookupKey(&k, func(d int) {
 			if !r.deleted.has(d) {
 				seg, doc = r.seg, d
 			}

@@ -2,7 +2,6 @@ package embedded
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
@@ -56,75 +55,6 @@ type dictRunRef struct {
 	off   int64 // from dictOff
 	len   int
 	raw   uint64 // decompressed size of a compressed run, 0 for a plain one
-}
-
-// idColumn holds every document's _id: 16 bytes for a UUID, the string
-// otherwise, and the documents in _id order for lookups.
-type idColumn struct {
-	uuids []byte
-	other map[uint32]string
-	order []uint32
-}
-
-func (c *idColumn) id(doc int) string {
-	if s, ok := c.other[uint32(doc)]; ok {
-		return s
-	}
-	var u [16]byte
-	copy(u[:], c.uuids[16*doc:])
-	return uuidString(u)
-}
-
-func uuidString(u [16]byte) string {
-	const hex = "0123456789abcdef"
-	var b [36]byte
-	j := 0
-	for i, c := range u {
-		if i == 4 || i == 6 || i == 8 || i == 10 {
-			b[j] = '-'
-			j++
-		}
-		b[j], b[j+1] = hex[c>>4], hex[c&15]
-		j += 2
-	}
-	return string(b[:])
-}
-
-// compareID orders doc's _id against id (given also as UUID bytes when it
-// is one) as strings.
-func (c *idColumn) compareID(doc int, id string, u [16]byte, isUUID bool) int {
-	if _, other := c.other[uint32(doc)]; !other && isUUID {
-		return bytes.Compare(c.uuids[16*doc:16*doc+16], u[:])
-	}
-	return compareStrings(c.id(doc), id)
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// lookup returns the documents whose _id is id.
-func (c *idColumn) lookup(id string, fn func(doc int)) {
-	u, isUUID := parseUUID(id)
-	i := sort.Search(len(c.order), func(i int) bool { return c.compareID(int(c.order[i]), id, u, isUUID) >= 0 })
-	for ; i < len(c.order) && c.compareID(int(c.order[i]), id, u, isUUID) == 0; i++ {
-		fn(int(c.order[i]))
-	}
-}
-
-func (c *idColumn) less(a, b int) bool {
-	_, ao := c.other[uint32(a)]
-	_, bo := c.other[uint32(b)]
-	if !ao && !bo {
-		return bytes.Compare(c.uuids[16*a:16*a+16], c.uuids[16*b:16*b+16]) < 0
-	}
-	return c.id(a) < c.id(b)
 }
 
 // openSegment opens a segment file.
@@ -278,6 +208,7 @@ func (s *segment) decodeMeta(meta []byte) error {
 		s.ids.order[i] = uint32(i)
 	}
 	sort.Slice(s.ids.order, func(a, b int) bool { return s.ids.less(int(s.ids.order[a]), int(s.ids.order[b])) })
+	s.ids.buildFilter()
 
 	nf := d.count(4)
 	s.fields = make(map[string]*fieldMeta, nf)

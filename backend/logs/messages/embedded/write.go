@@ -95,8 +95,12 @@ func (w *replacer) remove(ix *index, id string) {
 		b.deleted.set(pos)
 		delete(b.byID, id)
 	}
+	if len(ix.segs) == 0 {
+		return
+	}
+	k := newIDKey(id)
 	for _, r := range ix.segs {
-		r.seg.ids.lookup(id, func(doc int) {
+		r.seg.ids.lookupKey(&k, func(doc int) {
 			if r.deleted.has(doc) {
 				return
 			}
