@@ -76,14 +76,21 @@ var (
 	// stored blocks: their columns compress nearly as well at the
 	// default level, for half the time of the better one, while the
 	// runs of a field of unique values lose a tenth of their size.
-	encoder, _      = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBetterCompression), zstd.WithEncoderConcurrency(1))
-	blockEncoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+	//
+	// Their window is 1 MiB, not the default 8: a stored block is tens of
+	// kilobytes and a meta section a few megabytes that compresses as well
+	// (to a byte, on the corpus of make load), and the better level keeps
+	// a history buffer of twice its window, 16 MiB of heap for nothing.
+	encoder, _      = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBetterCompression), zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(encoderWindow))
+	blockEncoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(encoderWindow))
 	// decoder refuses frames that would need more memory than a block or
 	// a meta section can plausibly take, so a corrupt file cannot make it
 	// allocate without bound.
 	decoder, _ = zstd.NewReader(nil, zstd.WithDecoderMaxMemory(1<<30), zstd.WithDecoderConcurrency(2))
 	crcTable   = crc32.MakeTable(crc32.Castagnoli)
 )
+
+const encoderWindow = 1 << 20
 
 // enc appends the primitive encodings of the format.
 type enc []byte
