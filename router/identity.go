@@ -50,9 +50,9 @@ func (rt *Router) authenticate(next http.Handler) http.Handler {
 func (rt *Router) identified(w http.ResponseWriter, r *http.Request, p *auth.Principal, err error) (*http.Request, bool) {
 	switch {
 	case err == nil && p != nil:
-		return r.WithContext(auth.WithPrincipal(r.Context(), p)), true
+		return auth.SetPrincipal(r, p), true
 	case err != nil && api.ErrorCode(err) == api.Unauthorized:
-		return r.WithContext(context.WithValue(r.Context(), authErrKey{}, err)), true
+		return api.SetValue(r, authErrKey{}, err), true
 	case err != nil:
 		rt.fail(w, r, err)
 		return r, false
@@ -74,7 +74,8 @@ func (rt *Router) release(next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c := def
-		if v := r.Header.Get("X-API-Version"); v != "" {
+		// The canonical spelling: Get then makes no canonical copy.
+		if v := r.Header.Get("X-Api-Version"); v != "" {
 			rel, err := compat.ParseRelease(v)
 			if err != nil {
 				rt.fail(w, r, err)
@@ -100,7 +101,7 @@ func (rt *Router) release(next http.Handler) http.Handler {
 			return
 		}
 		if c != (compat.Client{Release: compat.Latest, Source: compat.FromDefault}) {
-			r = r.WithContext(compat.WithClient(r.Context(), c))
+			r = compat.SetClient(r, c)
 		}
 		next.ServeHTTP(w, r)
 	})

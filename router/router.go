@@ -224,20 +224,21 @@ func (rt *Router) bySegment(all *mux.Router, endpoints []http.Handler, unmatched
 				return
 			}
 		}
-		all.ServeHTTP(w, r)
+		all.ServeHTTP(w, api.SetVars(r, nil))
 	})
 }
 
 // serveMatched is gorilla/mux's ServeHTTP for a router whose unmatched
 // handlers are set, less the matched route it puts in the context, which
-// nothing here reads: one request copy instead of two.
+// nothing here reads, and with the path variables set in place on the
+// request context (api.SetVars): no request copy.
 func serveMatched(m *mux.Router, w http.ResponseWriter, r *http.Request) {
 	var match mux.RouteMatch
 	if !isClean(r.URL.Path) || !m.Match(r, &match) {
-		m.ServeHTTP(w, r) // gorilla/mux redirects to the clean path
+		m.ServeHTTP(w, api.SetVars(r, nil)) // gorilla/mux redirects to the clean path
 		return
 	}
-	match.Handler.ServeHTTP(w, mux.SetURLVars(r, match.Vars))
+	match.Handler.ServeHTTP(w, api.SetVars(r, match.Vars))
 }
 
 // isClean reports whether p is in gorilla/mux's canonical form: as

@@ -18,7 +18,7 @@ import (
 )
 
 // credentials returns an Authorization value for each credential form.
-func credentials(b *testing.B, h *nodetest.Harness) map[string]nodetest.ReqOption {
+func credentials(tb testing.TB, h *nodetest.Harness) map[string]nodetest.ReqOption {
 	id := h.CreateUser("bench", "benchpass")
 	tok, _ := h.CreateToken(id, "bench", nodetest.Basic("bench", "benchpass"))
 	sid := h.Login("bench", "benchpass")
