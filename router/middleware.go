@@ -21,7 +21,7 @@ func (rt *Router) prepare(next http.Handler) http.Handler {
 		if xhr(r) {
 			h["Cache-Control"] = noCache
 		}
-		r = r.WithContext(api.WithRequest(r.Context(), rt.nextRequestID(), rt.o.Logger, rt.BaseURI()))
+		r = r.WithContext(api.WithRequest(r.Context(), rt.reqSeq.Add(1), rt.o.Logger, rt.BaseURI()))
 		trimSlash(r)
 		defer func() {
 			if v := recover(); v != nil {

@@ -22,8 +22,8 @@ import (
 	"net/http"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -90,8 +90,8 @@ type Router struct {
 	base    atomic.Pointer[string]
 	handler http.Handler
 	nodeID  []string
-	reqSeq  atomic.Uint64
-	access  *accessLog // nil when there is no access log
+	reqSeq  atomic.Uint64 // the last request's id (api.WithRequest)
+	access  *accessLog    // nil when there is no access log
 	// mux is walked by Served.
 	mux *mux.Router
 
@@ -233,13 +233,22 @@ func (rt *Router) bySegment(all *mux.Router, endpoints []http.Handler, unmatched
 // nothing here reads, and with the path variables set in place on the
 // request context (api.SetVars): no request copy.
 func serveMatched(m *mux.Router, w http.ResponseWriter, r *http.Request) {
-	var match mux.RouteMatch
-	if !isClean(r.URL.Path) || !m.Match(r, &match) {
+	// From a pool: gorilla/mux's matchers take it through an interface,
+	// so a local one would be allocated for every request.
+	match := matches.Get().(*mux.RouteMatch)
+	if !isClean(r.URL.Path) || !m.Match(r, match) {
+		*match = mux.RouteMatch{}
+		matches.Put(match)
 		m.ServeHTTP(w, api.SetVars(r, nil)) // gorilla/mux redirects to the clean path
 		return
 	}
-	match.Handler.ServeHTTP(w, api.SetVars(r, match.Vars))
+	h, vars := match.Handler, match.Vars
+	*match = mux.RouteMatch{}
+	matches.Put(match)
+	h.ServeHTTP(w, api.SetVars(r, vars))
 }
+
+var matches = sync.Pool{New: func() any { return new(mux.RouteMatch) }}
 
 // isClean reports whether p is in gorilla/mux's canonical form: as
 // path.Clean makes it, but keeping a trailing slash.
@@ -419,9 +428,4 @@ func metricName(route api.Route) string {
 		p = "root"
 	}
 	return "loggate.http.routes." + p + "." + route.Method
-}
-
-// nextRequestID returns a short request id for log correlation.
-func (rt *Router) nextRequestID() string {
-	return strconv.FormatUint(rt.reqSeq.Add(1), 36)
 }

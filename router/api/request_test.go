@@ -19,11 +19,11 @@ func TestWithRequest(t *testing.T) {
 	l1, l2 := slog.New(slog.NewTextHandler(&first, nil)), slog.New(slog.NewTextHandler(&second, nil))
 	type other struct{}
 	parent := context.WithValue(context.Background(), other{}, "kept")
-	ctx := api.WithRequest(parent, "r1", l1, "http://node:9000/api/")
+	ctx := api.WithRequest(parent, 45, l1, "http://node:9000/api/")
 	location := func(ctx context.Context) string {
 		return api.Location(httptest.NewRequest("GET", "/", nil).WithContext(ctx), "/users/x")
 	}
-	if got := api.RequestID(ctx); got != "r1" {
+	if got := api.RequestID(ctx); got != "19" {
 		t.Errorf("request id %q", got)
 	}
 	if api.Logger(ctx) != l1 {
@@ -39,7 +39,7 @@ func TestWithRequest(t *testing.T) {
 	if api.RequestID(inner) != "r2" || api.Logger(inner) != l2 || location(inner) != "http://other/api/users/x" {
 		t.Errorf("values set later do not win: %q %v %q", api.RequestID(inner), api.Logger(inner) == l2, location(inner))
 	}
-	if api.Logger(api.WithRequest(context.Background(), "", nil, "")) != slog.Default() {
+	if api.Logger(api.WithRequest(context.Background(), 0, nil, "")) != slog.Default() {
 		t.Error("no logger is not slog's default")
 	}
 }
@@ -51,7 +51,7 @@ func TestSetValue(t *testing.T) {
 	type key struct{}
 	type other struct{}
 	r := httptest.NewRequest("GET", "/", nil)
-	r = r.WithContext(api.WithRequest(r.Context(), "r1", nil, ""))
+	r = r.WithContext(api.WithRequest(r.Context(), 1, nil, ""))
 	if got := api.SetValue(r, key{}, "v1"); got != r {
 		t.Error("the router's request was copied")
 	}
@@ -61,7 +61,7 @@ func TestSetValue(t *testing.T) {
 	}
 	api.SetValue(r, key{}, "v2")
 	api.SetValue(r, other{}, "o")
-	if r.Context().Value(key{}) != "v2" || r.Context().Value(other{}) != "o" || api.RequestID(r.Context()) != "r1" {
+	if r.Context().Value(key{}) != "v2" || r.Context().Value(other{}) != "o" || api.RequestID(r.Context()) != "1" {
 		t.Errorf("after setting again: %v %v %q", r.Context().Value(key{}), r.Context().Value(other{}), api.RequestID(r.Context()))
 	}
 	// Past the request context's slots, and on a request without it, the
@@ -83,7 +83,7 @@ func TestSetValue(t *testing.T) {
 // and SetVars(r, nil) forgets those set in place.
 func TestSetVars(t *testing.T) {
 	r := httptest.NewRequest("GET", "/", nil)
-	r = r.WithContext(api.WithRequest(r.Context(), "r1", nil, ""))
+	r = r.WithContext(api.WithRequest(r.Context(), 1, nil, ""))
 	if got := api.SetVars(r, map[string]string{"id": "a"}); got != r {
 		t.Error("the router's request was copied")
 	}

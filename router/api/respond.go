@@ -178,18 +178,23 @@ func RequestID(ctx context.Context) string {
 	case string:
 		return v
 	case *requestContext:
-		return v.id
+		if v.seq == 0 {
+			return ""
+		}
+		// Made when asked for (a log line), not for every request.
+		return strconv.FormatUint(v.seq, 36)
 	}
 	return ""
 }
 
 // WithRequest returns a context carrying what the router gives every
-// request: its id, its logger and the public URI of the API root. It is
+// request: its id (seq, a sequence number, written in base 36; 0 for
+// none), its logger and the public URI of the API root. It is
 // WithRequestID, WithLogger and WithBaseURI in one value, so that a request
 // costs one context allocation, not three; each of those set later, on the
 // returned context, still takes precedence.
-func WithRequest(ctx context.Context, id string, l *slog.Logger, base string) context.Context {
-	return &requestContext{Context: ctx, id: id, logger: l, base: strings.TrimSuffix(base, "/")}
+func WithRequest(ctx context.Context, seq uint64, l *slog.Logger, base string) context.Context {
+	return &requestContext{Context: ctx, seq: seq, logger: l, base: strings.TrimSuffix(base, "/")}
 }
 
 // requestContext answers the keys of WithRequest with itself (the getters
@@ -200,7 +205,7 @@ func WithRequest(ctx context.Context, id string, l *slog.Logger, base string) co
 // request: see SetValue and SetVars.
 type requestContext struct {
 	context.Context
-	id     string
+	seq    uint64
 	logger *slog.Logger
 	base   string
 	// vars are the matched route's path variables (SetVars).
