@@ -20,6 +20,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"path"
 	"slices"
 	"strings"
@@ -217,7 +218,12 @@ func (rt *Router) bySegment(all *mux.Router, endpoints []http.Handler, unmatched
 			}
 		}
 	}
+	literal := literalRoutes(rt.o.Routes, segments)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h := literal[methodPath{r.Method, r.URL.Path}]; h != nil {
+			h.ServeHTTP(w, api.SetVars(r, nil))
+			return
+		}
 		if rest, ok := strings.CutPrefix(r.URL.Path, Prefix+"/"); ok {
 			if m := segments[firstSegment(rest)]; m != nil {
 				serveMatched(m, w, r)
@@ -226,6 +232,36 @@ func (rt *Router) bySegment(all *mux.Router, endpoints []http.Handler, unmatched
 		}
 		all.ServeHTTP(w, api.SetVars(r, nil))
 	})
+}
+
+// methodPath is a request's method and path.
+type methodPath struct{ method, path string }
+
+// literalRoutes returns gorilla/mux's choice, made once, for each method and
+// path of a route without placeholders: the handler of the first route of
+// the table that takes it, if that one has no path variables either.
+// Routes match on method and path alone, so the choice is the one
+// gorilla/mux would make for every such request; it is served without
+// trying routes and their regular expressions one by one.
+func literalRoutes(routes []api.Route, segments map[string]*mux.Router) map[methodPath]http.Handler {
+	literal := map[methodPath]http.Handler{}
+	for _, route := range routes {
+		if strings.Contains(route.Path, "{") || route.Handler == nil {
+			continue
+		}
+		m := segments[firstSegment(route.Path)]
+		if m == nil {
+			continue // the API root, served by the whole table's router
+		}
+		for _, method := range methods(route) {
+			req := &http.Request{Method: method, URL: &url.URL{Path: Prefix + route.Path}}
+			var match mux.RouteMatch
+			if isClean(req.URL.Path) && m.Match(req, &match) && match.MatchErr == nil && len(match.Vars) == 0 {
+				literal[methodPath{method, req.URL.Path}] = match.Handler
+			}
+		}
+	}
+	return literal
 }
 
 // serveMatched is gorilla/mux's ServeHTTP for a router whose unmatched

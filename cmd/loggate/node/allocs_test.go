@@ -23,9 +23,9 @@ func TestClusterGETAllocs(t *testing.T) {
 		kind string
 		max  float64
 	}{
-		{"password", 8},
-		{"token", 8},
-		{"session", 9},
+		{"password", 6},
+		{"token", 6},
+		{"session", 7},
 	} {
 		t.Run(c.kind, func(t *testing.T) {
 			r := request("GET", "/api/cluster", creds[c.kind])
