@@ -25,7 +25,7 @@ func authError(ctx context.Context) error {
 func (rt *Router) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var ok bool
-		header := r.Header.Get("Authorization")
+		header := headerValue(r.Header, "Authorization")
 		if header == "" {
 			if rt.o.TrustedHeader != nil {
 				p, err := rt.o.TrustedHeader.Principal(r)
@@ -36,7 +36,7 @@ func (rt *Router) authenticate(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		extend := !strings.EqualFold(r.Header.Get("X-Graylog-No-Session-Extension"), "true")
+		extend := !strings.EqualFold(headerValue(r.Header, "X-Graylog-No-Session-Extension"), "true")
 		p, err := rt.o.Auth.Authenticate(r.Context(), header, extend)
 		if r, ok = rt.identified(w, r, p, err); ok {
 			next.ServeHTTP(w, r)
@@ -74,8 +74,7 @@ func (rt *Router) release(next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c := def
-		// The canonical spelling: Get then makes no canonical copy.
-		if v := r.Header.Get("X-Api-Version"); v != "" {
+		if v := headerValue(r.Header, "X-Api-Version"); v != "" {
 			rel, err := compat.ParseRelease(v)
 			if err != nil {
 				rt.fail(w, r, err)

@@ -455,7 +455,17 @@ func (rt *Router) fail(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 func xhr(r *http.Request) bool {
-	return strings.EqualFold(r.Header.Get("X-Requested-With"), "XMLHttpRequest")
+	return strings.EqualFold(headerValue(r.Header, "X-Requested-With"), "XMLHttpRequest")
+}
+
+// headerValue is h.Get(name) for a name in canonical form (as the callers'
+// constants are; TestHeaderNamesCanonical): the map is read directly, and
+// the name is not checked and canonicalised again on every request.
+func headerValue(h http.Header, name string) string {
+	if v := h[name]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
 
 func metricName(route api.Route) string {
