@@ -4,6 +4,7 @@ package auth
 
 import (
 	"context"
+	"net/http"
 	"time"
 
 	"github.com/loggate/loggate/auth/permission"
@@ -45,6 +46,12 @@ type principalKey struct{}
 // WithPrincipal returns a context carrying the authenticated principal.
 func WithPrincipal(ctx context.Context, p *Principal) context.Context {
 	return context.WithValue(ctx, principalKey{}, p)
+}
+
+// SetPrincipal returns r carrying the authenticated principal, set in place
+// on the router's request context when r carries it (api.SetValue).
+func SetPrincipal(r *http.Request, p *Principal) *http.Request {
+	return api.SetValue(r, principalKey{}, p)
 }
 
 // FromContext returns the request's principal, or nil for an anonymous request.

@@ -8,6 +8,7 @@ package compat
 
 import (
 	"context"
+	"net/http"
 	"strconv"
 	"strings"
 
@@ -121,6 +122,12 @@ type clientKey struct{}
 // WithClient returns a context carrying the client's release.
 func WithClient(ctx context.Context, c Client) context.Context {
 	return context.WithValue(ctx, clientKey{}, c)
+}
+
+// SetClient returns r carrying the client's release, set in place on the
+// router's request context when r carries it (api.SetValue).
+func SetClient(r *http.Request, c Client) *http.Request {
+	return api.SetValue(r, clientKey{}, c)
 }
 
 // ClientFrom returns the client's release; Latest from the default when the

@@ -25,7 +25,7 @@ func authError(ctx context.Context) error {
 func (rt *Router) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var ok bool
-		header := r.Header.Get("Authorization")
+		header := headerValue(r.Header, "Authorization")
 		if header == "" {
 			if rt.o.TrustedHeader != nil {
 				p, err := rt.o.TrustedHeader.Principal(r)
@@ -36,7 +36,7 @@ func (rt *Router) authenticate(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		extend := !strings.EqualFold(r.Header.Get("X-Graylog-No-Session-Extension"), "true")
+		extend := !strings.EqualFold(headerValue(r.Header, "X-Graylog-No-Session-Extension"), "true")
 		p, err := rt.o.Auth.Authenticate(r.Context(), header, extend)
 		if r, ok = rt.identified(w, r, p, err); ok {
 			next.ServeHTTP(w, r)
@@ -50,9 +50,9 @@ func (rt *Router) authenticate(next http.Handler) http.Handler {
 func (rt *Router) identified(w http.ResponseWriter, r *http.Request, p *auth.Principal, err error) (*http.Request, bool) {
 	switch {
 	case err == nil && p != nil:
-		return r.WithContext(auth.WithPrincipal(r.Context(), p)), true
+		return auth.SetPrincipal(r, p), true
 	case err != nil && api.ErrorCode(err) == api.Unauthorized:
-		return r.WithContext(context.WithValue(r.Context(), authErrKey{}, err)), true
+		return api.SetValue(r, authErrKey{}, err), true
 	case err != nil:
 		rt.fail(w, r, err)
 		return r, false
@@ -74,7 +74,7 @@ func (rt *Router) release(next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c := def
-		if v := r.Header.Get("X-API-Version"); v != "" {
+		if v := headerValue(r.Header, "X-Api-Version"); v != "" {
 			rel, err := compat.ParseRelease(v)
 			if err != nil {
 				rt.fail(w, r, err)
@@ -100,7 +100,7 @@ func (rt *Router) release(next http.Handler) http.Handler {
 			return
 		}
 		if c != (compat.Client{Release: compat.Latest, Source: compat.FromDefault}) {
-			r = r.WithContext(compat.WithClient(r.Context(), c))
+			r = compat.SetClient(r, c)
 		}
 		next.ServeHTTP(w, r)
 	})

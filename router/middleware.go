@@ -21,7 +21,7 @@ func (rt *Router) prepare(next http.Handler) http.Handler {
 		if xhr(r) {
 			h["Cache-Control"] = noCache
 		}
-		r = r.WithContext(api.WithRequest(r.Context(), rt.nextRequestID(), rt.o.Logger, rt.BaseURI()))
+		r = r.WithContext(api.WithRequest(r.Context(), rt.reqSeq.Add(1), rt.o.Logger, rt.BaseURI()))
 		trimSlash(r)
 		defer func() {
 			if v := recover(); v != nil {
@@ -37,7 +37,11 @@ func (rt *Router) prepare(next http.Handler) http.Handler {
 				rt.fail(w, r, api.Errorf(api.TooLarge, "Request body of %d bytes is larger than the limit of %d bytes (http_max_body_size)", r.ContentLength, rt.o.MaxBodySize))
 				return
 			}
-			r.Body = http.MaxBytesReader(w, r.Body, rt.o.MaxBodySize)
+			// A request without a body (net/http gives it NoBody) has
+			// nothing to bound.
+			if r.Body != nil && r.Body != http.NoBody {
+				r.Body = http.MaxBytesReader(w, r.Body, rt.o.MaxBodySize)
+			}
 		}
 		if pretty(r) {
 			rec := rewrite.NewRecorder(w)

@@ -20,10 +20,11 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -90,8 +91,8 @@ type Router struct {
 	base    atomic.Pointer[string]
 	handler http.Handler
 	nodeID  []string
-	reqSeq  atomic.Uint64
-	access  *accessLog // nil when there is no access log
+	reqSeq  atomic.Uint64 // the last request's id (api.WithRequest)
+	access  *accessLog    // nil when there is no access log
 	// mux is walked by Served.
 	mux *mux.Router
 
@@ -217,28 +218,73 @@ func (rt *Router) bySegment(all *mux.Router, endpoints []http.Handler, unmatched
 			}
 		}
 	}
+	literal := literalRoutes(rt.o.Routes, segments)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h := literal[methodPath{r.Method, r.URL.Path}]; h != nil {
+			h.ServeHTTP(w, api.SetVars(r, nil))
+			return
+		}
 		if rest, ok := strings.CutPrefix(r.URL.Path, Prefix+"/"); ok {
 			if m := segments[firstSegment(rest)]; m != nil {
 				serveMatched(m, w, r)
 				return
 			}
 		}
-		all.ServeHTTP(w, r)
+		all.ServeHTTP(w, api.SetVars(r, nil))
 	})
+}
+
+// methodPath is a request's method and path.
+type methodPath struct{ method, path string }
+
+// literalRoutes returns gorilla/mux's choice, made once, for each method and
+// path of a route without placeholders: the handler of the first route of
+// the table that takes it, if that one has no path variables either.
+// Routes match on method and path alone, so the choice is the one
+// gorilla/mux would make for every such request; it is served without
+// trying routes and their regular expressions one by one.
+func literalRoutes(routes []api.Route, segments map[string]*mux.Router) map[methodPath]http.Handler {
+	literal := map[methodPath]http.Handler{}
+	for _, route := range routes {
+		if strings.Contains(route.Path, "{") || route.Handler == nil {
+			continue
+		}
+		m := segments[firstSegment(route.Path)]
+		if m == nil {
+			continue // the API root, served by the whole table's router
+		}
+		for _, method := range methods(route) {
+			req := &http.Request{Method: method, URL: &url.URL{Path: Prefix + route.Path}}
+			var match mux.RouteMatch
+			if isClean(req.URL.Path) && m.Match(req, &match) && match.MatchErr == nil && len(match.Vars) == 0 {
+				literal[methodPath{method, req.URL.Path}] = match.Handler
+			}
+		}
+	}
+	return literal
 }
 
 // serveMatched is gorilla/mux's ServeHTTP for a router whose unmatched
 // handlers are set, less the matched route it puts in the context, which
-// nothing here reads: one request copy instead of two.
+// nothing here reads, and with the path variables set in place on the
+// request context (api.SetVars): no request copy.
 func serveMatched(m *mux.Router, w http.ResponseWriter, r *http.Request) {
-	var match mux.RouteMatch
-	if !isClean(r.URL.Path) || !m.Match(r, &match) {
-		m.ServeHTTP(w, r) // gorilla/mux redirects to the clean path
+	// From a pool: gorilla/mux's matchers take it through an interface,
+	// so a local one would be allocated for every request.
+	match := matches.Get().(*mux.RouteMatch)
+	if !isClean(r.URL.Path) || !m.Match(r, match) {
+		*match = mux.RouteMatch{}
+		matches.Put(match)
+		m.ServeHTTP(w, api.SetVars(r, nil)) // gorilla/mux redirects to the clean path
 		return
 	}
-	match.Handler.ServeHTTP(w, mux.SetURLVars(r, match.Vars))
+	h, vars := match.Handler, match.Vars
+	*match = mux.RouteMatch{}
+	matches.Put(match)
+	h.ServeHTTP(w, api.SetVars(r, vars))
 }
+
+var matches = sync.Pool{New: func() any { return new(mux.RouteMatch) }}
 
 // isClean reports whether p is in gorilla/mux's canonical form: as
 // path.Clean makes it, but keeping a trailing slash.
@@ -409,7 +455,17 @@ func (rt *Router) fail(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 func xhr(r *http.Request) bool {
-	return strings.EqualFold(r.Header.Get("X-Requested-With"), "XMLHttpRequest")
+	return strings.EqualFold(headerValue(r.Header, "X-Requested-With"), "XMLHttpRequest")
+}
+
+// headerValue is h.Get(name) for a name in canonical form (as the callers'
+// constants are; TestHeaderNamesCanonical): the map is read directly, and
+// the name is not checked and canonicalised again on every request.
+func headerValue(h http.Header, name string) string {
+	if v := h[name]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
 
 func metricName(route api.Route) string {
@@ -418,9 +474,4 @@ func metricName(route api.Route) string {
 		p = "root"
 	}
 	return "loggate.http.routes." + p + "." + route.Method
-}
-
-// nextRequestID returns a short request id for log correlation.
-func (rt *Router) nextRequestID() string {
-	return strconv.FormatUint(rt.reqSeq.Add(1), 36)
 }

@@ -178,36 +178,77 @@ func RequestID(ctx context.Context) string {
 	case string:
 		return v
 	case *requestContext:
-		return v.id
+		if v.seq == 0 {
+			return ""
+		}
+		// Made when asked for (a log line), not for every request.
+		return strconv.FormatUint(v.seq, 36)
 	}
 	return ""
 }
 
 // WithRequest returns a context carrying what the router gives every
-// request: its id, its logger and the public URI of the API root. It is
+// request: its id (seq, a sequence number, written in base 36; 0 for
+// none), its logger and the public URI of the API root. It is
 // WithRequestID, WithLogger and WithBaseURI in one value, so that a request
 // costs one context allocation, not three; each of those set later, on the
 // returned context, still takes precedence.
-func WithRequest(ctx context.Context, id string, l *slog.Logger, base string) context.Context {
-	return &requestContext{Context: ctx, id: id, logger: l, base: strings.TrimSuffix(base, "/")}
+func WithRequest(ctx context.Context, seq uint64, l *slog.Logger, base string) context.Context {
+	return &requestContext{Context: ctx, seq: seq, logger: l, base: strings.TrimSuffix(base, "/")}
 }
 
 // requestContext answers the keys of WithRequest with itself (the getters
 // take the field they want, so a lookup boxes no string) and passes others
-// to its parent.
+// to its parent. It also holds what later layers of the router learn about
+// the request (the principal, the client's release, the route's path
+// variables) in slots set in place, so that each costs no copy of the
+// request: see SetValue and SetVars.
 type requestContext struct {
 	context.Context
-	id     string
+	seq    uint64
 	logger *slog.Logger
 	base   string
+	// vars are the matched route's path variables (SetVars).
+	vars map[string]string
+	// slots hold SetValue's values, first free slot first.
+	slots [3]struct{ key, val any }
 }
 
 func (c *requestContext) Value(key any) any {
 	switch key {
-	case loggerKey, requestIDKey, baseKey{}:
+	case loggerKey, requestIDKey, baseKey{}, requestKey{}:
 		return c
 	}
+	for _, s := range &c.slots {
+		if s.key == nil {
+			break
+		}
+		if s.key == key {
+			return s.val
+		}
+	}
 	return c.Context.Value(key)
+}
+
+// requestKey finds the requestContext under contexts derived from it.
+type requestKey struct{}
+
+// SetValue returns r with val under key in its context, as
+// r.WithContext(context.WithValue(r.Context(), key, val)) would, but
+// without copying r when its context is the router's request context
+// itself: the value is then set in place, and contexts derived from r's
+// before the call see it too. The router's layers use it for what they
+// learn about a request before the handler runs, one after the other.
+func SetValue(r *http.Request, key, val any) *http.Request {
+	if c, ok := r.Context().(*requestContext); ok {
+		for i := range c.slots {
+			if s := &c.slots[i]; s.key == nil || s.key == key {
+				s.key, s.val = key, val
+				return r
+			}
+		}
+	}
+	return r.WithContext(context.WithValue(r.Context(), key, val))
 }
 
 // Decode reads a JSON request body into v. Strict decoding refuses properties

@@ -102,7 +102,7 @@ func (r Route) PathPermission() bool {
 // PermissionFor returns Permission with its placeholders replaced by the
 // request's path values.
 func (r Route) PermissionFor(req *http.Request) string {
-	vars := mux.Vars(req)
+	vars := Vars(req)
 	p := r.Permission
 	for _, name := range placeholders(p) {
 		p = strings.ReplaceAll(p, "{"+name+"}", vars[name])
@@ -132,7 +132,32 @@ func placeholders(s string) []string {
 func (r Route) IsDeprecated() bool { return r.Deprecated || r.Successor != "" }
 
 // Var returns a path variable of the matched route.
-func Var(r *http.Request, name string) string { return mux.Vars(r)[name] }
+func Var(r *http.Request, name string) string { return Vars(r)[name] }
+
+// Vars returns the path variables of the matched route: those SetVars
+// put on the router's request context, else gorilla/mux's own (a request
+// that gorilla/mux matched and served itself).
+func Vars(r *http.Request) map[string]string {
+	if c, ok := r.Context().Value(requestKey{}).(*requestContext); ok && c.vars != nil {
+		return c.vars
+	}
+	return mux.Vars(r)
+}
+
+// SetVars returns r carrying the path variables of the route it matched,
+// set in place on the router's request context when r carries one (no copy
+// of r), else as mux.SetURLVars puts them. SetVars(r, nil) forgets those
+// set in place before, for a request gorilla/mux then serves itself.
+func SetVars(r *http.Request, vars map[string]string) *http.Request {
+	if c, ok := r.Context().Value(requestKey{}).(*requestContext); ok {
+		c.vars = vars
+		return r
+	}
+	if vars == nil {
+		return r
+	}
+	return mux.SetURLVars(r, vars)
+}
 
 // NoContent answers 204.
 func NoContent(w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) }

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gorilla/mux"
-
 	"github.com/loggate/loggate/backend/store"
 	"github.com/loggate/loggate/router/api"
 )
@@ -62,7 +60,7 @@ func (h *Handler) forward(r *http.Request, id, method, local string, body []byte
 	if err != nil {
 		return 0, "", nil, err
 	}
-	u, err := url.Parse(strings.TrimSuffix(addr, "/") + "/api" + fill(local, mux.Vars(r)))
+	u, err := url.Parse(strings.TrimSuffix(addr, "/") + "/api" + fill(local, api.Vars(r)))
 	if err != nil {
 		return 0, "", nil, api.Errorf(api.Unavailable, "Node %s has an invalid transport address: %v", id, err)
 	}

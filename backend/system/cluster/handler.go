@@ -13,8 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gorilla/mux"
-
 	"github.com/loggate/loggate/rewrite"
 	"github.com/loggate/loggate/router/api"
 )
@@ -126,7 +124,7 @@ func (h *Handler) oneNode(local string) api.HandlerFunc {
 	fn := h.route(local)
 	method, path, _ := strings.Cut(local, " ")
 	return func(w http.ResponseWriter, r *http.Request) error {
-		id := mux.Vars(r)["nodeId"]
+		id := api.Var(r, "nodeId")
 		if id == h.self {
 			return fn(w, r) // the local route reads the same path values
 		}

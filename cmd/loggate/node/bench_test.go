@@ -6,6 +6,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,7 +18,7 @@ import (
 )
 
 // credentials returns an Authorization value for each credential form.
-func credentials(b *testing.B, h *nodetest.Harness) map[string]nodetest.ReqOption {
+func credentials(tb testing.TB, h *nodetest.Harness) map[string]nodetest.ReqOption {
 	id := h.CreateUser("bench", "benchpass")
 	tok, _ := h.CreateToken(id, "bench", nodetest.Basic("bench", "benchpass"))
 	sid := h.Login("bench", "benchpass")
@@ -133,12 +136,7 @@ func BenchmarkCompatOnNode(b *testing.B) {
 // JSON, no authentication, through the same client.
 func BenchmarkLoopback(b *testing.B) {
 	b.Run("bare", func(b *testing.B) {
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = io.WriteString(w, `{"cluster_id":"3adaf799-1551-4239-84e5-6ed939b56f62","node_id":"5ca1ab1e-0000-4000-8000-000000000001","version":"4.0.0"}`)
-		}))
-		defer srv.Close()
-		loadURLs(b, []string{srv.URL}, func(*http.Request) {})
+		loadURLs(b, []string{bareServer(b)}, func(*http.Request) {})
 	})
 	for _, backend := range []string{"memory", "redis"} {
 		b.Run(backend, func(b *testing.B) {
@@ -153,6 +151,92 @@ func BenchmarkLoopback(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkLoopbackRatio is BenchmarkLoopback's ratio measured in one run:
+// short slices of the bare server and of each credential kind (memory
+// credential cache) alternate, so that whatever else the machine does
+// weighs on both sides. A kind's ratio in a round is its req/s over the
+// mean of the bare slices before and after it, its cpu-ratio the bare CPU µs
+// per request over its own; the reported figures are the medians over the
+// rounds. It runs ~13 s once, whatever the benchmark time.
+func BenchmarkLoopbackRatio(b *testing.B) {
+	const rounds, slice = 10, 300 * time.Millisecond
+	kinds := []string{"password", "token", "session"}
+	h := nodetest.Start(b)
+	creds := credentials(b, h)
+	client := loadClient(b)
+	bare := &loader{client: client, urls: []string{bareServer(b)}, auth: func(*http.Request) {}}
+	loaders := map[string]*loader{}
+	for _, kind := range kinds {
+		loaders[kind] = &loader{client: client, urls: []string{h.URL + "/cluster"}, auth: creds[kind]}
+	}
+	// One slice each first: connections opened, credentials cached.
+	for _, l := range append([]*loader{bare}, loaders["password"], loaders["token"], loaders["session"]) {
+		loadSlice(b, l, slice)
+	}
+	var bares []sliceRate
+	got := map[string][]sliceRate{}
+	for range rounds {
+		bares = append(bares, loadSlice(b, bare, slice))
+		for _, kind := range kinds {
+			got[kind] = append(got[kind], loadSlice(b, loaders[kind], slice))
+		}
+	}
+	bares = append(bares, loadSlice(b, bare, slice))
+	for _, kind := range kinds {
+		ratio, cpu := make([]float64, rounds), make([]float64, rounds)
+		for i, k := range got[kind] {
+			ratio[i] = k.perSecond / ((bares[i].perSecond + bares[i+1].perSecond) / 2)
+			cpu[i] = ((bares[i].cpuPerReq + bares[i+1].cpuPerReq) / 2) / k.cpuPerReq
+		}
+		b.ReportMetric(median(ratio), kind+"-ratio")
+		b.ReportMetric(median(cpu), kind+"-cpu-ratio")
+	}
+	b.ReportMetric(0, "ns/op") // one run of fixed length: ns/op says nothing
+}
+
+// sliceRate is what one slice of BenchmarkLoopbackRatio measured.
+type sliceRate struct{ perSecond, cpuPerReq float64 }
+
+// loadSlice runs l from parallel keep-alive clients (as many as loadURLs
+// runs) for d.
+func loadSlice(b *testing.B, l *loader, d time.Duration) sliceRate {
+	var n atomic.Int64
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	start, cpu := time.Now(), cpuTime()
+	timer := time.AfterFunc(d, func() { stop.Store(true) })
+	defer timer.Stop()
+	for range loadParallelism * runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for !stop.Load() {
+				if err := l.get(); err != nil {
+					b.Error(err)
+					return
+				}
+				n.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	elapsed, used := time.Since(start), cpuTime()-cpu
+	if n.Load() == 0 {
+		b.Fatal("no request completed in a slice")
+	}
+	return sliceRate{
+		perSecond: float64(n.Load()) / elapsed.Seconds(),
+		cpuPerReq: float64(used.Microseconds()) / float64(n.Load()),
+	}
+}
+
+// median returns the median of xs (which it sorts).
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	if n := len(xs); n%2 == 0 {
+		return (xs[n/2-1] + xs[n/2]) / 2
+	}
+	return xs[len(xs)/2]
 }
 
 // BenchmarkRoundRobin compares one node with two nodes of one cluster
@@ -185,27 +269,63 @@ func loadGET(b *testing.B, hs []*nodetest.Harness, auth nodetest.ReqOption) {
 	loadURLs(b, urls, auth)
 }
 
+// bareServer starts the baseline of the loopback harnesses, a net/http
+// handler answering a small JSON without authentication, and returns its URL.
+func bareServer(b *testing.B) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"cluster_id":"3adaf799-1551-4239-84e5-6ed939b56f62","node_id":"5ca1ab1e-0000-4000-8000-000000000001","version":"4.0.0"}`)
+	}))
+	b.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// loadClient is the client of the loopback harnesses: keep-alive, with room
+// for every parallel client's connection.
+func loadClient(b *testing.B) *http.Client {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	b.Cleanup(client.CloseIdleConnections)
+	return client
+}
+
+// loadParallelism is b.SetParallelism's factor: 4 clients per GOMAXPROCS,
+// 8 keep-alive connections on two cores.
+const loadParallelism = 4
+
+// loader GETs its urls in turn with one credential.
+type loader struct {
+	client *http.Client
+	urls   []string
+	auth   nodetest.ReqOption
+	next   atomic.Uint64
+}
+
+// get makes one request and reads the answer, which must be a 200.
+func (l *loader) get() error {
+	req, _ := http.NewRequest("GET", l.urls[l.next.Add(1)%uint64(len(l.urls))], nil)
+	l.auth(req)
+	resp, err := l.client.Do(req)
+	if err != nil {
+		return err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("status %d", resp.StatusCode)
+	}
+	return nil
+}
+
 // loadURLs GETs the urls in turn from parallel keep-alive clients for the
 // benchmark time and reports requests per second.
 func loadURLs(b *testing.B, urls []string, auth nodetest.ReqOption) {
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
-	defer client.CloseIdleConnections()
-	var next atomic.Uint64
-	b.SetParallelism(4)
+	l := &loader{client: loadClient(b), urls: urls, auth: auth}
+	b.SetParallelism(loadParallelism)
 	start, cpu := time.Now(), cpuTime()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			req, _ := http.NewRequest("GET", urls[next.Add(1)%uint64(len(urls))], nil)
-			auth(req)
-			resp, err := client.Do(req)
-			if err != nil {
+			if err := l.get(); err != nil {
 				b.Error(err)
-				return
-			}
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusOK {
-				b.Errorf("status %d", resp.StatusCode)
 				return
 			}
 		}
