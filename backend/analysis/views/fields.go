@@ -2,6 +2,7 @@ package views
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -276,6 +277,18 @@ func (f *Fields) Recording(st messages.Store) messages.Store {
 type recordingStore struct {
 	messages.Store
 	fields *Fields
+}
+
+// Seal seals the wrapped store's writes when it can (processing.Sealer),
+// and answers errors.ErrUnsupported otherwise.
+func (r recordingStore) Seal(ctx context.Context, checkpoint uint64) (func(context.Context) error, error) {
+	s, ok := r.Store.(interface {
+		Seal(context.Context, uint64) (func(context.Context) error, error)
+	})
+	if !ok {
+		return nil, errors.ErrUnsupported
+	}
+	return s.Seal(ctx, checkpoint)
 }
 
 func (r recordingStore) Write(ctx context.Context, prefix string, msgs []messages.Message) error {

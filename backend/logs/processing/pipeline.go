@@ -12,11 +12,14 @@ import (
 // does, so it runs in a goroutine of its own while the next batches are
 // read and routed: the two halves keep two cores busy.
 //
-// The batches read during a flush are only written to the store once the
-// flush landed: Store.Flush makes durable "everything written so far", so a
-// Write beside it would make the flushed contents, and what a crash
-// replays, depend on timing. Kept apart, a flush holds exactly the records
-// below its checkpoint, and the journal is committed only once it landed.
+// A store that seals (Sealer) takes a flush's contents at once, when it
+// is launched, and the batches read meanwhile are written at once, so
+// they are searchable without waiting for the flush. With another store
+// they are only written once the flush landed: Store.Flush makes durable
+// "everything written so far", so a Write beside it would make the flushed
+// contents, and what a crash replays, depend on timing. Either way a flush
+// holds exactly the records below its checkpoint, and the journal is
+// committed only once it landed.
 type pipeline struct {
 	p *Processor
 	// read is the first journal offset not yet read, written the first not
@@ -27,8 +30,8 @@ type pipeline struct {
 	// flush began; lastFlush is when the last flush landed.
 	pending, pendingBytes int
 	lastFlush             time.Time
-	// queue holds the batches read while a flush runs, queued and
-	// queuedBytes their records and bytes.
+	// queue holds the batches read while a flush of a store that does not
+	// seal runs, queued and queuedBytes their records and bytes.
 	queue               []*prepared
 	queued, queuedBytes int
 	// fl is the flush running, nil when none is.
@@ -38,6 +41,9 @@ type pipeline struct {
 // flight is a flush running in its own goroutine.
 type flight struct {
 	checkpoint uint64
+	// sealed is set when the store sealed the flight's contents: writes
+	// go on beside it.
+	sealed bool
 	// landed is done once the flush returned; err is then its error.
 	landed context.Context
 	err    error
@@ -76,7 +82,7 @@ func (r *pipeline) run(ctx context.Context) error {
 		if r.fl == nil && r.due() {
 			r.launch(ctx)
 		}
-		if r.fl != nil && (r.queued >= p.opts.FlushEvery || r.queuedBytes >= p.opts.FlushBytes) {
+		if r.fl != nil && r.ahead() {
 			// A flush's worth is read ahead: the store holds what it has
 			// not flushed in memory, so reading waits for the flush.
 			select {
@@ -109,7 +115,7 @@ func (r *pipeline) run(ctx context.Context) error {
 				return err
 			}
 			r.read += uint64(b.n)
-			if r.fl != nil {
+			if r.fl != nil && !r.fl.sealed {
 				r.queue = append(r.queue, b)
 				r.queued += b.n
 				r.queuedBytes += b.size
@@ -151,15 +157,29 @@ func (r *pipeline) due() bool {
 	return r.pending > 0 && (r.pending >= o.FlushEvery || r.pendingBytes >= o.FlushBytes || time.Since(r.lastFlush) >= o.FlushInterval)
 }
 
-// launch starts flushing everything written so far.
+// ahead reports whether a flush's worth was read while the flight runs:
+// the store holds what it has not flushed in memory, so reading waits.
+func (r *pipeline) ahead() bool {
+	o := r.p.opts
+	if r.fl.sealed {
+		return r.pending >= o.FlushEvery || r.pendingBytes >= o.FlushBytes
+	}
+	return r.queued >= o.FlushEvery || r.queuedBytes >= o.FlushBytes
+}
+
+// launch starts flushing everything written so far. A store that seals
+// takes it here, before the next write; with one that cannot (or a seal
+// that failed, which the flush then retries as a whole), writes wait.
 func (r *pipeline) launch(ctx context.Context) {
 	landed, done := context.WithCancel(context.Background())
 	fl := &flight{checkpoint: r.written, landed: landed}
+	sealed := r.p.seal(ctx, fl.checkpoint)
+	fl.sealed = sealed != nil
 	r.fl = fl
 	r.pending, r.pendingBytes = 0, 0
 	go func() {
 		defer done()
-		fl.err = r.p.flush(ctx, fl.checkpoint)
+		fl.err = r.p.flush(ctx, fl.checkpoint, sealed)
 	}()
 }
 

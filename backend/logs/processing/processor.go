@@ -35,6 +35,16 @@ type Store interface {
 	Checkpoint() uint64
 }
 
+// Sealer is a Store whose flush can start with a short step: Seal ends
+// what was written so far and returns the rest of the flush, which makes
+// that durable with checkpoint and may be run again after it failed.
+// Writes after Seal are not part of it, so processing goes on writing
+// while such a flush runs (*embedded.Store). A Store that wraps another
+// answers errors.ErrUnsupported when the one it wraps cannot seal.
+type Sealer interface {
+	Seal(ctx context.Context, checkpoint uint64) (func(context.Context) error, error)
+}
+
 // Streams gives the current streams; *streams.Service satisfies it.
 type Streams interface {
 	All() []*streams.Stream
@@ -105,6 +115,8 @@ type Processor struct {
 	index   indexer
 	entries []journal.Entry
 	readBuf []byte
+	// noSeal is set once the store said it cannot seal.
+	noSeal bool
 
 	incoming, processed, written, failures, bad *metrics.Meter
 	decodedBytes, outputBytes                   *metrics.Counter
@@ -456,8 +468,15 @@ func (e *refusedError) Error() string { return e.err.Error() }
 func (e *refusedError) Unwrap() error { return e.err }
 
 // flush makes the store durable up to next and then commits the journal.
-func (p *Processor) flush(ctx context.Context, next uint64) error {
-	if err := p.retry(ctx, "message store flush", func() error { return p.st.Flush(ctx, next) }); err != nil {
+//
+// sealed, when set, is the rest of a flush Seal began: it is what is
+// retried then, not a Flush of everything written meanwhile.
+func (p *Processor) flush(ctx context.Context, next uint64, sealed func(context.Context) error) error {
+	op := func() error { return p.st.Flush(ctx, next) }
+	if sealed != nil {
+		op = func() error { return sealed(ctx) }
+	}
+	if err := p.retry(ctx, "message store flush", op); err != nil {
 		return err
 	}
 	if err := p.j.Commit(next - 1); err != nil {
@@ -465,6 +484,24 @@ func (p *Processor) flush(ctx context.Context, next uint64) error {
 	}
 	p.update(func(s *State) { s.Flushed = next })
 	return nil
+}
+
+// seal begins a flush of everything written so far when the store seals,
+// and returns the rest of it; nil when the store cannot seal or the seal
+// failed (the store is closing, or failing: a Flush then retries it all).
+func (p *Processor) seal(ctx context.Context, checkpoint uint64) func(context.Context) error {
+	s, ok := p.st.(Sealer)
+	if !ok || p.noSeal {
+		return nil
+	}
+	flush, err := s.Seal(ctx, checkpoint)
+	if errors.Is(err, errors.ErrUnsupported) {
+		p.noSeal = true
+	}
+	if err != nil {
+		return nil
+	}
+	return flush
 }
 
 // clearFailing resets State.Failing; it skips the update, and the wake-up

@@ -15,6 +15,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/loggate/loggate/backend/logs/messages"
+	"github.com/loggate/loggate/backend/logs/messages/embedded"
 	"github.com/loggate/loggate/backend/logs/processing"
 	"github.com/loggate/loggate/backend/system/metrics"
 )
@@ -403,14 +404,7 @@ func TestFlushOverlapsReading(t *testing.T) {
 	reg := metrics.New(clock)
 	r := e.startOn(st, processing.Options{Metrics: reg, FlushEvery: 3, FlushInterval: neverInterval})
 	first := e.journal(numbered("a", 3)...)
-	select {
-	case cp := <-st.entered:
-		if cp != first {
-			t.Fatalf("flush checkpoint %d, want %d", cp, first)
-		}
-	case <-time.After(waitTimeout):
-		t.Fatal("timed out waiting for the flush")
-	}
+	waitEntered(t, st.entered, first)
 	end := e.journal(numbered("b", 3)...)
 	const incoming = "org.graylog2.shared.buffers.processors.ProcessBufferProcessor.incomingMessages"
 	for deadline := time.Now().Add(waitTimeout); meterCount(t, reg, incoming) < 6; {
@@ -428,6 +422,84 @@ func TestFlushOverlapsReading(t *testing.T) {
 		t.Errorf("%d writes beside a flush, flush checkpoints %v; want none and [%d %d]", got.beside, got.checkpoints, first, end)
 	}
 	wantOnce(t, e, ids(append(numbered("a", 3), numbered("b", 3)...)))
+}
+
+// TestSealedFlushWritesBeside: with a store that seals (the embedded one),
+// the records read while a flush runs are written at once, searchable
+// before it lands, and the flush still commits exactly the records below
+// its checkpoint.
+func TestSealedFlushWritesBeside(t *testing.T) {
+	e := newEnv(t)
+	st := &gatedSealer{Store: e.ms, ms: e.ms, entered: make(chan uint64, 4), release: make(chan struct{})}
+	r := e.startOn(st, processing.Options{FlushEvery: 3, FlushInterval: neverInterval})
+	first := e.journal(numbered("a", 3)...)
+	waitEntered(t, st.entered, first)
+	end := e.journal(numbered("b", 3)...)
+	r.processed(end) // while the first flush is held
+	if s := r.p.State(); s.Flushed > first {
+		t.Errorf("state %+v: flushed past the held flush", s)
+	}
+	if n := len(e.all()); n != 6 {
+		t.Errorf("%d messages searchable while the flush is held, want 6", n)
+	}
+	if got := e.ms.Checkpoint(); got >= first {
+		t.Errorf("store checkpoint %d before the held flush landed", got)
+	}
+	close(st.release)
+	r.flushed(end)
+	if got := st.checkpoints(); !slices.Equal(got, []uint64{first, end}) {
+		t.Errorf("sealed flush checkpoints %v, want [%d %d]", got, first, end)
+	}
+	if err := r.stop(); err != nil {
+		t.Fatal(err)
+	}
+	wantOnce(t, e, ids(append(numbered("a", 3), numbered("b", 3)...)))
+}
+
+// gatedSealer seals through the embedded store and holds every sealed
+// flush until release is closed, telling entered its checkpoint.
+type gatedSealer struct {
+	processing.Store
+	ms      *embedded.Store
+	entered chan uint64
+	release chan struct{}
+
+	mu  sync.Mutex
+	cps []uint64
+}
+
+func (g *gatedSealer) Seal(ctx context.Context, checkpoint uint64) (func(context.Context) error, error) {
+	flush, err := g.ms.Seal(ctx, checkpoint)
+	if err != nil {
+		return nil, err
+	}
+	g.mu.Lock()
+	g.cps = append(g.cps, checkpoint)
+	g.mu.Unlock()
+	return func(ctx context.Context) error {
+		g.entered <- checkpoint
+		<-g.release
+		return flush(ctx)
+	}, nil
+}
+
+func (g *gatedSealer) checkpoints() []uint64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Clone(g.cps)
+}
+
+// waitEntered waits for a held flush to tell its checkpoint, want.
+func waitEntered(t *testing.T, entered <-chan uint64, want uint64) {
+	t.Helper()
+	select {
+	case cp := <-entered:
+		if cp != want {
+			t.Fatalf("flush checkpoint %d, want %d", cp, want)
+		}
+	case <-time.After(waitTimeout):
+		t.Fatal("timed out waiting for the flush")
+	}
 }
 
 // gatedStore holds every Flush until release is closed, telling entered

@@ -14,17 +14,23 @@ import (
 
 var errDiskFull = errors.New("disk full")
 
-// TestFault checks the fault hook: while it fails, Write and Flush return
-// ErrUnavailable and the committed state stays; afterwards all works.
-func TestFault(t *testing.T) {
-	dir := t.TempDir()
-	var failing atomic.Bool
-	opts := embedded.Options{Fault: func() error {
+// switchedFault returns options whose fault hook fails with errDiskFull
+// while failing is set.
+func switchedFault() (*atomic.Bool, embedded.Options) {
+	failing := new(atomic.Bool)
+	return failing, embedded.Options{Fault: func() error {
 		if failing.Load() {
 			return errDiskFull
 		}
 		return nil
 	}}
+}
+
+// TestFault checks the fault hook: while it fails, Write and Flush return
+// ErrUnavailable and the committed state stays; afterwards all works.
+func TestFault(t *testing.T) {
+	dir := t.TempDir()
+	failing, opts := switchedFault()
 	s := mustOpen(t, dir, opts)
 	msgs := messagestest.Generate(1, 30, messagestest.BenchStart)
 	ctx := t.Context()
@@ -220,5 +226,52 @@ func TestCorruptSegment(t *testing.T) {
 	if s, err := embedded.Open(dir, embedded.Options{}); err == nil {
 		s.Close()
 		t.Fatal("Open accepted a corrupt segment")
+	}
+}
+
+// TestSeal: a sealed flush commits what was written before Seal, and only
+// that, with its checkpoint, while writes go on beside it; it can be run
+// again after it failed. Closing without a flush is a crash here.
+func TestSeal(t *testing.T) {
+	dir := t.TempDir()
+	failing, opts := switchedFault()
+	s := mustOpen(t, dir, opts)
+	msgs := messagestest.Generate(1, 30, messagestest.BenchStart)
+	ctx := t.Context()
+	if err := s.Write(ctx, "f", msgs[:10]); err != nil {
+		t.Fatal(err)
+	}
+	flush, err := s.Seal(ctx, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Write(ctx, "f", msgs[10:20]); err != nil {
+		t.Fatal(err)
+	}
+	wantTotal(t, s, 20) // sealed and later messages are searchable alike
+	failing.Store(true)
+	if err := flush(ctx); !errors.Is(err, errDiskFull) {
+		t.Fatalf("sealed flush while failing: %v", err)
+	}
+	failing.Store(false)
+	if err := flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if cp := s.Checkpoint(); cp != 10 {
+		t.Errorf("Checkpoint = %d, want 10", cp)
+	}
+	wantTotal(t, s, 20)
+	s.Close()
+	s = mustOpen(t, dir, opts)
+	if cp := s.Checkpoint(); cp != 10 {
+		t.Errorf("Checkpoint after reopen = %d, want 10", cp)
+	}
+	wantTotal(t, s, 10) // what was written after Seal was not committed
+	if _, err := s.Seal(ctx, 11); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, err := s.Seal(ctx, 12); !errors.Is(err, messages.ErrUnavailable) {
+		t.Errorf("Seal after Close: %v, want ErrUnavailable", err)
 	}
 }

@@ -24,6 +24,43 @@ type flushJob struct {
 // checkpoint. Writers are blocked only while buffers are swapped and while
 // the manifest is written, not while segments are built.
 func (s *Store) Flush(ctx context.Context, checkpoint uint64) error {
+	return s.flush(ctx, checkpoint, true)
+}
+
+// Seal ends the buffers written so far: later writes go to new ones, which
+// the returned function does not write. That function writes the sealed
+// buffers (with any an earlier failed flush left) to segment files and
+// commits them with checkpoint, as Flush does; it may be called again
+// after it failed. Seal is the short first step of a flush that its caller
+// may run beside further writes, and only then is checkpoint exactly what
+// the commit holds.
+func (s *Store) Seal(ctx context.Context, checkpoint uint64) (func(context.Context) error, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, unavailable("seal", errClosed)
+	}
+	s.freeze()
+	return func(ctx context.Context) error { return s.flush(ctx, checkpoint, false) }, nil
+}
+
+// freeze moves every index's active buffer to the ones waiting to be
+// flushed; the caller holds mu.
+func (s *Store) freeze() {
+	for _, ix := range s.indices {
+		if len(ix.active.msgs) > 0 {
+			ix.frozen = append(ix.frozen, ix.active)
+			ix.active = ix.active.nextBuffer()
+		}
+	}
+}
+
+// flush writes the frozen buffers, and the active ones first when active
+// is set, and commits them with checkpoint.
+func (s *Store) flush(ctx context.Context, checkpoint uint64, active bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -39,12 +76,11 @@ func (s *Store) Flush(ctx context.Context, checkpoint uint64) error {
 		s.mu.Unlock()
 		return unavailable("flush", err)
 	}
+	if active {
+		s.freeze()
+	}
 	var jobs []*flushJob
 	for _, ix := range s.indices {
-		if len(ix.active.msgs) > 0 {
-			ix.frozen = append(ix.frozen, ix.active)
-			ix.active = ix.active.nextBuffer()
-		}
 		if len(ix.frozen) == 0 {
 			continue
 		}
