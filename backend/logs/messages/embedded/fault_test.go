@@ -14,29 +14,37 @@ import (
 
 var errDiskFull = errors.New("disk full")
 
-// switchedFault returns options whose fault hook fails with errDiskFull
-// while failing is set.
-func switchedFault() (*atomic.Bool, embedded.Options) {
-	failing := new(atomic.Bool)
-	return failing, embedded.Options{Fault: func() error {
-		if failing.Load() {
+// faulty is a store in dir whose fault hook fails with errDiskFull while
+// failing is set, holding the first 10 of msgs in index set "f".
+type faulty struct {
+	dir     string
+	opts    embedded.Options
+	failing *atomic.Bool
+	s       *embedded.Store
+	msgs    []messages.Message
+}
+
+func newFaulty(t *testing.T) *faulty {
+	f := &faulty{dir: t.TempDir(), failing: new(atomic.Bool), msgs: messagestest.Generate(1, 30, messagestest.BenchStart)}
+	f.opts = embedded.Options{Fault: func() error {
+		if f.failing.Load() {
 			return errDiskFull
 		}
 		return nil
 	}}
+	f.s = mustOpen(t, f.dir, f.opts)
+	if err := f.s.Write(t.Context(), "f", f.msgs[:10]); err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
 
 // TestFault checks the fault hook: while it fails, Write and Flush return
 // ErrUnavailable and the committed state stays; afterwards all works.
 func TestFault(t *testing.T) {
-	dir := t.TempDir()
-	failing, opts := switchedFault()
-	s := mustOpen(t, dir, opts)
-	msgs := messagestest.Generate(1, 30, messagestest.BenchStart)
+	f := newFaulty(t)
+	dir, opts, failing, s, msgs := f.dir, f.opts, f.failing, f.s, f.msgs
 	ctx := t.Context()
-	if err := s.Write(ctx, "f", msgs[:10]); err != nil {
-		t.Fatal(err)
-	}
 	if err := s.Flush(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
@@ -233,14 +241,9 @@ func TestCorruptSegment(t *testing.T) {
 // that, with its checkpoint, while writes go on beside it; it can be run
 // again after it failed. Closing without a flush is a crash here.
 func TestSeal(t *testing.T) {
-	dir := t.TempDir()
-	failing, opts := switchedFault()
-	s := mustOpen(t, dir, opts)
-	msgs := messagestest.Generate(1, 30, messagestest.BenchStart)
+	f := newFaulty(t)
+	dir, opts, failing, s, msgs := f.dir, f.opts, f.failing, f.s, f.msgs
 	ctx := t.Context()
-	if err := s.Write(ctx, "f", msgs[:10]); err != nil {
-		t.Fatal(err)
-	}
 	flush, err := s.Seal(ctx, 10)
 	if err != nil {
 		t.Fatal(err)
