@@ -53,6 +53,9 @@ func TestParseAuthorization(t *testing.T) {
 // Reading credentials and their cache key cost one allocation each (the
 // strings returned): both run on every authenticated request.
 func TestCredentialsAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector adds allocations")
+	}
 	header := basic("1vlu3emcfbj0fk5mlso5ep5prm4hcr3oq3ai0t4cq9jbsv4t0gu8:token")
 	keys := auth.DeriveKeys("a password secret of some length")
 	for _, c := range []struct {

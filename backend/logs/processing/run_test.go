@@ -296,6 +296,9 @@ func TestPause(t *testing.T) {
 	// FlushInterval is also how often a paused processor looks again.
 	r := e.start(procOptions(processing, neverEvery, time.Millisecond))
 	paused.Store(true)
+	// Once a check saw the pause the processor reads nothing until it is
+	// resumed; a record journaled before that could still be read.
+	receive(t, checks, "a check while paused")
 	end := e.journal(numbered("m", 3)...)
 	// The second check began after the first was received, after the
 	// records were journaled.

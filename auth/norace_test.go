@@ -1,0 +1,5 @@
+//go:build !race
+
+package auth_test
+
+const raceEnabled = false
