@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/klauspost/compress/gzhttp"
+
 	"github.com/loggate/loggate/auth/cache/redistest"
 	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
 )
@@ -161,39 +163,117 @@ func BenchmarkLoopback(b *testing.B) {
 // per request over its own; the reported figures are the medians over the
 // rounds. It runs ~13 s once, whatever the benchmark time.
 func BenchmarkLoopbackRatio(b *testing.B) {
-	const rounds, slice = 10, 300 * time.Millisecond
 	kinds := []string{"password", "token", "session"}
 	h := nodetest.Start(b)
 	creds := credentials(b, h)
 	client := loadClient(b)
 	bare := &loader{client: client, urls: []string{bareServer(b)}, auth: func(*http.Request) {}}
-	loaders := map[string]*loader{}
+	var loaders []*loader
 	for _, kind := range kinds {
-		loaders[kind] = &loader{client: client, urls: []string{h.URL + "/cluster"}, auth: creds[kind]}
+		loaders = append(loaders, &loader{client: client, urls: []string{h.URL + "/cluster"}, auth: creds[kind]})
 	}
-	// One slice each first: connections opened, credentials cached.
-	for _, l := range append([]*loader{bare}, loaders["password"], loaders["token"], loaders["session"]) {
-		loadSlice(b, l, slice)
-	}
-	var bares []sliceRate
-	got := map[string][]sliceRate{}
-	for range rounds {
-		bares = append(bares, loadSlice(b, bare, slice))
-		for _, kind := range kinds {
-			got[kind] = append(got[kind], loadSlice(b, loaders[kind], slice))
-		}
-	}
-	bares = append(bares, loadSlice(b, bare, slice))
-	for _, kind := range kinds {
-		ratio, cpu := make([]float64, rounds), make([]float64, rounds)
-		for i, k := range got[kind] {
-			ratio[i] = k.perSecond / ((bares[i].perSecond + bares[i+1].perSecond) / 2)
-			cpu[i] = ((bares[i].cpuPerReq + bares[i+1].cpuPerReq) / 2) / k.cpuPerReq
-		}
-		b.ReportMetric(median(ratio), kind+"-ratio")
-		b.ReportMetric(median(cpu), kind+"-cpu-ratio")
+	for i, r := range interleave(b, 10, 300*time.Millisecond, bare, loaders) {
+		b.ReportMetric(median(r.ratio), kinds[i]+"-ratio")
+		b.ReportMetric(median(r.cpuRatio), kinds[i]+"-cpu-ratio")
 	}
 	b.ReportMetric(0, "ns/op") // one run of fixed length: ns/op says nothing
+}
+
+// BenchmarkLoopbackLayers splits what a token-authenticated GET /api/cluster
+// costs the running server into layers, in one run of interleaved slices
+// like BenchmarkLoopbackRatio's. The layers, each reported as its median
+// CPU µs per request and its req/s ratio to bare:
+//   - answer: a plain handler sending the node's own answer (body and
+//     headers) to a client sending the same Authorization header;
+//   - gzip: that handler behind gzhttp as the router uses it;
+//   - router: the node's router, served by httptest;
+//   - node: the node's own server.
+//
+// The steps between neighbours are what each layer adds on loopback, where
+// caches are cold between round trips, unlike in BenchmarkClusterGET. It
+// runs ~35 s once, whatever the benchmark time.
+func BenchmarkLoopbackLayers(b *testing.B) {
+	h := nodetest.Start(b)
+	token := credentials(b, h)["token"]
+	answer := h.Do("GET", "/cluster", nil, token)
+	if answer.Status != http.StatusOK {
+		b.Fatalf("GET /cluster: %d", answer.Status)
+	}
+	// The answer's headers but those net/http writes, and Vary, which
+	// gzhttp adds.
+	plain := func(vary bool) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			for k, v := range answer.Header {
+				if k != "Date" && k != "Content-Length" && (vary || k != "Vary") {
+					w.Header()[k] = v
+				}
+			}
+			_, _ = w.Write(answer.Body)
+		})
+	}
+	// The router's gzip stage: gzhttp with Graylog's threshold.
+	wrap, err := gzhttp.NewWrapper(gzhttp.MinSize(512))
+	if err != nil {
+		b.Fatal(err)
+	}
+	client := loadClient(b)
+	layer := func(h http.Handler, path string) *loader {
+		srv := httptest.NewServer(h)
+		b.Cleanup(srv.Close)
+		return &loader{client: client, urls: []string{srv.URL + path}, auth: token}
+	}
+	names := []string{"answer", "gzip", "router", "node"}
+	loaders := []*loader{
+		layer(plain(true), "/"),
+		layer(wrap(plain(false)), "/"),
+		layer(h.Node.Router, "/api/cluster"),
+		{client: client, urls: []string{h.URL + "/cluster"}, auth: token},
+	}
+	bare := &loader{client: client, urls: []string{bareServer(b)}, auth: func(*http.Request) {}}
+	got := interleave(b, 30, 200*time.Millisecond, bare, loaders)
+	b.ReportMetric(median(got[0].baseCPU), "bare-cpu-µs")
+	for i, r := range got {
+		b.ReportMetric(median(r.cpu), names[i]+"-cpu-µs")
+		b.ReportMetric(median(r.ratio), names[i]+"-ratio")
+	}
+	b.ReportMetric(0, "ns/op") // one run of fixed length: ns/op says nothing
+}
+
+// slicesOf are one loader's slices of an interleave run: per round, its
+// req/s over the mean of the baseline slices before and after it (ratio),
+// that mean CPU µs per request over its own (cpuRatio), its own CPU µs per
+// request (cpu) and that of the mean baseline (baseCPU).
+type slicesOf struct{ ratio, cpuRatio, cpu, baseCPU []float64 }
+
+// interleave runs one slice of base and of each loader to open connections
+// and fill caches, then rounds of a base slice followed by one slice of each
+// loader, then a last base slice, so that every loader's slice has a base
+// slice on each side; whatever else the machine does weighs on both.
+func interleave(b *testing.B, rounds int, slice time.Duration, base *loader, loaders []*loader) []slicesOf {
+	for _, l := range append([]*loader{base}, loaders...) {
+		loadSlice(b, l, slice)
+	}
+	bases := make([]sliceRate, 0, rounds+1)
+	got := make([][]sliceRate, len(loaders))
+	for range rounds {
+		bases = append(bases, loadSlice(b, base, slice))
+		for i, l := range loaders {
+			got[i] = append(got[i], loadSlice(b, l, slice))
+		}
+	}
+	bases = append(bases, loadSlice(b, base, slice))
+	out := make([]slicesOf, len(loaders))
+	for i := range loaders {
+		for r, k := range got[i] {
+			perSecond := (bases[r].perSecond + bases[r+1].perSecond) / 2
+			cpu := (bases[r].cpuPerReq + bases[r+1].cpuPerReq) / 2
+			out[i].ratio = append(out[i].ratio, k.perSecond/perSecond)
+			out[i].cpuRatio = append(out[i].cpuRatio, cpu/k.cpuPerReq)
+			out[i].cpu = append(out[i].cpu, k.cpuPerReq)
+			out[i].baseCPU = append(out[i].baseCPU, cpu)
+		}
+	}
+	return out
 }
 
 // sliceRate is what one slice of BenchmarkLoopbackRatio measured.
