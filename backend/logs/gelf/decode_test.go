@@ -358,6 +358,28 @@ func (b *budget) Grow(n int) error {
 	return nil
 }
 
+// TestDecodeBudgetIgnoresPool: a small payload asks the budget for its own
+// buffer and text, not for the capacity a large payload left in the pooled
+// decompression buffer; otherwise small messages would crowd the node-wide
+// budget after one large one.
+func TestDecodeBudgetIgnoresPool(t *testing.T) {
+	large := gzipped(t, []byte(`{"host":"h","short_message":"`+strings.Repeat("x", 200<<10)+`"}`))
+	small := gzipped(t, sample400)
+	for range 3 {
+		if _, err := gelf.Decode(large, gelf.Options{Now: fixedNow}); err != nil {
+			t.Fatal(err)
+		}
+		b := &budget{limit: 1 << 30}
+		if _, err := gelf.Decode(small, gelf.Options{Now: fixedNow, Budget: b}); err != nil {
+			t.Fatal(err)
+		}
+		// A fresh 4 KiB buffer, then the text: nothing of the 256 KiB one.
+		if want := 4<<10 + len(sample400); b.granted != want {
+			t.Fatalf("a %d-byte text after a large one asked for %d bytes, want %d", len(sample400), b.granted, want)
+		}
+	}
+}
+
 func TestDecodeBudget(t *testing.T) {
 	const limit = 1 << 20
 	msg := []byte(`{"host":"h","short_message":"` + strings.Repeat("x", 200<<10) + `"}`)

@@ -138,10 +138,11 @@ func (f *inflater) inflate(c compression, p []byte, limit int64, budget Budget) 
 	// One byte more than the limit tells a stream that goes on from one
 	// that ends exactly at it.
 	most := int(min(limit, math.MaxInt32)) + 1
-	dst, charged := f.dst[:0], 0
-	if cap(dst) > most {
-		dst = dst[:0:most]
-	}
+	// The pooled buffer is reused only as far as a fresh one would have
+	// grown, and only that far is charged: what a decoding asks of the
+	// budget depends on its payload, not on what the pool last held.
+	buf := f.dst[:0]
+	dst, charged := buf[:0:0], 0
 	for {
 		if len(dst) == cap(dst) {
 			n := min(max(2*cap(dst), 4*len(p), minInflateBuffer), most)
@@ -151,10 +152,12 @@ func (f *inflater) inflate(c compression, p []byte, limit int64, budget Budget) 
 			if err := charge(budget, &charged, n); err != nil {
 				return nil, err
 			}
-			dst = append(make([]byte, 0, n), dst...)
-			f.dst = dst
-		} else if err := charge(budget, &charged, cap(dst)); err != nil {
-			return nil, err
+			if cap(buf) >= n {
+				dst = buf[:len(dst):n] // dst starts buf: its bytes are there
+			} else {
+				buf = append(make([]byte, 0, n), dst...)
+				dst, f.dst = buf, buf
+			}
 		}
 		k, err := r.Read(dst[len(dst):cap(dst)])
 		dst = dst[:len(dst)+k]
