@@ -17,6 +17,7 @@ require (
 	github.com/gorilla/mux v1.8.1
 	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/klauspost/compress v1.20.3
+	github.com/libp2p/go-buffer-pool v0.1.0
 	github.com/oklog/ulid/v2 v2.1.2
 	github.com/olebedev/when v1.1.0
 	github.com/redis/go-redis/v9 v9.23.0

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"io"
 	"math"
+	"math/bits"
 	"sync"
 	"unsafe"
 
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zlib"
+
+	"github.com/loggate/loggate/backend/logs/buffers"
 )
 
 // compression is the payload encoding GELFMessage detects by magic bytes.
@@ -54,6 +57,7 @@ type inflater struct {
 	zr  io.ReadCloser
 	fr  io.ReadCloser
 	gz  *gzip.Reader
+	// dst is the current decoding's output buffer, whole, from outputs.
 	dst []byte
 }
 
@@ -63,17 +67,25 @@ var inflaters = sync.Pool{New: func() any { return new(inflater) }}
 // in the pool: a bigger buffer is dropped when the decoding ends.
 const maxPooledBuffer = 256 << 10
 
-// release returns f to the pool; a nil f is ignored.
+// outputs keeps output buffers: a decoding takes buffers of the sizes its
+// payload needs, and is charged for those, whatever the decodings before it
+// left behind.
+var outputs = buffers.New(maxPooledBuffer)
+
+// release returns f and its buffer to their pools; a nil f is ignored.
 func (f *inflater) release() {
 	if f == nil {
 		return
 	}
 	f.src.Reset(nil)
-	if cap(f.dst) > maxPooledBuffer {
-		f.dst = nil
-	}
-	f.dst = f.dst[:0]
+	f.putBuffer()
 	inflaters.Put(f)
+}
+
+// putBuffer gives f's output buffer back to outputs.
+func (f *inflater) putBuffer() {
+	outputs.Put(f.dst)
+	f.dst = nil
 }
 
 // text returns the JSON text of data, which is f's output or, for a nil f,
@@ -96,7 +108,7 @@ func (f *inflater) text(data []byte, budget Budget) (string, error) {
 	return string(data), nil
 }
 
-// inflate decompresses p into f.dst, refusing more than limit bytes. The
+// inflate decompresses p into a buffer of outputs (f.dst), refusing more than limit bytes. The
 // output buffer grows by doubling as bytes actually arrive, from a few times
 // the input's size, and never beyond limit+1 bytes: neither a size the
 // stream claims (gzip's ISIZE) nor the limit itself is allocated up front.
@@ -138,26 +150,28 @@ func (f *inflater) inflate(c compression, p []byte, limit int64, budget Budget) 
 	// One byte more than the limit tells a stream that goes on from one
 	// that ends exactly at it.
 	most := int(min(limit, math.MaxInt32)) + 1
-	// The pooled buffer is reused only as far as a fresh one would have
-	// grown, and only that far is charged: what a decoding asks of the
-	// budget depends on its payload, not on what the pool last held.
-	buf := f.dst[:0]
-	dst, charged := buf[:0:0], 0
+	var dst []byte
+	charged := 0
 	for {
 		if len(dst) == cap(dst) {
-			n := min(max(2*cap(dst), 4*len(p), minInflateBuffer), most)
+			// A power of two, so that the buffer can be pooled: the size
+			// is a guess of the output's anyway. Past half of most, most
+			// itself: a buffer of a power of two just under it would be
+			// followed by one of most to tell whether the output goes on.
+			n := 1 << bits.Len(uint(max(2*cap(dst), 4*len(p), minInflateBuffer)-1))
+			if n > most/2 {
+				n = most
+			}
 			if n == len(dst) {
 				return nil, ErrTooLarge
 			}
 			if err := charge(budget, &charged, n); err != nil {
 				return nil, err
 			}
-			if cap(buf) >= n {
-				dst = buf[:len(dst):n] // dst starts buf: its bytes are there
-			} else {
-				buf = append(make([]byte, 0, n), dst...)
-				dst, f.dst = buf, buf
-			}
+			grown := outputs.Get(n)
+			dst = append(grown, dst...)
+			f.putBuffer()
+			f.dst = grown
 		}
 		k, err := r.Read(dst[len(dst):cap(dst)])
 		dst = dst[:len(dst)+k]

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loggate/loggate/backend/logs/buffers"
 	"github.com/loggate/loggate/backend/logs/gelf"
 	"github.com/loggate/loggate/backend/logs/journal"
 	"github.com/loggate/loggate/router/api"
@@ -180,18 +181,17 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) error {
 	defer func() {
 		st.lease.release()
 		st.batch.reset()
-		if cap(st.body) > maxPooledBody {
-			st.body = nil
-		}
+		bodies.Put(st.body)
+		st.body = nil
 		httpStates.Put(st)
 	}()
 	// Content-Length sizes the buffer only up to maxPooledBody: a claimed
 	// size allocates nothing before the bytes arrive.
-	if want := min(max(r.ContentLength+1, 4096), limit+1, maxPooledBody); int64(cap(st.body)) < want {
-		st.body = make([]byte, 0, want)
+	most := limit + 1 // one byte more tells a body over the limit
+	if r.ContentLength >= 0 {
+		most = min(most, r.ContentLength+1)
 	}
-	body, err := readBody(st.body[:0], r.Body, limit, &st.lease)
-	st.body = body
+	body, err := readBody(&st.body, int(min(max(most, 4096), maxPooledBody)), int(most), r.Body, limit, &st.lease)
 	switch {
 	case errors.Is(err, errBodyTooLarge):
 		m.failures.Mark(1)
@@ -319,19 +319,31 @@ var errBodyTooLarge = errors.New("request body too large")
 // the pool.
 const maxPooledBody = 256 << 10
 
-// readBody reads the whole body into dst, refusing more than limit bytes.
-// Each growth of the buffer is first taken from budget.
-func readBody(dst []byte, body io.Reader, limit int64, budget gelf.Budget) ([]byte, error) {
-	if err := budget.Grow(cap(dst)); err != nil {
-		return dst, err
-	}
+// bodies keeps request body buffers: a request takes buffers of the sizes
+// its body needs, and is charged for those, whatever the requests before
+// it left behind.
+var bodies = buffers.New(maxPooledBody)
+
+// readBody reads the whole body, refusing more than limit bytes, into a
+// buffer of size bytes, then of twice the size as it fills, up to most
+// bytes (the claimed length and one). Each buffer is charged to budget
+// before it is taken; *held is the one taken last, for the caller to give
+// back once the body is no longer read.
+func readBody(held *[]byte, size, most int, body io.Reader, limit int64, budget gelf.Budget) ([]byte, error) {
+	var dst []byte
 	for {
 		if len(dst) == cap(dst) {
-			grown := append(dst, 0)[:len(dst)]
-			if err := budget.Grow(cap(grown) - cap(dst)); err != nil {
+			n := max(size, min(2*cap(dst), most))
+			if n == len(dst) { // more than the claimed length
+				return dst, errBodyTooLarge
+			}
+			if err := budget.Grow(n - cap(dst)); err != nil {
 				return dst, err
 			}
-			dst = grown
+			grown := bodies.Get(n)
+			dst = append(grown, dst...)
+			bodies.Put(*held)
+			*held = grown
 		}
 		n, err := body.Read(dst[len(dst):cap(dst)])
 		dst = dst[:len(dst)+n]

@@ -372,6 +372,34 @@ func (p *slowPost) finish(t *testing.T) {
 	}
 }
 
+// TestHTTPBudgetAfterLargeBody: a small request is charged for a buffer of
+// its own size while its body arrives, not for the capacity a large request
+// before it needed; the pool of body buffers must not make small messages
+// crowd the budget.
+func TestHTTPBudgetAfterLargeBody(t *testing.T) {
+	e := newEnv(t, nil)
+	addr := e.start(input("h1", inputs.GELFHTTPType, nil))
+	inUse := func() int64 { return e.count("org.graylog2.inputs.decode.budget.in-use") }
+	for i := range 3 {
+		// Chunked, so that its buffer doubles from 4 KiB to 64 KiB.
+		large := io.MultiReader(strings.NewReader(gelfOfSize("large", 60<<10))) // no length known
+		resp, err := http.Post("http://"+addr+"/gelf", "application/json", large)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusAccepted {
+			t.Fatalf("large request: %d", resp.StatusCode)
+		}
+		slow := startSlowPost(t, addr, gelfOfSize("small", 1<<10), 512)
+		poll.Until(t, "the small request to take budget", func() bool { return inUse() > 0 })
+		if got := inUse(); got != 4<<10 {
+			t.Errorf("round %d: a 1 KiB body takes %d bytes of budget while it arrives, want 4096", i, got)
+		}
+		slow.finish(t)
+	}
+}
+
 // TestHTTPDecodeBudget holds most of the node's decode budget with a
 // request whose body is still arriving: another request is answered 503
 // with Retry-After, the metrics show the budget in use, and once the first
