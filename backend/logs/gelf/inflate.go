@@ -108,11 +108,12 @@ func (f *inflater) text(data []byte, budget Budget) (string, error) {
 	return string(data), nil
 }
 
-// inflate decompresses p into a buffer of outputs (f.dst), refusing more than limit bytes. The
-// output buffer grows by doubling as bytes actually arrive, from a few times
-// the input's size, and never beyond limit+1 bytes: neither a size the
-// stream claims (gzip's ISIZE) nor the limit itself is allocated up front.
-// Every growth is first charged to budget, when there is one.
+// inflate decompresses p into a buffer of outputs (f.dst), refusing more
+// than limit bytes. The buffer grows by doubling as bytes actually arrive,
+// from a few times the input's size, and never beyond limit+1 bytes:
+// neither a size the stream claims (gzip's ISIZE) nor the limit itself is
+// allocated up front. Every growth is first charged to budget, when there
+// is one.
 func (f *inflater) inflate(c compression, p []byte, limit int64, budget Budget) ([]byte, error) {
 	f.src.Reset(p)
 	var r io.Reader
