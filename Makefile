@@ -63,12 +63,20 @@ ui-figures:
 	@out=$$(LOGGATE_UI_FIGURES=1 $(GO) test -count=1 -run 'TestInterface|TestShippedSize' -v ./web/ui 2>&1); st=$$?; \
 	  if [ $$st -ne 0 ]; then echo "$$out"; else echo "$$out" | grep -E 'FIGURE|^(---|ok)'; fi; exit $$st
 
-## fuzz: each fuzz target for a short while (FUZZTIME=1m for longer)
+## fuzz: each fuzz target for a short while (FUZZTIME=1m for longer). Go 1.26's fuzzing
+## coordinator can end a clean run with "context deadline exceeded" (go.dev/issue/75804): that,
+## with no failing input written, is reported and not counted as a failure.
 FUZZTIME ?= 15s
 fuzz:
 	@for t in $$(grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u); do \
 	  for f in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$t/*_test.go | sed 's/func //'); do \
-	    echo "== $$t $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$t || exit 1; \
+	    echo "== $$t $$f"; \
+	    if ! out=$$($(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$t 2>&1); then \
+	      echo "$$out"; \
+	      if echo "$$out" | grep -q 'context deadline exceeded' && ! echo "$$out" | grep -q 'Failing input written'; then \
+	        echo "== $$f: the coordinator's deadline race (go.dev/issue/75804), no failing input: not a failure"; \
+	      else exit 1; fi; \
+	    else echo "$$out" | tail -1; fi; \
 	  done; \
 	done
 
