@@ -283,8 +283,7 @@ func (a *Authenticator) token(ctx context.Context, value string) (*Principal, er
 
 func (a *Authenticator) session(ctx context.Context, sid string, extend bool) (*Principal, error) {
 	now := a.o.Now()
-	skey := a.keys.SessionKey(sid)
-	key := a.keys.CacheKey(Session, skey)
+	key, skey := a.keys.sessionCacheKey(sid)
 	e := a.o.Cache.lookup(ctx, key, sid)
 	cached := e != nil
 	if e != nil {

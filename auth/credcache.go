@@ -112,8 +112,16 @@ func (a *CredentialCache) InvalidateToken(ctx context.Context, tokenID string) {
 // would put it in a Redis key) is needed, and whoever holds only the store's
 // record (a purge, a user's deletion) can invalidate it.
 func (a *CredentialCache) InvalidateSession(ctx context.Context, sessionKey string) {
-	a.drop(ctx, pendingOp{key: a.keys.CacheKey(Session, sessionKey)})
+	a.drop(ctx, pendingOp{key: sessionCacheKey(sessionKey)})
 }
+
+// sessionCacheKey is the cache key of a session, named by its key: that is
+// already a keyed hash of the id, which the store holds as well, so a
+// second hash (CacheKey's) would hide nothing more and cost every
+// session-authenticated request another HMAC.
+func sessionCacheKey(sessionKey string) string { return sessionCachePrefix + sessionKey }
+
+const sessionCachePrefix = "s:"
 
 func (a *CredentialCache) forget(ctx context.Context, key string) {
 	a.drop(ctx, pendingOp{key: key})

@@ -171,3 +171,18 @@ func restore(t *testing.T, srv *redistest.Server, saved map[string]string) {
 		}
 	}
 }
+
+// The session key an authentication caches under is the one InvalidateSession
+// deletes, which knows only the store's key and not the id.
+func TestSessionCacheKeyIsInvalidationKey(t *testing.T) {
+	keys := DeriveKeys("a secret of enough length")
+	for _, id := range []string{"", "6f0a4c1e-9d2b-4b7a-8f3e-2a1c5d9e7b10", strings.Repeat("x", 300)} {
+		key, skey := keys.sessionCacheKey(id)
+		if skey != keys.SessionKey(id) {
+			t.Errorf("session key %q, want SessionKey's %q", skey, keys.SessionKey(id))
+		}
+		if key != sessionCacheKey(keys.SessionKey(id)) {
+			t.Errorf("cache key %q, want %q", key, sessionCacheKey(keys.SessionKey(id)))
+		}
+	}
+}

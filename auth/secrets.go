@@ -98,6 +98,14 @@ func (k *Keys) TokenLookup(token string) string { return k.tokenLookup.hex(token
 // logs no one in.
 func (k *Keys) SessionKey(sessionID string) string { return k.sessionKey.hex(sessionID) }
 
+// sessionCacheKey returns the cache key of a session id and, within it, the
+// session's key: sessionCacheKey(SessionKey(id)) in one allocation, as a
+// session is looked up on every request it authenticates.
+func (k *Keys) sessionCacheKey(sessionID string) (cacheKey, sessionKey string) {
+	key := k.sessionKey.hexAfter(sessionCachePrefix, sessionID)
+	return key, key[len(sessionCachePrefix):]
+}
+
 // keyedHash is HMAC-SHA256 under one key, its hashers pooled: a session's
 // key is taken on every request it authenticates.
 type keyedHash struct{ pool sync.Pool }
@@ -117,17 +125,21 @@ func newKeyedHash(key []byte) *keyedHash {
 }
 
 // hex returns the hash of v in lower-case hex.
-func (k *keyedHash) hex(v string) string {
+func (k *keyedHash) hex(v string) string { return k.hexAfter("", v) }
+
+// hexAfter returns prefix followed by hex(v), made in one allocation.
+func (k *keyedHash) hexAfter(prefix, v string) string {
 	h := k.pool.Get().(*hasher)
 	h.mac.Reset()
 	h.in = append(h.in[:0], v...)
 	h.mac.Write(h.in)
 	h.sum = h.mac.Sum(h.sum[:0])
 	clear(h.in) // secrets do not linger in the pool
-	var buf [2 * sha256.Size]byte
-	hex.Encode(buf[:], h.sum)
+	var buf [8 + 2*sha256.Size]byte
+	out := append(buf[:0], prefix...)
+	out = hex.AppendEncode(out, h.sum)
 	k.pool.Put(h)
-	return string(buf[:])
+	return string(out)
 }
 
 // SealToken encrypts a token value for storage.

@@ -25,7 +25,7 @@ func TestClusterGETAllocs(t *testing.T) {
 	}{
 		{"password", 6},
 		{"token", 6},
-		{"session", 7},
+		{"session", 6},
 	} {
 		t.Run(c.kind, func(t *testing.T) {
 			r := request("GET", "/api/cluster", creds[c.kind])
