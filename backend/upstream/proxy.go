@@ -15,7 +15,6 @@ import (
 	"net/url"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/loggate/loggate/compat"
 	"github.com/loggate/loggate/router/api"
@@ -52,30 +51,10 @@ type Proxy struct {
 	nodeID []string
 }
 
-// NewTransport returns the transport a Proxy uses by default: bounded
-// connect and header timeouts, and enough idle connections kept per host
-// that a busy gateway reuses them instead of dialling.
-func NewTransport() *http.Transport {
-	return &http.Transport{
-		// The upstream is named explicitly; environment proxies do not apply.
-		Proxy:                 nil,
-		DialContext:           (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          512,
-		MaxIdleConnsPerHost:   256,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   5 * time.Second,
-		ExpectContinueTimeout: time.Second,
-		// Searches may take long; a silent upstream does not hold a
-		// request forever.
-		ResponseHeaderTimeout: 2 * time.Minute,
-	}
-}
-
 // NewProxy returns a proxy to o.Upstream.
 func NewProxy(o ProxyOptions) *Proxy {
 	if o.Transport == nil {
-		o.Transport = NewTransport()
+		o.Transport = NewTransport(o.Upstream, TransportOptions{})
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()

@@ -197,8 +197,8 @@ func TestProxyUpstreamFailures(t *testing.T) {
 	}))
 	t.Cleanup(slow.Close)
 	t.Cleanup(func() { close(release) })
-	slowTransport := upstream.NewTransport()
-	slowTransport.ResponseHeaderTimeout = 20 * time.Millisecond
+	slowBase, _ := upstream.ParseBaseURI(slow.URL + "/api")
+	slowTransport := upstream.NewTransport(slowBase, upstream.TransportOptions{ResponseHeaderTimeout: 20 * time.Millisecond})
 	tests := []struct {
 		name, base string
 		transport  http.RoundTripper

@@ -62,7 +62,7 @@ var (
 // NewUsers returns a resolver asking o.Upstream.
 func NewUsers(o UsersOptions) *Users {
 	if o.Client == nil {
-		o.Client = &http.Client{Transport: NewTransport(), Timeout: 10 * time.Second}
+		o.Client = &http.Client{Transport: NewTransport(o.Upstream, TransportOptions{}), Timeout: 10 * time.Second}
 	}
 	if o.TTL <= 0 {
 		o.TTL = time.Minute

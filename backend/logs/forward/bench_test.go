@@ -8,6 +8,7 @@ import (
 
 	"github.com/loggate/loggate/backend/logs/messages"
 	"github.com/loggate/loggate/backend/logs/outputs"
+	"github.com/loggate/loggate/internal/tcptest"
 )
 
 // benchMessage is a realistic message of about 500 bytes as GELF.
@@ -48,24 +49,7 @@ func BenchmarkEncode(b *testing.B) {
 // discardListener accepts GELF TCP connections and discards what they carry.
 func discardListener(b *testing.B) int {
 	b.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				_, _ = io.Copy(io.Discard, c)
-			}()
-		}
-	}()
-	return ln.Addr().(*net.TCPAddr).Port
+	return tcptest.Serve(b, func(c net.Conn) { _, _ = io.Copy(io.Discard, c) }).(*net.TCPAddr).Port
 }
 
 // BenchmarkSend measures Send (encode and queue) with a live loopback TCP

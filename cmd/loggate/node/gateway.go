@@ -66,7 +66,7 @@ func NewGateway(ctx context.Context, cfg config.Config, o Options) (n *Node, err
 		return nil, err
 	}
 	log := n.Levels.Logger("loggate.upstream")
-	transport := upstream.NewTransport()
+	transport := upstream.NewTransport(base, upstream.TransportOptions{})
 	n.closer = append(n.closer, func() error { transport.CloseIdleConnections(); return nil })
 	users := upstream.NewUsers(upstream.UsersOptions{
 		Upstream: base, Cache: c, Key: key, Logger: log,

@@ -1,0 +1,383 @@
+package upstream_test
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/loggate/loggate/backend/upstream"
+	"github.com/loggate/loggate/internal/tcptest"
+)
+
+// countingUpstream is an httptest server that counts the connections
+// opened to it.
+func countingUpstream(t *testing.T, h http.HandlerFunc) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	var conns atomic.Int32
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv, &conns
+}
+
+func newTransport(t *testing.T, rawURL string, o upstream.TransportOptions) *upstream.Transport {
+	t.Helper()
+	base, err := upstream.ParseBaseURI(rawURL + "/api")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := upstream.NewTransport(base, o)
+	t.Cleanup(tr.CloseIdleConnections)
+	return tr
+}
+
+// roundTrip sends one request and reads the whole answer.
+func roundTrip(t *testing.T, tr http.RoundTripper, method, url string, body io.Reader) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, body)
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s %s: body: %v", method, url, err)
+	}
+	resp.Body.Close()
+	return resp, string(b)
+}
+
+func TestTransportKeepsConnections(t *testing.T) {
+	srv, conns := countingUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/api/empty":
+			w.WriteHeader(http.StatusNoContent)
+		case "/api/unmodified":
+			w.WriteHeader(http.StatusNotModified)
+		case "/api/chunked":
+			_, _ = io.WriteString(w, "one ")
+			w.(http.Flusher).Flush()
+			_, _ = io.WriteString(w, "two")
+		default:
+			_, _ = io.WriteString(w, `{"path":"`+r.URL.Path+`","method":"`+r.Method+`"}`)
+		}
+	})
+	tr := newTransport(t, srv.URL, upstream.TransportOptions{})
+	tests := []struct {
+		method, path string
+		status       int
+		body         string
+	}{
+		{"GET", "/api/system", 200, `{"path":"/api/system","method":"GET"}`},
+		{"HEAD", "/api/system", 200, ""},
+		{"GET", "/api/empty", 204, ""},
+		{"GET", "/api/unmodified", 304, ""},
+		{"GET", "/api/chunked", 200, "one two"},
+		{"POST", "/api/system", 200, `{"path":"/api/system","method":"POST"}`}, // net/http's side
+		{"GET", "/api/again", 200, `{"path":"/api/again","method":"GET"}`},
+	}
+	for _, tt := range tests {
+		resp, body := roundTrip(t, tr, tt.method, srv.URL+tt.path, nil)
+		if resp.StatusCode != tt.status || body != tt.body {
+			t.Errorf("%s %s = %d %q; want %d %q", tt.method, tt.path, resp.StatusCode, body, tt.status, tt.body)
+		}
+	}
+	// One inline connection for all GETs and HEADs, one for the POST.
+	if n := conns.Load(); n != 2 {
+		t.Errorf("%d connections opened; want 2: one kept alive for the inline requests, net/http's for the POST", n)
+	}
+}
+
+func TestTransportDropsConnectionsNotReadToTheEnd(t *testing.T) {
+	big := strings.Repeat("x", 256<<10)
+	srv, conns := countingUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/close" {
+			w.Header().Set("Connection", "close")
+		}
+		_, _ = io.WriteString(w, big)
+	})
+	tr := newTransport(t, srv.URL, upstream.TransportOptions{})
+	// Closed after 10 bytes: the rest is not read, the connection goes.
+	req, _ := http.NewRequest("GET", srv.URL+"/api/big", nil)
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(resp.Body, make([]byte, 10)); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if _, err := resp.Body.Read(make([]byte, 10)); err == nil {
+		t.Error("read after Close succeeded")
+	}
+	// Connection: close: read to the end, still not kept.
+	roundTrip(t, tr, "GET", srv.URL+"/api/close", nil)
+	if _, body := roundTrip(t, tr, "GET", srv.URL+"/api/big", nil); body != big {
+		t.Errorf("body of %d bytes; want %d", len(body), len(big))
+	}
+	if n := conns.Load(); n != 3 {
+		t.Errorf("%d connections opened; want 3", n)
+	}
+}
+
+// rawUpstream is an upstream answering by hand: serve has each connection.
+func rawUpstream(t *testing.T, serve func(net.Conn)) string {
+	t.Helper()
+	return "http://" + tcptest.Serve(t, serve).String()
+}
+
+// readRequest reads one request's head from c.
+func readRequest(t *testing.T, br *bufio.Reader) *http.Request {
+	req, err := http.ReadRequest(br)
+	if err != nil {
+		t.Errorf("upstream: %v", err)
+		return nil
+	}
+	return req
+}
+
+func TestTransportRetriesAClosedKeptAliveConnection(t *testing.T) {
+	var conns atomic.Int32
+	closed := make(chan struct{}, 4)
+	url := rawUpstream(t, func(c net.Conn) {
+		conns.Add(1)
+		// One answer, announced as kept alive, then the connection is
+		// closed as an upstream's idle timeout would.
+		if readRequest(t, bufio.NewReader(c)) == nil {
+			return
+		}
+		_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+		c.Close()
+		closed <- struct{}{}
+	})
+	tr := newTransport(t, url, upstream.TransportOptions{})
+	for i := range 3 {
+		if resp, body := roundTrip(t, tr, "GET", url+"/api/system", nil); resp.StatusCode != 200 || body != "ok" {
+			t.Fatalf("request %d: %d %q", i, resp.StatusCode, body)
+		}
+		<-closed
+	}
+	if n := conns.Load(); n != 3 {
+		t.Errorf("%d connections; want 3", n)
+	}
+}
+
+func TestTransportFailures(t *testing.T) {
+	silent := rawUpstream(t, func(c net.Conn) {
+		if readRequest(t, bufio.NewReader(c)) != nil {
+			_, _ = io.Copy(io.Discard, c) // never answers
+		}
+	})
+	hangsUp := rawUpstream(t, func(c net.Conn) {
+		readRequest(t, bufio.NewReader(c))
+	})
+	endlessHeaders := rawUpstream(t, func(c net.Conn) {
+		if readRequest(t, bufio.NewReader(c)) == nil {
+			return
+		}
+		_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\n")
+		line := []byte("X-Padding: " + strings.Repeat("p", 1000) + "\r\n")
+		for {
+			if _, err := c.Write(line); err != nil {
+				return
+			}
+		}
+	})
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	down := "http://" + ln.Addr().String()
+	ln.Close()
+	tests := []struct {
+		name, url string
+		timeout   bool
+		want      string
+	}{
+		{"silent", silent, true, "timeout"},
+		{"hangs up", hangsUp, false, "EOF"},
+		{"endless headers", endlessHeaders, false, "exceed 1 MiB"},
+		{"down", down, false, "refused"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := newTransport(t, tt.url, upstream.TransportOptions{ResponseHeaderTimeout: 50 * time.Millisecond})
+			req, _ := http.NewRequest("GET", tt.url+"/api/system", nil)
+			resp, err := tr.RoundTrip(req)
+			if err == nil {
+				resp.Body.Close()
+				t.Fatalf("answered %d", resp.StatusCode)
+			}
+			var ne net.Error
+			if timeout := errors.As(err, &ne) && ne.Timeout(); timeout != tt.timeout || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v (timeout %v); want one containing %q, timeout %v", err, timeout, tt.want, tt.timeout)
+			}
+		})
+	}
+}
+
+func TestTransportBodyOutlivesTheHeaderTimeout(t *testing.T) {
+	const timeout = 50 * time.Millisecond
+	url := rawUpstream(t, func(c net.Conn) {
+		if readRequest(t, bufio.NewReader(c)) == nil {
+			return
+		}
+		_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nslo")
+		// The upstream's own pace, not the test's synchronisation: the
+		// body ends well after the header timeout would have fired.
+		time.Sleep(4 * timeout)
+		_, _ = io.WriteString(c, "w")
+	})
+	tr := newTransport(t, url, upstream.TransportOptions{ResponseHeaderTimeout: timeout})
+	start := time.Now()
+	if _, body := roundTrip(t, tr, "GET", url+"/api/export", nil); body != "slow" {
+		t.Errorf("body %q", body)
+	}
+	if d := time.Since(start); d < 4*timeout {
+		t.Errorf("the body came in %v, before the upstream sent its end", d)
+	}
+}
+
+func TestTransportCancel(t *testing.T) {
+	for _, phase := range []string{"headers", "body"} {
+		t.Run(phase, func(t *testing.T) {
+			asked := make(chan struct{})
+			gone := make(chan struct{})
+			url := rawUpstream(t, func(c net.Conn) {
+				if readRequest(t, bufio.NewReader(c)) == nil {
+					return
+				}
+				if phase == "body" {
+					_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npart")
+				}
+				close(asked)
+				_, _ = io.Copy(io.Discard, c) // returns when the gateway closes
+				close(gone)
+			})
+			tr := newTransport(t, url, upstream.TransportOptions{})
+			ctx, cancel := context.WithCancel(t.Context())
+			req, _ := http.NewRequestWithContext(ctx, "GET", url+"/api/search", nil)
+			var err error
+			if phase == "headers" {
+				go func() {
+					<-asked
+					cancel()
+				}()
+				_, err = tr.RoundTrip(req)
+			} else {
+				resp, rerr := tr.RoundTrip(req)
+				if rerr != nil {
+					t.Fatal(rerr)
+				}
+				if _, rerr := io.ReadFull(resp.Body, make([]byte, 4)); rerr != nil {
+					t.Fatal(rerr)
+				}
+				cancel()
+				_, err = io.ReadAll(resp.Body)
+				resp.Body.Close()
+			}
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("error %v; want context.Canceled", err)
+			}
+			<-gone // the upstream's connection was closed
+		})
+	}
+}
+
+func TestTransportGzip(t *testing.T) {
+	const text = `{"messages":["one","two","three"]}`
+	srv, _ := countingUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Accept-Encoding") != "gzip" {
+			_, _ = io.WriteString(w, text)
+			return
+		}
+		w.Header().Set("Content-Encoding", "gzip")
+		zw := gzip.NewWriter(w)
+		_, _ = io.WriteString(zw, text)
+		_ = zw.Close()
+	})
+	tr := newTransport(t, srv.URL, upstream.TransportOptions{})
+	for range 2 { // the second reuses the connection and a pooled reader
+		resp, body := roundTrip(t, tr, "GET", srv.URL+"/api/search", nil)
+		if body != text || resp.Header.Get("Content-Encoding") != "" || !resp.Uncompressed || resp.ContentLength != -1 {
+			t.Errorf("body %q, Content-Encoding %q, Uncompressed %v, length %d; want the plain text", body, resp.Header.Get("Content-Encoding"), resp.Uncompressed, resp.ContentLength)
+		}
+	}
+	// A caller that asks for gzip itself gets it as sent.
+	req, _ := http.NewRequest("GET", srv.URL+"/api/search", nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	zr, err := gzip.NewReader(resp.Body)
+	if err != nil {
+		t.Fatalf("not gzipped: %v", err)
+	}
+	if b, _ := io.ReadAll(zr); string(b) != text || resp.Uncompressed {
+		t.Errorf("body %q, Uncompressed %v", b, resp.Uncompressed)
+	}
+	if req.Header.Get("Accept-Encoding") != "gzip" || len(req.Header) != 1 {
+		t.Errorf("the caller's request was changed: %v", req.Header)
+	}
+}
+
+func TestTransportPassesOverInformationalAnswers(t *testing.T) {
+	url := rawUpstream(t, func(c net.Conn) {
+		if readRequest(t, bufio.NewReader(c)) == nil {
+			return
+		}
+		_, _ = io.WriteString(c, "HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+		_, _ = io.Copy(io.Discard, c)
+	})
+	tr := newTransport(t, url, upstream.TransportOptions{})
+	if resp, body := roundTrip(t, tr, "GET", url+"/api/system", nil); resp.StatusCode != 200 || body != "ok" || resp.Header.Get("Link") != "" {
+		t.Errorf("%d %q %v; want the final answer", resp.StatusCode, body, resp.Header)
+	}
+}
+
+// BenchmarkTransport is a GET of a small answer from a local upstream,
+// inline and through net/http's Transport.
+func BenchmarkTransport(b *testing.B) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"facility":"graylog-server","codename":"Noir"}`)
+	}))
+	b.Cleanup(srv.Close)
+	base, _ := upstream.ParseBaseURI(srv.URL + "/api")
+	for _, tt := range []struct {
+		name string
+		tr   http.RoundTripper
+	}{
+		{"inline", upstream.NewTransport(base, upstream.TransportOptions{})},
+		{"net-http", &http.Transport{ResponseHeaderTimeout: 2 * time.Minute}},
+	} {
+		b.Run(tt.name, func(b *testing.B) {
+			b.ReportAllocs()
+			buf := new(bytes.Buffer)
+			for b.Loop() {
+				req, _ := http.NewRequest("GET", srv.URL+"/api/system", nil)
+				resp, err := tt.tr.RoundTrip(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				buf.Reset()
+				_, _ = buf.ReadFrom(resp.Body)
+				resp.Body.Close()
+			}
+		})
+	}
+}
