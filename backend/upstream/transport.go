@@ -24,6 +24,9 @@ type TransportOptions struct {
 	// the request is sent; its body may take as long as it takes (an
 	// export streams for minutes). Default: 2 minutes.
 	ResponseHeaderTimeout time.Duration
+	// TLSClientConfig is for an https upstream; nil trusts the system's
+	// roots. Inline connections speak HTTP/1.1 whatever its NextProtos.
+	TLSClientConfig *tls.Config
 }
 
 // Transport carries the gateway's requests to the upstream.
@@ -71,6 +74,7 @@ func NewTransport(base *url.URL, o TransportOptions) *Transport {
 		ExpectContinueTimeout:  time.Second,
 		ResponseHeaderTimeout:  o.ResponseHeaderTimeout,
 		MaxResponseHeaderBytes: maxHeaderBytes,
+		TLSClientConfig:        o.TLSClientConfig,
 	}
 	in := &inline{scheme: base.Scheme, host: base.Host, headerTimeout: o.ResponseHeaderTimeout}
 	addr := base.Host
@@ -80,7 +84,15 @@ func NewTransport(base *url.URL, o TransportOptions) *Transport {
 	in.dial = func(ctx context.Context) (net.Conn, error) { return dialer.DialContext(ctx, "tcp", addr) }
 	if base.Scheme == "https" {
 		// HTTP/1.1 only: the answer is read on the caller's goroutine.
-		td := &tls.Dialer{NetDialer: dialer, Config: &tls.Config{ServerName: base.Hostname(), NextProtos: []string{"http/1.1"}, MinVersion: tls.VersionTLS12}}
+		cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+		if o.TLSClientConfig != nil {
+			cfg = o.TLSClientConfig.Clone()
+		}
+		if cfg.ServerName == "" {
+			cfg.ServerName = base.Hostname()
+		}
+		cfg.NextProtos = []string{"http/1.1"}
+		td := &tls.Dialer{NetDialer: dialer, Config: cfg}
 		in.dial = func(ctx context.Context) (net.Conn, error) { return td.DialContext(ctx, "tcp", addr) }
 	}
 	return &Transport{std: std, inline: in}

@@ -10,7 +10,9 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -379,5 +381,43 @@ func BenchmarkTransport(b *testing.B) {
 				resp.Body.Close()
 			}
 		})
+	}
+}
+
+func TestTransportHTTPS(t *testing.T) {
+	var (
+		mu     sync.Mutex
+		protos []string
+	)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		protos = append(protos, r.Method+" "+r.Proto)
+		_, _ = io.WriteString(w, "ok")
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	tr := newTransport(t, srv.URL, upstream.TransportOptions{TLSClientConfig: srv.Client().Transport.(*http.Transport).TLSClientConfig})
+	for _, method := range []string{"GET", "POST", "GET"} {
+		if resp, body := roundTrip(t, tr, method, srv.URL+"/api/system", nil); resp.StatusCode != 200 || body != "ok" {
+			t.Fatalf("%s: %d %q", method, resp.StatusCode, body)
+		}
+	}
+	// GETs inline over HTTP/1.1; the POST through net/http, which
+	// negotiates HTTP/2 where the upstream offers it.
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{"GET HTTP/1.1", "POST HTTP/2.0", "GET HTTP/1.1"}; !slices.Equal(protos, want) {
+		t.Errorf("served %q; want %q", protos, want)
+	}
+	// Without the upstream's CA, the inline side refuses the certificate.
+	strict := newTransport(t, srv.URL, upstream.TransportOptions{})
+	req, _ := http.NewRequest("GET", srv.URL+"/api/system", nil)
+	if resp, err := strict.RoundTrip(req); err == nil || !strings.Contains(err.Error(), "certificate") {
+		if resp != nil {
+			resp.Body.Close()
+		}
+		t.Errorf("an unknown certificate was accepted: %v", err)
 	}
 }
