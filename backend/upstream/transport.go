@@ -164,6 +164,9 @@ var acceptGzip = []string{"gzip"}
 
 func (in *inline) roundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	// As net/http's Transport: ask for gzip when the caller did not, and
 	// undo it, so that the compat chain always reads plain JSON and a
 	// remote upstream sends a tenth of the bytes.
@@ -185,9 +188,16 @@ func (in *inline) roundTrip(req *http.Request) (*http.Response, error) {
 		}
 		var resp *http.Response
 		resp, err = in.exchange(ctx, c, out)
+		if err == nil && reused && resp.StatusCode == http.StatusRequestTimeout {
+			// A server that times out an idle connection may say so with
+			// a 408 before closing it; read now, it is not this request's
+			// answer (a GET sent whole cannot have timed out).
+			_ = resp.Body.Close()
+			err = fmt.Errorf("%w: the upstream timed it out (408)", errStale)
+		}
 		if err == nil {
 			resp.Request = req
-			if gz && strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") {
+			if gz && resp.Body != http.NoBody && strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") {
 				resp.Header.Del("Content-Encoding")
 				resp.Header.Del("Content-Length")
 				resp.ContentLength = -1
@@ -210,7 +220,8 @@ func (in *inline) roundTrip(req *http.Request) (*http.Response, error) {
 	}
 }
 
-// errStale marks a failure before any byte of an answer was read.
+// errStale marks a kept-alive connection found closed: nothing of an
+// answer to the request was read from it.
 var errStale = errors.New("connection closed before an answer")
 
 // aLongTimeAgo is a deadline that fails every pending read and write.
@@ -220,8 +231,10 @@ var aLongTimeAgo = time.Unix(1, 0)
 // covers both; a cancelled context moves it to the past. Once the headers
 // are read the body has no deadline but the context.
 func (in *inline) exchange(ctx context.Context, c *conn, req *http.Request) (*http.Response, error) {
-	stop := context.AfterFunc(ctx, func() { _ = c.nc.SetDeadline(aLongTimeAgo) })
+	// The header deadline first: the context's watch may fire at once,
+	// and its deadline in the past must not be overwritten.
 	_ = c.nc.SetDeadline(time.Now().Add(in.headerTimeout))
+	stop := context.AfterFunc(ctx, func() { _ = c.nc.SetDeadline(aLongTimeAgo) })
 	err := req.Write(c.bw)
 	if err == nil {
 		err = c.bw.Flush()
@@ -231,11 +244,10 @@ func (in *inline) exchange(ctx context.Context, c *conn, req *http.Request) (*ht
 	}
 	if err != nil {
 		stop()
-		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() {
-			return nil, err
+		if closedConn(err) {
+			return nil, fmt.Errorf("%w: %w", errStale, err)
 		}
-		return nil, fmt.Errorf("%w: %w", errStale, err)
+		return nil, err
 	}
 	c.budget = maxHeaderBytes
 	resp, err := readResponse(c.br, req)
@@ -250,13 +262,29 @@ func (in *inline) exchange(ctx context.Context, c *conn, req *http.Request) (*ht
 		stop()
 		return nil, ctx.Err()
 	}
-	b := &body{in: in, c: c, src: resp.Body, stop: stop, ctx: ctx, keep: !resp.Close && resp.StatusCode != http.StatusSwitchingProtocols}
+	if tc, ok := c.nc.(*tls.Conn); ok {
+		st := tc.ConnectionState()
+		resp.TLS = &st
+	}
+	b := &body{in: in, c: c, src: resp.Body, stop: stop, ctx: ctx,
+		keep: !resp.Close && !req.Close && resp.StatusCode != http.StatusSwitchingProtocols}
 	if resp.Body == http.NoBody {
-		b.finish(io.EOF)
+		b.release(io.EOF)
 		return resp, nil
 	}
 	resp.Body = b
 	return resp, nil
+}
+
+// closedConn reports whether err says the connection was closed or reset,
+// not that it timed out or that the request could not be written at all.
+func closedConn(err error) bool {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return false
+	}
+	var op *net.OpError
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &op)
 }
 
 // readResponse reads the final answer, passing over informational ones
@@ -274,15 +302,17 @@ func readResponse(br *bufio.Reader, req *http.Request) (*http.Response, error) {
 }
 
 // body is an inline answer's body. The connection goes back to the pool
-// once the body is read to its end, and is closed if the body is closed
-// before that, the read fails or the context is cancelled.
+// once the body is read to its end with nothing after it, and is closed if
+// the body is closed before that, the read fails or the context is
+// cancelled. Close may come from another goroutine during a Read: it
+// closes the connection, which ends the Read.
 type body struct {
 	in   *inline
 	c    *conn
 	src  io.ReadCloser // http.ReadResponse's, over c.br
 	stop func() bool   // ends the context's watch; false once it fired
 	ctx  context.Context
-	keep bool // the upstream keeps the connection open
+	keep bool // the upstream and the caller keep the connection open
 
 	mu  sync.Mutex
 	err error // set once the connection is released
@@ -290,17 +320,24 @@ type body struct {
 
 func (b *body) Read(p []byte) (int, error) {
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.err != nil {
-		return 0, b.err
+	err := b.err
+	b.mu.Unlock()
+	if err != nil {
+		return 0, err
 	}
 	n, err := b.src.Read(p)
-	if err != nil {
-		if err != io.EOF && b.ctx.Err() != nil {
-			err = b.ctx.Err()
-		}
-		b.finish(err)
+	if err == nil {
+		return n, nil
 	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.err != nil {
+		return n, b.err // closed during the read
+	}
+	if err != io.EOF && b.ctx.Err() != nil {
+		err = b.ctx.Err()
+	}
+	b.release(err)
 	return n, err
 }
 
@@ -310,17 +347,20 @@ func (b *body) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.err == nil {
-		b.finish(errBodyClosed)
+		b.release(errBodyClosed)
 	}
 	return nil
 }
 
 var errBodyClosed = errors.New("read on a closed body")
 
-// finish releases the connection with the error later reads return.
-func (b *body) finish(err error) {
+// release gives the connection back, with the error later reads return.
+// Bytes already past the answer (a body on a 304, more than its
+// Content-Length) would be read as the next request's answer: such a
+// connection is closed.
+func (b *body) release(err error) {
 	b.err = err
-	if b.stop() && err == io.EOF && b.keep {
+	if b.stop() && err == io.EOF && b.keep && b.c.br.Buffered() == 0 {
 		b.in.put(b.c)
 		return
 	}
@@ -328,53 +368,84 @@ func (b *body) finish(err error) {
 }
 
 // gunzip decompresses an answer the upstream gzipped because it was asked
-// to.
+// to. Its reader comes from a pool and goes back on Close, but never while
+// a Read uses it.
 type gunzip struct {
 	body io.ReadCloser
-	zr   *gzip.Reader
-	err  error
+
+	mu      sync.Mutex
+	zr      *gzip.Reader // nil until the first Read, and during each Read
+	reading bool
+	err     error // sticky: the reader's, or errBodyClosed
 }
 
 var gzipReaders sync.Pool
 
 func (g *gunzip) Read(p []byte) (int, error) {
+	g.mu.Lock()
 	if g.err != nil {
+		g.mu.Unlock()
 		return 0, g.err
 	}
-	if g.zr == nil {
-		zr, _ := gzipReaders.Get().(*gzip.Reader)
-		var err error
-		if zr == nil {
+	zr := g.zr
+	g.zr, g.reading = nil, true
+	g.mu.Unlock()
+	var err error
+	if zr == nil {
+		if zr, _ = gzipReaders.Get().(*gzip.Reader); zr == nil {
 			zr, err = gzip.NewReader(g.body)
 		} else {
 			err = zr.Reset(g.body)
 		}
-		if err != nil {
-			g.err = err
-			return 0, err
-		}
-		g.zr = zr
 	}
-	n, err := g.zr.Read(p)
-	if err != nil {
+	n := 0
+	if err == nil {
+		n, err = zr.Read(p)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.reading = false
+	if g.err == nil {
 		g.err = err
+	}
+	if g.err == nil {
+		g.zr = zr
+	} else {
+		putGzipReader(zr)
 	}
 	return n, err
 }
 
 func (g *gunzip) Close() error {
-	if g.zr != nil {
-		gzipReaders.Put(g.zr)
-		g.zr = nil
-	}
+	g.mu.Lock()
 	if g.err == nil {
 		g.err = errBodyClosed
 	}
+	if g.zr != nil {
+		putGzipReader(g.zr)
+		g.zr = nil
+	}
+	g.mu.Unlock()
+	// A Read in progress ends with the connection; it then pools its
+	// reader itself.
 	return g.body.Close()
 }
 
+// putGzipReader pools zr once it no longer holds the body it read.
+func putGzipReader(zr *gzip.Reader) {
+	if zr == nil {
+		return
+	}
+	_ = zr.Reset(eofReader{})
+	gzipReaders.Put(zr)
+}
+
+type eofReader struct{}
+
+func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
+
 // get returns a kept-alive connection (reused true) or, with fresh or
-// when there is none, a new one.
+// when there is none left from the last idleConnTTL, a new one.
 func (in *inline) get(ctx context.Context, fresh bool) (*conn, bool, error) {
 	if !fresh {
 		in.mu.Lock()
@@ -382,10 +453,20 @@ func (in *inline) get(ctx context.Context, fresh bool) (*conn, bool, error) {
 			c := in.idle[n-1]
 			in.idle[n-1] = nil
 			in.idle = in.idle[:n-1]
+			if time.Since(c.used) <= idleConnTTL {
+				in.mu.Unlock()
+				return c, true, nil
+			}
+			// The most recent is too old: so are all the others.
+			old := append(in.idle, c)
+			in.idle = nil
 			in.mu.Unlock()
-			return c, true, nil
+			for _, c := range old {
+				_ = c.nc.Close()
+			}
+		} else {
+			in.mu.Unlock()
 		}
-		in.mu.Unlock()
 	}
 	nc, err := in.dial(ctx)
 	if err != nil {

@@ -306,6 +306,10 @@ func TestTransportGzip(t *testing.T) {
 			return
 		}
 		w.Header().Set("Content-Encoding", "gzip")
+		if r.URL.Path == "/api/empty" {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
 		zw := gzip.NewWriter(w)
 		_, _ = io.WriteString(zw, text)
 		_ = zw.Close()
@@ -316,6 +320,10 @@ func TestTransportGzip(t *testing.T) {
 		if body != text || resp.Header.Get("Content-Encoding") != "" || !resp.Uncompressed || resp.ContentLength != -1 {
 			t.Errorf("body %q, Content-Encoding %q, Uncompressed %v, length %d; want the plain text", body, resp.Header.Get("Content-Encoding"), resp.Uncompressed, resp.ContentLength)
 		}
+	}
+	// An answer without a body keeps what it says of its encoding.
+	if resp, _ := roundTrip(t, tr, "GET", srv.URL+"/api/empty", nil); resp.Header.Get("Content-Encoding") != "gzip" || resp.Uncompressed {
+		t.Errorf("204: Content-Encoding %q, Uncompressed %v; want them as sent", resp.Header.Get("Content-Encoding"), resp.Uncompressed)
 	}
 	// A caller that asks for gzip itself gets it as sent.
 	req, _ := http.NewRequest("GET", srv.URL+"/api/search", nil)
@@ -419,5 +427,105 @@ func TestTransportHTTPS(t *testing.T) {
 			resp.Body.Close()
 		}
 		t.Errorf("an unknown certificate was accepted: %v", err)
+	}
+}
+
+// An upstream that writes past its answer, or a 408 on an idle
+// connection, leaves bytes that are not the next request's answer: the
+// connection is not used again.
+func TestTransportLeftoverBytes(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		// answer writes the first answer; after, once that answer was
+		// read, writes on the now idle connection.
+		answer, after string
+	}{
+		{"past the answer", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nstale", ""},
+		{"body on a 304", "HTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\n\r\nstale", ""},
+		{"408 while idle", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", "HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\n\r\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var conns atomic.Int32
+			read := make(chan struct{})
+			written := make(chan struct{})
+			url := rawUpstream(t, func(c net.Conn) {
+				br := bufio.NewReader(c)
+				if conns.Add(1) > 1 { // the next connection answers properly
+					for {
+						if _, err := http.ReadRequest(br); err != nil {
+							return // the transport closed it
+						}
+						_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfresh")
+					}
+				}
+				if readRequest(t, br) == nil {
+					return
+				}
+				_, _ = io.WriteString(c, tt.answer)
+				<-read
+				_, _ = io.WriteString(c, tt.after)
+				close(written)
+				_, _ = io.Copy(io.Discard, c)
+			})
+			tr := newTransport(t, url, upstream.TransportOptions{})
+			roundTrip(t, tr, "GET", url+"/api/first", nil)
+			close(read)
+			<-written
+			if resp, body := roundTrip(t, tr, "GET", url+"/api/second", nil); resp.StatusCode != 200 || body != "fresh" {
+				t.Errorf("second answer %d %q; want 200 %q from a new connection", resp.StatusCode, body, "fresh")
+			}
+			if n := conns.Load(); n != 2 {
+				t.Errorf("%d connections; want 2", n)
+			}
+		})
+	}
+}
+
+// Close from another goroutine ends a Read waiting for the upstream, plain
+// or gzipped, and a cancelled request does not start.
+func TestTransportCloseDuringRead(t *testing.T) {
+	var gzipped bytes.Buffer
+	zw := gzip.NewWriter(&gzipped)
+	_, _ = io.WriteString(zw, strings.Repeat("log line\n", 1000))
+	_ = zw.Close()
+	for _, tt := range []struct {
+		name, head string
+		part       []byte
+	}{
+		{"plain", "Content-Length: 100", []byte("part")},
+		{"gzip", "Content-Encoding: gzip\r\nContent-Length: 100000", gzipped.Bytes()[:20]},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			url := rawUpstream(t, func(c net.Conn) {
+				if readRequest(t, bufio.NewReader(c)) == nil {
+					return
+				}
+				_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\n"+tt.head+"\r\n\r\n")
+				_, _ = c.Write(tt.part)
+				_, _ = io.Copy(io.Discard, c) // then nothing more
+			})
+			tr := newTransport(t, url, upstream.TransportOptions{})
+			req, _ := http.NewRequest("GET", url+"/api/export", nil)
+			resp, err := tr.RoundTrip(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error)
+			go func() {
+				_, err := io.ReadAll(resp.Body)
+				done <- err
+			}()
+			resp.Body.Close()
+			if err := <-done; err == nil {
+				t.Error("a body closed mid-read read to its end")
+			}
+		})
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", "http://127.0.0.1:1/api/system", nil)
+	tr := newTransport(t, "http://127.0.0.1:1", upstream.TransportOptions{})
+	if _, err := tr.RoundTrip(req); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled request: %v", err)
 	}
 }
