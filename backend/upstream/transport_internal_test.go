@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"context"
 	"io"
 	"net"
 	"testing"
@@ -60,6 +61,82 @@ func TestIdlePool(t *testing.T) {
 			in.closeIdle()
 			if !closed(added) || len(in.idle) != 0 {
 				t.Error("closeIdle left a connection open")
+			}
+		})
+	}
+}
+
+// TestIdlePoolGet checks that get hands out the most recent idle
+// connection, and dials instead of reusing one idle for longer than
+// idleConnTTL, closing every one as old.
+func TestIdlePoolGet(t *testing.T) {
+	var dialled []net.Conn
+	in := &inline{dial: func(context.Context) (net.Conn, error) {
+		a, b := net.Pipe()
+		t.Cleanup(func() { a.Close(); b.Close() })
+		dialled = append(dialled, a)
+		return a, nil
+	}}
+	pipe := func(idleFor time.Duration) (*conn, net.Conn) {
+		a, b := net.Pipe()
+		t.Cleanup(func() { a.Close(); b.Close() })
+		return &conn{nc: a, used: time.Now().Add(-idleFor)}, b
+	}
+	old, oldPeer := pipe(2 * idleConnTTL)
+	recent, _ := pipe(time.Second)
+	in.idle = []*conn{old, recent}
+	if c, reused, err := in.get(t.Context(), false); err != nil || !reused || c != recent {
+		t.Fatalf("get = %p, %v, %v; want the most recent idle connection", c, reused, err)
+	}
+	c, reused, err := in.get(t.Context(), false)
+	if err != nil || reused || len(dialled) != 1 || c.nc != dialled[0] {
+		t.Fatalf("get = %v, %v; want a dialled connection, not one idle for %v", reused, err, 2*idleConnTTL)
+	}
+	_ = oldPeer.SetReadDeadline(time.Now().Add(time.Second))
+	if _, err := oldPeer.Read(make([]byte, 1)); err != io.EOF || len(in.idle) != 0 {
+		t.Errorf("the expired connection was not closed (%v) or is still pooled (%d)", err, len(in.idle))
+	}
+}
+
+// blockedReader reads from a pipe nothing is written to, saying when a
+// Read has started; closing the pipe ends it.
+type blockedReader struct {
+	nc      net.Conn
+	reading chan struct{}
+}
+
+func (r *blockedReader) Read(p []byte) (int, error) {
+	close(r.reading)
+	return r.nc.Read(p)
+}
+
+func (r *blockedReader) Close() error { return r.nc.Close() }
+
+// TestCloseDuringRead closes a body from another goroutine while a Read
+// waits for the upstream: Close must not wait for the Read, and the Read
+// must end with an error.
+func TestCloseDuringRead(t *testing.T) {
+	for _, gz := range []bool{false, true} {
+		t.Run(map[bool]string{false: "plain", true: "gzip"}[gz], func(t *testing.T) {
+			a, b := net.Pipe()
+			t.Cleanup(func() { a.Close(); b.Close() })
+			src := &blockedReader{nc: a, reading: make(chan struct{})}
+			var rc io.ReadCloser = &body{in: &inline{}, c: &conn{nc: a}, src: src, stop: func() bool { return true }, ctx: t.Context()}
+			if gz {
+				rc = &gunzip{body: rc}
+			}
+			done := make(chan error)
+			go func() {
+				_, err := rc.Read(make([]byte, 10))
+				done <- err
+			}()
+			<-src.reading
+			_ = rc.Close()
+			if err := <-done; err == nil {
+				t.Error("the Read ended without an error")
+			}
+			if _, err := rc.Read(make([]byte, 10)); err == nil {
+				t.Error("Read after Close succeeded")
 			}
 		})
 	}

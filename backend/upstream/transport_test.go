@@ -481,8 +481,9 @@ func TestTransportLeftoverBytes(t *testing.T) {
 	}
 }
 
-// Close from another goroutine ends a Read waiting for the upstream, plain
-// or gzipped, and a cancelled request does not start.
+// Close from another goroutine ends a Read of an answer, plain or gzipped,
+// whichever comes first (TestCloseDuringRead makes the Read wait first),
+// and a cancelled request does not start.
 func TestTransportCloseDuringRead(t *testing.T) {
 	var gzipped bytes.Buffer
 	zw := gzip.NewWriter(&gzipped)
