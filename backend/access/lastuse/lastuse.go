@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
 	"sync"
 	"time"
 
@@ -27,8 +28,10 @@ type Recorder struct {
 
 	mu      sync.Mutex
 	pending map[string]time.Time
-	// writing holds the batch Flush is writing: still visible to Last until
-	// stored, so nobody judges a session by the older stored time meanwhile.
+	// writing holds what is left of the batch Flush is writing: still
+	// visible to Last until stored, so nobody judges a session by the
+	// older stored time meanwhile. Forget deletes from it, so Flush ranges
+	// over a copy of its own.
 	writing map[string]time.Time
 }
 
@@ -74,10 +77,16 @@ func (r *Recorder) Flush(ctx context.Context) error {
 	r.mu.Lock()
 	batch := r.pending
 	r.pending = make(map[string]time.Time, len(batch))
-	r.writing = batch
+	r.writing = maps.Clone(batch)
 	r.mu.Unlock()
 	var first error
 	for id, at := range batch {
+		r.mu.Lock()
+		_, live := r.writing[id]
+		r.mu.Unlock()
+		if !live {
+			continue // forgotten since the batch was taken
+		}
 		err := r.write(ctx, id, at)
 		switch {
 		case err == nil, errors.Is(err, store.ErrNotFound):

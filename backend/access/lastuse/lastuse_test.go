@@ -3,7 +3,9 @@ package lastuse_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -102,5 +104,52 @@ func TestUseVisibleWhileWritten(t *testing.T) {
 	}
 	if _, ok := r.Last("s"); ok {
 		t.Error("a written use is still reported as pending")
+	}
+}
+
+// TestForgetDuringFlush deletes things while their uses are being written,
+// from another goroutine, as deleting a session does while the recorder's
+// Run flushes: under -race, a Flush that ranges over the map Forget deletes
+// from is reported. (A use may still be written just as its thing is
+// forgotten: the store's update then finds the document gone, or the
+// delete that follows removes it.)
+func TestForgetDuringFlush(t *testing.T) {
+	const n = 2000
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = fmt.Sprint("s", i)
+	}
+	var (
+		written int
+		start   = make(chan struct{})
+	)
+	r := lastuse.New(func(context.Context, string, time.Time) error {
+		if written++; written == 1 {
+			close(start)
+		}
+		return nil
+	})
+	at := time.Unix(5000, 0)
+	for _, id := range ids {
+		r.Touch(id, at)
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		<-start
+		for _, id := range ids {
+			r.Forget(id)
+		}
+	})
+	if err := r.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	for _, id := range ids {
+		if _, ok := r.Last(id); ok {
+			t.Fatalf("%s is still pending after Forget", id)
+		}
+	}
+	if written == 0 {
+		t.Error("nothing written")
 	}
 }
