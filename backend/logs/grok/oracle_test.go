@@ -3,7 +3,6 @@ package grok
 import (
 	"fmt"
 	"reflect"
-	"strings"
 	"testing"
 
 	gogrok "github.com/elastic/go-grok"
@@ -213,8 +212,9 @@ func FuzzMatchAgreesWithGoGrok(f *testing.F) {
 		if got := m.Match(text); !sameCaptures(got, want) {
 			t.Fatalf("got %#v\nwant %#v", got, want)
 		}
-		if got := fmt.Sprint(m.Captures(text, nil)); strings.Count(got, "{") != len(want) {
-			t.Fatalf("captures %s, want %d", got, len(want))
+		// Captures is Match's list: one capture per key, none twice.
+		if got := m.Captures(text, nil); len(got) != len(want) {
+			t.Fatalf("captures %v, want %d", got, len(want))
 		}
 	})
 }
