@@ -42,9 +42,11 @@ func ParseAuthorization(header string) (Credentials, error) {
 	}
 	rest = strings.TrimSpace(rest)
 	// Decoded on the stack when short, as credentials are: the string
-	// made of it is then the one allocation.
+	// made of it is then the one allocation. Decode needs DecodedLen of
+	// its input, which counts unpadded input too: 344 characters without
+	// padding decode to 258 bytes.
 	var in [344]byte // the base64 of 256 bytes
-	var buf [256]byte
+	var buf [len(in) / 4 * 3]byte
 	encoded, decoded := in[:copy(in[:], rest)], buf[:]
 	if len(rest) > len(in) {
 		encoded, decoded = []byte(rest), make([]byte, base64.StdEncoding.DecodedLen(len(rest)))

@@ -12,11 +12,12 @@ import (
 func basic(s string) string { return "Basic " + base64.StdEncoding.EncodeToString([]byte(s)) }
 
 func TestParseAuthorization(t *testing.T) {
-	cases := []struct {
+	type parseCase struct {
 		header string
 		want   auth.Credentials
 		bad    bool
-	}{
+	}
+	cases := []parseCase{
 		{"", auth.Credentials{}, false},
 		{"Foobar", auth.Credentials{}, false},
 		{"Bearer abc", auth.Credentials{}, false},
@@ -36,6 +37,15 @@ func TestParseAuthorization(t *testing.T) {
 		{basic(strings.Repeat("u", 300) + ":" + strings.Repeat("p", 300)), auth.Credentials{Kind: auth.Password, User: strings.Repeat("u", 300), Secret: strings.Repeat("p", 300)}, false},
 		{basic(strings.Repeat("u", 300) + "_pass"), auth.Credentials{}, true},
 	}
+	// Around the stack buffers' sizes: 256 to 258 bytes of user:secret
+	// all encode to 344 characters (two, one and no padding characters);
+	// 257 and 258 panicked in base64's Decode with a 256-byte buffer.
+	for n := 254; n <= 260; n++ {
+		user, secret := "u", strings.Repeat("p", n-2)
+		cases = append(cases, parseCase{basic(user + ":" + secret), auth.Credentials{Kind: auth.Password, User: user, Secret: secret}, false})
+	}
+	// 344 characters that are not user:secret: a 400, nothing else.
+	cases = append(cases, parseCase{"Basic " + strings.Repeat("0", 344), auth.Credentials{}, true})
 	for _, c := range cases {
 		got, err := auth.ParseAuthorization(c.header)
 		if c.bad {
