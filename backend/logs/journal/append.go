@@ -180,6 +180,10 @@ func (j *Journal) writer() {
 		// Let the appenders just released queue their next records before
 		// taking the next batch; otherwise batches alternate big and small.
 		runtime.Gosched()
+		// The spare is buf, or none: the old spare is pending's array now,
+		// and keeping it would give the next batch's appenders the very
+		// buffer that batch is written from.
+		spare = nil
 		if cap(buf) <= maxPending*2 {
 			spare = buf
 		}

@@ -27,6 +27,15 @@ const (
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
+// frameLimit is the longest payload a segment of size bytes can hold. A
+// frame already written is read against it, not against
+// Options.MaxRecordSize: that limit is for new records, and lowering it
+// must not turn records acknowledged before into a torn tail. The file's
+// size still bounds what a corrupt length can make a reader allocate.
+func frameLimit(size int64) int {
+	return int(max(0, min(size-headerSize-frameHeaderSize, maxFrameLen)))
+}
+
 var errBadHeader = errors.New("bad segment header")
 
 // frameSize is the encoded size of a payload of n bytes.

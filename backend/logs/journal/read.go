@@ -2,6 +2,7 @@ package journal
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -81,12 +82,12 @@ func (j *Journal) ReadInto(dst []Entry, buf []byte, from uint64, limit int) ([]E
 	if j.cur.seg == s && j.cur.off == from {
 		pos = j.cur.pos
 	} else if skip := int(from - s.base); skip > 0 {
-		n, valid, err := scanFrames(io.NewSectionReader(s.f, headerSize, size-headerSize), j.opts.MaxRecordSize, skip)
+		n, valid, err := scanFrames(io.NewSectionReader(s.f, headerSize, size-headerSize), frameLimit(size), skip)
 		if err != nil {
 			return nil, buf, fmt.Errorf("journal: read %s: %w", filepath.Base(s.path), err)
 		}
 		if n < skip {
-			return nil, buf, j.corrupt(s, s.base+uint64(n), end)
+			return nil, buf, j.corrupt(s, s.base+uint64(n), end, "is unreadable")
 		}
 		pos += valid
 	}
@@ -94,20 +95,20 @@ func (j *Journal) ReadInto(dst []Entry, buf []byte, from uint64, limit int) ([]E
 	want := int(min(uint64(limit), end-from))
 	chunk := min(size-pos, max(minReadChunk, min(int64(want)*512, maxReadChunk)))
 	buf = sized(buf, int(chunk))
-	if _, err := s.f.ReadAt(buf, pos); err != nil {
-		return nil, buf, fmt.Errorf("journal: read %s: %w", filepath.Base(s.path), err)
+	if err := j.readAt(s, buf, pos, from, end); err != nil {
+		return nil, buf, err
 	}
 	if entries == nil {
 		entries = make([]Entry, 0, min(want, 4096))
 	}
 	p := 0
 	for len(entries) < want {
-		payload, n, st := decodeFrame(buf[p:], j.opts.MaxRecordSize)
-		if st == frameShort && len(entries) == 0 && n > len(buf) {
+		payload, n, st := decodeFrame(buf[p:], frameLimit(size))
+		if st == frameShort && len(entries) == 0 && n > len(buf) && int64(n) <= size-pos {
 			// A single record larger than the chunk.
 			buf = sized(buf, n)
-			if _, err := s.f.ReadAt(buf, pos); err != nil {
-				return nil, buf, fmt.Errorf("journal: read %s: %w", filepath.Base(s.path), err)
+			if err := j.readAt(s, buf, pos, from, end); err != nil {
+				return nil, buf, err
 			}
 			continue
 		}
@@ -118,10 +119,17 @@ func (j *Journal) ReadInto(dst []Entry, buf []byte, from uint64, limit int) ([]E
 			if len(entries) > 0 {
 				break
 			}
-			return nil, buf, j.corrupt(s, from, end)
+			return nil, buf, j.corrupt(s, from, end, "fails its checksum")
 		}
 		entries = append(entries, Entry{Offset: from + uint64(len(entries)), Data: payload})
 		p += n
+	}
+	if len(entries) == 0 && want > 0 {
+		// from is below the end, so its record is in the segment's
+		// durable bytes: finding none, or only part of one, means the file
+		// lost them. Returning nothing would have the reader ask again for
+		// ever.
+		return nil, buf, j.corrupt(s, from, end, "is cut short")
 	}
 	j.cur = cursor{seg: s, off: from + uint64(len(entries)), pos: pos + int64(p)}
 
@@ -139,9 +147,22 @@ func sized(buf []byte, n int) []byte {
 	return buf[:n]
 }
 
-func (j *Journal) corrupt(s *segment, off, end uint64) error {
-	return fmt.Errorf("%w: %s: record at offset %d fails its checksum; the segment ends at offset %d",
-		ErrCorrupt, filepath.Base(s.path), off, end)
+func (j *Journal) corrupt(s *segment, off, end uint64, why string) error {
+	return fmt.Errorf("%w: %s: record at offset %d %s; the segment ends at offset %d",
+		ErrCorrupt, filepath.Base(s.path), off, why, end)
+}
+
+// readAt fills buf from the segment at pos. The segment's durable bytes
+// reach past buf, so a file that ends sooner lost them.
+func (j *Journal) readAt(s *segment, buf []byte, pos int64, from, end uint64) error {
+	_, err := s.f.ReadAt(buf, pos)
+	switch {
+	case errors.Is(err, io.EOF):
+		return j.corrupt(s, from, end, "is cut short")
+	case err != nil:
+		return fmt.Errorf("journal: read %s: %w", filepath.Base(s.path), err)
+	}
+	return nil
 }
 
 // Wait blocks until the record at offset is durable and can be read, ctx

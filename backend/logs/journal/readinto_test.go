@@ -2,6 +2,9 @@ package journal
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
+	"os"
 	"testing"
 )
 
@@ -49,5 +52,39 @@ func TestReadIntoReusesMemory(t *testing.T) {
 	})
 	if allocs > 0 {
 		t.Errorf("%.1f allocations per read", allocs)
+	}
+}
+
+// TestReadCutSegmentIsCorrupt: a sealed segment that lost the end of its
+// last record is ErrCorrupt to a reader, not an empty read, which would
+// have processing ask again for ever.
+func TestReadCutSegmentIsCorrupt(t *testing.T) {
+	for _, keep := range []int{4, frameHeaderSize + 2} {
+		t.Run(fmt.Sprintf("keep=%d", keep), func(t *testing.T) {
+			dir := t.TempDir()
+			opts := Options{SegmentSize: 1 << 10}
+			j := open(t, dir, opts)
+			appendN(t, j, 0, 100)
+			last := j.segs[0].end - 1
+			es, err := j.Read(last, 1)
+			if err != nil || len(es) != 1 {
+				t.Fatal(err)
+			}
+			frame := frameSize(len(es[0].Data))
+			if err := j.Close(); err != nil {
+				t.Fatal(err)
+			}
+			first := segmentFiles(t, dir)[0]
+			if err := os.Truncate(first, fileSize(t, first)-int64(frame)+int64(keep)); err != nil {
+				t.Fatal(err)
+			}
+			j = open(t, dir, opts)
+			if es, err := j.Read(last, 10); !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("Read of a cut record = %d records, %v; want ErrCorrupt", len(es), err)
+			}
+			if es, err := j.Read(last-1, 10); err != nil || len(es) != 1 {
+				t.Fatalf("Read before the cut record = %d records, %v; want 1", len(es), err)
+			}
+		})
 	}
 }

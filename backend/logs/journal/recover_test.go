@@ -206,3 +206,60 @@ func writeAt(t *testing.T, path string, at int64, p []byte) {
 		t.Fatal(err)
 	}
 }
+
+// TestDamagedLastHeaderIsNotTorn: a crash while rolling leaves at most a
+// header's bytes; a longer last segment with a bad header holds records,
+// and Open refuses it rather than deleting them.
+func TestDamagedLastHeaderIsNotTorn(t *testing.T) {
+	dir := t.TempDir()
+	j := open(t, dir, Options{})
+	appendN(t, j, 0, 100)
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := lastSegment(t, dir)
+	size := fileSize(t, path)
+	flip(t, path, 20) // inside the created time
+	if j, err := Open(dir, Options{}); !errors.Is(err, ErrCorrupt) {
+		if j != nil {
+			j.Close()
+		}
+		t.Fatalf("Open with a damaged last header: %v, want ErrCorrupt", err)
+	}
+	if got := fileSize(t, path); got != size {
+		t.Fatalf("the damaged segment is %d bytes, was %d", got, size)
+	}
+}
+
+// TestLoweredRecordLimitKeepsRecords: MaxRecordSize limits new records;
+// records journaled under a larger limit are neither a torn tail to
+// recovery nor corrupt to a reader.
+func TestLoweredRecordLimitKeepsRecords(t *testing.T) {
+	dir := t.TempDir()
+	j := open(t, dir, Options{MaxRecordSize: 1 << 20, SegmentSize: 16 << 10})
+	big := bytes.Repeat([]byte{'x'}, 4096)
+	// The first segment is sealed with a big record in it, the last one
+	// ends with one.
+	for range 5 {
+		if _, _, err := j.Append(context.Background(), []byte("small"), big); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(segmentFiles(t, dir)); n < 2 {
+		t.Fatalf("%d segments, want a sealed one and the last", n)
+	}
+	j = open(t, dir, Options{MaxRecordSize: 1024, SegmentSize: 16 << 10})
+	if got := j.End(); got != 10 {
+		t.Fatalf("End = %d after lowering MaxRecordSize, want 10", got)
+	}
+	got := readAll(t, j, 0)
+	if len(got) != 10 || !bytes.Equal(got[9].Data, big) {
+		t.Fatalf("read %d records back, want 10 ending with the big one", len(got))
+	}
+	if _, _, err := j.Append(context.Background(), big); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("Append of a record above the new limit: %v, want ErrTooLarge", err)
+	}
+}

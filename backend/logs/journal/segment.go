@@ -123,7 +123,10 @@ func (j *Journal) recover() error {
 		return err
 	}
 	// A crash while rolling can leave a last segment without a durable
-	// header; it holds no acknowledged record, so it goes.
+	// header; it holds no acknowledged record, so it goes. Such a file is
+	// no longer than a header: createSegment syncs the header before any
+	// record is written. A longer one with a bad header is damaged, not
+	// torn, and its records are not deleted on a guess.
 	for len(bases) > 0 {
 		last := bases[len(bases)-1]
 		s, err := openSegment(j.dir, last)
@@ -132,6 +135,9 @@ func (j *Journal) recover() error {
 			break
 		}
 		if !errors.Is(err, ErrCorrupt) {
+			return err
+		}
+		if fi, serr := os.Stat(segmentPath(j.dir, last)); serr != nil || fi.Size() > headerSize {
 			return err
 		}
 		log.Warn("journal: removing last segment with a torn header", "segment", segmentPath(j.dir, last), "err", err)
@@ -184,7 +190,7 @@ func (j *Journal) recover() error {
 // whatever follows them: the torn tail of a write cut by a crash.
 func (j *Journal) recoverTail(s *segment) error {
 	r := io.NewSectionReader(s.f, headerSize, s.size-headerSize)
-	n, valid, err := scanFrames(r, j.opts.MaxRecordSize, -1)
+	n, valid, err := scanFrames(r, frameLimit(s.size), -1)
 	if err != nil {
 		return fmt.Errorf("journal: scan %s: %w", filepath.Base(s.path), err)
 	}
