@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/loggate/loggate/auth"
+	"github.com/loggate/loggate/auth/permission"
 	"github.com/loggate/loggate/backend/store"
 )
 
@@ -21,6 +22,10 @@ type ExternalAccount struct {
 	// DefaultRoles are role ids given to the user when it is created.
 	DefaultRoles []string
 }
+
+// ErrInvalidUsername refuses a directory login whose username cannot be
+// part of a permission (see permission.ValidName).
+var ErrInvalidUsername = errors.New("the directory's username is not allowed")
 
 // ErrLocalUserExists refuses a directory login whose username belongs to a
 // local user: the directory must not take over a local account.
@@ -37,6 +42,12 @@ func serviceKey(backendID, uid string) string { return backendID + "\x00" + uid 
 func (s *Service) Provision(ctx context.Context, a ExternalAccount) (*auth.Identity, error) {
 	if a.BackendID == "" || a.UID == "" || a.Username == "" {
 		return nil, fmt.Errorf("provision external user: backend, unique id and username are required")
+	}
+	// The directory chooses the name, and it becomes part of the user's
+	// own permissions: a "*" or "Doe, Jane" would grant users:edit over
+	// others. Such a user cannot log in, whether new or linked before.
+	if err := permission.ValidName("username", a.Username); err != nil {
+		return nil, fmt.Errorf("directory user: %w: %w", ErrInvalidUsername, err)
 	}
 	key := serviceKey(a.BackendID, a.UID)
 	id, _, err := s.st.FindUnique(ctx, Collection, "auth_service_key", key)

@@ -14,6 +14,7 @@ import (
 	"go.mongodb.org/mongo-driver/bson/primitive"
 
 	"github.com/loggate/loggate/auth"
+	"github.com/loggate/loggate/auth/permission"
 	"github.com/loggate/loggate/backend/access/roles"
 	"github.com/loggate/loggate/backend/store"
 	"github.com/loggate/loggate/router/api"
@@ -173,6 +174,11 @@ func (s *Service) Count(ctx context.Context) (int, error) {
 
 // Create stores a new user.
 func (s *Service) Create(ctx context.Context, u *User) error {
+	// The name becomes part of the user's own permissions
+	// (users:edit:<username>), whoever chose it.
+	if err := permission.ValidName("username", u.Username); err != nil {
+		return api.Wrap(api.Invalid, err.Error(), err)
+	}
 	u.UsernameLower = FoldName(u.Username)
 	if u.UsernameLower == FoldName(s.root.Username) {
 		return api.Errorf(api.Invalid, "Cannot create user %s. Username is already taken.", u.Username)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/loggate/loggate/auth"
 	"github.com/loggate/loggate/auth/ldap"
@@ -22,6 +23,7 @@ const SystemPasswordPurpose = "authentication backend system password"
 type directoryLogin struct {
 	backends *authservices.Service
 	users    *users.Service
+	log      *slog.Logger
 }
 
 // Login implements auth.External.
@@ -46,7 +48,14 @@ func (d directoryLogin) Login(ctx context.Context, username, password string) (*
 		BackendID: active.BackendID, UID: entry.Base64UniqueID(), Username: entry.Username,
 		FullName: entry.FullName, Email: entry.Email, DefaultRoles: active.DefaultRoles,
 	})
-	if errors.Is(err, users.ErrLocalUserExists) {
+	switch {
+	case errors.Is(err, users.ErrLocalUserExists):
+		return nil, auth.ErrRejected
+	case errors.Is(err, users.ErrInvalidUsername):
+		// The password was right: the operator is told why the login
+		// fails (a directory name is not secret), the client is not.
+		d.log.Warn("directory login refused: its username cannot be a loggate username",
+			"backend", active.BackendID, "username", entry.Username, "err", err)
 		return nil, auth.ErrRejected
 	}
 	return id, err

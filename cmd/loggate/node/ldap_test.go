@@ -22,6 +22,13 @@ func activateLDAP(t testing.TB, h *nodetest.Harness, dir *slapdtest.Server) stri
 
 func activateLDAPWith(t testing.TB, h *nodetest.Harness, dir *slapdtest.Server, transport string, verify bool) string {
 	t.Helper()
+	return activateLDAPNamed(t, h, dir, transport, verify, "uid")
+}
+
+// activateLDAPNamed is activateLDAPWith taking usernames from the nameAttr
+// attribute of the entries.
+func activateLDAPNamed(t testing.TB, h *nodetest.Harness, dir *slapdtest.Server, transport string, verify bool, nameAttr string) string {
+	t.Helper()
 	root := nodetest.AsRoot()
 	reader := h.Do("GET", "/roles/Reader", nil, root).Want(t, http.StatusOK).Get("id").String()
 	if reader == "" {
@@ -34,7 +41,7 @@ func activateLDAPWith(t testing.TB, h *nodetest.Harness, dir *slapdtest.Server, 
 			"transport_security": transport, "verify_certificates": verify,
 			"system_user_dn": dir.AdminDN, "system_user_password": dir.AdminPassword,
 			"user_search_base": slapdtest.PeopleDN, "user_search_pattern": "(&(objectClass=inetOrgPerson)(uid={0}))",
-			"user_unique_id_attribute": "entryUUID", "user_name_attribute": "uid", "user_full_name_attribute": "cn",
+			"user_unique_id_attribute": "entryUUID", "user_name_attribute": nameAttr, "user_full_name_attribute": "cn",
 		},
 	}, root).Want(t, http.StatusOK).Get("backend.id").String()
 	h.Do("POST", "/system/authentication/services/configuration", map[string]any{"active_backend": id}, root).Want(t, http.StatusOK)
@@ -111,6 +118,39 @@ func TestDirectoryDoesNotTakeOverLocalUsers(t *testing.T) {
 	h.CreateUser("bob", "local-bob")
 	h.Do("GET", "/cluster", nil, nodetest.Basic("bob", slapdtest.Bob.Password)).WantError(t, http.StatusUnauthorized, "")
 	h.Do("GET", "/cluster", nil, nodetest.Basic("bob", "local-bob")).Want(t, http.StatusOK)
+}
+
+// A directory name that would be part of permissions with a meaning of
+// its own ("*" would hold users:edit:* over everyone, "Doe, victim" also
+// users:edit:victim) is refused: the login fails and no user is made.
+func TestDirectoryNamesThatWouldBePermissions(t *testing.T) {
+	dir := slapdtest.Start(t)
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	victim := h.CreateUser("victim", "victim-pw")
+	conn := dir.Admin(t)
+	names := map[string]string{"alice": "*", "bob": "Doe, victim"}
+	for uid, name := range names {
+		mod := goldap.NewModifyRequest(slapdtest.UserDN(uid), nil)
+		mod.Replace("displayName", []string{name})
+		if err := conn.Modify(mod); err != nil {
+			t.Fatal(err)
+		}
+	}
+	activateLDAPNamed(t, h, dir, "none", true, "displayName")
+	for _, who := range []struct{ uid, password string }{{"alice", slapdtest.Alice.Password}, {"bob", slapdtest.Bob.Password}} {
+		as := nodetest.Basic(who.uid, who.password)
+		h.Do("GET", "/cluster", nil, as).WantError(t, http.StatusUnauthorized, "")
+		h.Do("PUT", "/users/"+victim+"/status/disabled", nil, as).WantError(t, http.StatusUnauthorized, "")
+		h.Do("PUT", "/users/"+victim+"/password", map[string]any{"password": "taken-over"}, as).WantError(t, http.StatusUnauthorized, "")
+		if !strings.Contains(h.Logs(), names[who.uid]) {
+			t.Errorf("no log names the refused directory user %q", names[who.uid])
+		}
+	}
+	if got := h.Do("GET", "/users", nil, root).Get("users.#.username").Raw; strings.Contains(got, "*") || strings.Contains(got, "Doe") {
+		t.Errorf("users after the refused logins: %s", got)
+	}
+	h.Do("GET", "/cluster", nil, nodetest.Basic("victim", "victim-pw")).Want(t, http.StatusOK)
 }
 
 // With the directory down, directory users get 503 and local users still
