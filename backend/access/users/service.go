@@ -63,6 +63,13 @@ type Dependent interface {
 	DeleteForUser(ctx context.Context, userID string) error
 }
 
+// Disowner gives up what a deleted user owned by name (views, searches):
+// ownership kept by username would pass to the next user of that name,
+// where Graylog's grants go with the user.
+type Disowner interface {
+	DisownUser(ctx context.Context, username string) error
+}
+
 // Service stores users.
 type Service struct {
 	st         store.Store
@@ -72,6 +79,7 @@ type Service struct {
 	names      NameCache
 	sessions   Sessions
 	dependents []Dependent
+	disowners  []Disowner
 }
 
 // Options are the collaborators of a Service. Sessions and Dependents may be
@@ -97,6 +105,9 @@ func (s *Service) SetSessions(ss Sessions) { s.sessions = ss }
 
 // AddDependent registers records to delete with a user.
 func (s *Service) AddDependent(d Dependent) { s.dependents = append(s.dependents, d) }
+
+// AddDisowner registers records a user owns by name, given up with them.
+func (s *Service) AddDisowner(d Disowner) { s.disowners = append(s.disowners, d) }
 
 func (s *Service) rootUser(ctx context.Context) (*User, error) {
 	adminID, err := s.roles.AdminID(ctx)
@@ -274,6 +285,11 @@ func (s *Service) Delete(ctx context.Context, u *User) error {
 	for _, d := range s.dependents {
 		if err := d.DeleteForUser(ctx, u.ID); err != nil {
 			return fmt.Errorf("delete records of user %s: %w", u.Username, err)
+		}
+	}
+	for _, d := range s.disowners {
+		if err := d.DisownUser(ctx, u.Username); err != nil {
+			return fmt.Errorf("give up what user %s owned: %w", u.Username, err)
 		}
 	}
 	return nil

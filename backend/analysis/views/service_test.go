@@ -151,3 +151,57 @@ func TestStoreFailures(t *testing.T) {
 		}
 	})
 }
+
+// TestDisownUser: a deleted user's views lose their owner; views of other
+// users, a name differing in case among them, keep theirs.
+func TestDisownUser(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	gone := e.add("bob", views.Search, "Bob's", "")
+	kept := e.add("Bob", views.Dashboard, "Another Bob's", "")
+	other := e.add("alice", views.Search, "Alice's", "")
+	if err := e.svc.DisownUser(context.Background(), "bob"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		id, want string
+	}{{gone.ID, ""}, {kept.ID, "Bob"}, {other.ID, "alice"}} {
+		v, err := e.svc.Get(context.Background(), c.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if v.Owner != nil {
+			got = *v.Owner
+		}
+		if got != c.want {
+			t.Errorf("view %s: owner %q, want %q", v.Title, got, c.want)
+		}
+	}
+}
+
+// TestDisownMissing: at start, views of owners that no longer exist lose
+// their owner; the others keep theirs.
+func TestDisownMissing(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	gone := e.add("zed", views.Search, "Zed's", "")
+	kept := e.add("alice", views.Dashboard, "Alice's", "")
+	exists := func(_ context.Context, name string) (bool, error) { return name == "alice", nil }
+	if err := e.svc.DisownMissing(context.Background(), exists); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := e.svc.Get(context.Background(), gone.ID); v.Owner != nil {
+		t.Errorf("view of a missing owner still owned by %q", *v.Owner)
+	}
+	if v, _ := e.svc.Get(context.Background(), kept.ID); v.Owner == nil || *v.Owner != "alice" {
+		t.Errorf("alice's view lost its owner: %v", v.Owner)
+	}
+	failing := func(context.Context, string) (bool, error) { return false, errors.New("store down") }
+	if err := e.svc.DisownMissing(context.Background(), failing); err == nil {
+		t.Error("DisownMissing with a failing lookup: no error")
+	}
+	if v, _ := e.svc.Get(context.Background(), kept.ID); v.Owner == nil {
+		t.Error("a failing lookup disowned a view")
+	}
+}

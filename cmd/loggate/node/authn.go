@@ -61,6 +61,16 @@ func (d directoryLogin) Login(ctx context.Context, username, password string) (*
 	return id, err
 }
 
+// userExists reports whether a user of that name exists, the root user
+// among them.
+func (n *Node) userExists(ctx context.Context, username string) (bool, error) {
+	_, err := n.Users.ByName(ctx, username)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
 // roleLookup answers the backends' questions about roles.
 type roleLookup struct{ roles *roles.Service }
 

@@ -64,6 +64,11 @@ func (n *Node) configResources(ctx context.Context, st store.Store, now func() t
 		return nil, fmt.Errorf("grok patterns: %w", err)
 	}
 	r.Views = views.NewService(st, now)
+	n.Users.AddDisowner(r.Views)
+	// Owners deleted before deleting a user disowned their views.
+	if err := r.Views.DisownMissing(ctx, n.userExists); err != nil {
+		return nil, fmt.Errorf("views of deleted users: %w", err)
+	}
 	stats := clusterstats.NewHandler(clusterstats.Sources{
 		Streams: r.Streams, Users: n.Users, Outputs: r.Outputs, Inputs: r.Inputs, Views: r.Views,
 		Store: st.(clusterstats.DocumentStore), StoreEngine: n.storeEngine(),

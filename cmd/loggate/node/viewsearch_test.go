@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
 	"github.com/loggate/loggate/router/routertest"
 )
@@ -284,4 +286,43 @@ func TestAlertsPage(t *testing.T) {
 	}
 	h.Do("POST", "/events/search", map[string]any{"filter": map[string]any{"alerts": "sometimes"}}, bob).WantError(t, http.StatusBadRequest, "Invalid filter.alerts")
 	h.Do("GET", "/events/definitions", nil).Want(t, http.StatusUnauthorized)
+}
+
+// TestDeletedOwnerLeavesNoHeir: views and searches are owned by username;
+// when their owner is deleted they lose their owner, so that a new user of
+// the same name does not inherit them. They stay for those with
+// permissions on them.
+func TestDeletedOwnerLeavesNoHeir(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	h.CreateUser("bob", "bob-one")
+	bob := nodetest.Basic("bob", "bob-one")
+	const sid = "5f1a2b3c4d5e6f7a8b9c0d51"
+	h.Do("POST", "/views/search", viewSearch(sid, ""), bob).Want(t, http.StatusCreated)
+	id := h.Do("POST", "/views", map[string]any{"type": "SEARCH", "title": "bob's own", "search_id": sid, "state": map[string]any{}},
+		bob).Want(t, http.StatusOK).Get("id").String()
+	h.Do("GET", "/views/"+id, nil, bob).Want(t, http.StatusOK)
+
+	h.Do("DELETE", "/users/bob", nil, root).Want(t, http.StatusNoContent)
+	h.CreateUser("bob", "bob-two")
+	heir := nodetest.Basic("bob", "bob-two")
+	// The new bob is answered as any other user without permissions.
+	h.CreateUser("carol", "carol-pw")
+	carol := nodetest.Basic("carol", "carol-pw")
+	for _, path := range []string{"/views/" + id, "/views/search/" + sid} {
+		want := h.Do("GET", path, nil, carol).Status
+		if got := h.Do("GET", path, nil, heir).Status; got != want || got == http.StatusOK {
+			t.Errorf("GET %s as the new bob: %d, as carol %d", path, got, want)
+		}
+	}
+	h.Do("DELETE", "/views/"+id, nil, heir).WantError(t, http.StatusForbidden, "")
+	if got := h.Do("GET", "/views", nil, heir).Want(t, http.StatusOK).Get("views.#.id").Raw; strings.Contains(got, id) {
+		t.Errorf("the new bob lists the old bob's view: %s", got)
+	}
+
+	v := h.Do("GET", "/views/"+id, nil, root).Want(t, http.StatusOK)
+	if owner := v.Get("owner"); owner.Type != gjson.Null {
+		t.Errorf("owner of a deleted user's view: %s", owner.Raw)
+	}
+	h.Do("GET", "/views/search/"+sid, nil, root).Want(t, http.StatusOK)
 }
