@@ -4,8 +4,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/loggate/loggate/backend/logs/messages"
 	"github.com/loggate/loggate/backend/logs/messages/embedded"
@@ -276,5 +278,92 @@ func TestSeal(t *testing.T) {
 	s.Close()
 	if _, err := s.Seal(ctx, 12); !errors.Is(err, messages.ErrUnavailable) {
 		t.Errorf("Seal after Close: %v, want ErrUnavailable", err)
+	}
+}
+
+// TestSealThenReplace: a message replaced after a Seal keeps its old copy
+// in what the sealed flush commits, whether that copy is in a sealed
+// buffer or in a segment committed before; the new copy, written after the
+// seal, is not committed. A crash then finds the old copy.
+func TestSealThenReplace(t *testing.T) {
+	at := messagestest.BenchStart
+	msg := func(id, v string) messages.Message {
+		return messages.Message{ID: id, Timestamp: at, Fields: []messages.Field{{Key: "source", Value: v}}}
+	}
+	for _, c := range []struct {
+		name  string
+		flush bool // the old copy is in a committed segment
+	}{{"sealed buffer", false}, {"committed segment", true}} {
+		t.Run(c.name, func(t *testing.T) {
+			dir, ctx := t.TempDir(), t.Context()
+			opts := embedded.Options{MergeFactor: -1}
+			s := mustOpen(t, dir, opts)
+			if err := s.Write(ctx, "r", []messages.Message{msg("x", "old")}); err != nil {
+				t.Fatal(err)
+			}
+			if c.flush {
+				if err := s.Flush(ctx, 1); err != nil {
+					t.Fatal(err)
+				}
+				if err := s.Write(ctx, "r", []messages.Message{msg("y", "y")}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			flush, err := s.Seal(ctx, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Write(ctx, "r", []messages.Message{msg("x", "new")}); err != nil {
+				t.Fatal(err)
+			}
+			if err := flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if m, err := s.Get(ctx, "r_0", "x"); err != nil || m.Message.Fields[0].Value != "new" {
+				t.Fatalf("before the crash: %+v, %v; want the new copy", m, err)
+			}
+			s.Close() // unflushed writes are lost, as in a crash
+			s = mustOpen(t, dir, opts)
+			if m, err := s.Get(ctx, "r_0", "x"); err != nil || m.Message.Fields[0].Value != "old" {
+				t.Fatalf("after the crash: %+v, %v; want the committed copy", m, err)
+			}
+		})
+	}
+}
+
+// TestSameMillisecondPaging: timestamps are kept to the millisecond, as
+// segments keep them, so messages of one millisecond page in the same
+// order before and after a flush: no hit twice, none skipped.
+func TestSameMillisecondPaging(t *testing.T) {
+	ctx := t.Context()
+	s := mustOpen(t, t.TempDir(), embedded.Options{MergeFactor: -1})
+	at := messagestest.BenchStart
+	if err := s.Write(ctx, "p", []messages.Message{
+		{ID: "b", Timestamp: at.Add(100 * time.Nanosecond), Fields: []messages.Field{{Key: "source", Value: "b"}}},
+		{ID: "a", Timestamp: at.Add(200 * time.Nanosecond), Fields: []messages.Field{{Key: "source", Value: "a"}}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	pages := func() []string {
+		var ids []string
+		for off := range 2 {
+			r, err := s.Search(ctx, messages.Query{Offset: off, Limit: 1})
+			if err != nil || len(r.Hits) != 1 {
+				t.Fatalf("page %d: %+v, %v", off, r, err)
+			}
+			ids = append(ids, r.Hits[0].Message.ID)
+			if ts := r.Hits[0].Message.Timestamp; !ts.Equal(at) {
+				t.Errorf("timestamp %s, want %s", ts, at)
+			}
+		}
+		return ids
+	}
+	before := pages()
+	if err := s.Flush(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	after := pages()
+	if before[0] == before[1] || !slices.Equal(before, after) {
+		t.Errorf("pages %v before the flush, %v after", before, after)
 	}
 }

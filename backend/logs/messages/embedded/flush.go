@@ -24,7 +24,7 @@ type flushJob struct {
 // checkpoint. Writers are blocked only while buffers are swapped and while
 // the manifest is written, not while segments are built.
 func (s *Store) Flush(ctx context.Context, checkpoint uint64) error {
-	return s.flush(ctx, checkpoint, true)
+	return s.flush(ctx, checkpoint, nil)
 }
 
 // Seal ends the buffers written so far: later writes go to new ones, which
@@ -33,7 +33,9 @@ func (s *Store) Flush(ctx context.Context, checkpoint uint64) error {
 // commits them with checkpoint, as Flush does; it may be called again
 // after it failed. Seal is the short first step of a flush that its caller
 // may run beside further writes, and only then is checkpoint exactly what
-// the commit holds.
+// the commit holds: what is written, and which earlier copies the commit
+// records as deleted, is decided here, so that a message replaced after
+// the seal keeps its old copy until its new one is flushed.
 func (s *Store) Seal(ctx context.Context, checkpoint uint64) (func(context.Context) error, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -44,7 +46,8 @@ func (s *Store) Seal(ctx context.Context, checkpoint uint64) (func(context.Conte
 		return nil, unavailable("seal", errClosed)
 	}
 	s.freeze()
-	return func(ctx context.Context) error { return s.flush(ctx, checkpoint, false) }, nil
+	snap := s.snapshot()
+	return func(ctx context.Context) error { return s.flush(ctx, checkpoint, snap) }, nil
 }
 
 // freeze moves every index's active buffer to the ones waiting to be
@@ -58,9 +61,36 @@ func (s *Store) freeze() {
 	}
 }
 
-// flush writes the frozen buffers, and the active ones first when active
-// is set, and commits them with checkpoint.
-func (s *Store) flush(ctx context.Context, checkpoint uint64, active bool) error {
+// flushSnapshot is what a flush writes and commits: the frozen buffers of
+// each index with the deletions they had, and the deletions of every
+// segment, as of one moment. A Write copies a deleted set before it
+// changes it, so holding the sets is enough to keep them as they were.
+type flushSnapshot struct {
+	bufs    map[*index][]*buffer
+	dels    map[*buffer]bitset
+	durable map[*segRef]bitset
+}
+
+// snapshot takes the flushSnapshot of now; the caller holds mu.
+func (s *Store) snapshot() *flushSnapshot {
+	snap := &flushSnapshot{bufs: map[*index][]*buffer{}, dels: map[*buffer]bitset{}, durable: map[*segRef]bitset{}}
+	for _, ix := range s.indices {
+		if len(ix.frozen) > 0 {
+			snap.bufs[ix] = slices.Clone(ix.frozen)
+			for _, b := range ix.frozen {
+				snap.dels[b] = b.deleted
+			}
+		}
+		for _, r := range ix.segs {
+			snap.durable[r] = r.deleted
+		}
+	}
+	return snap
+}
+
+// flush writes and commits the buffers of snap with checkpoint; without
+// one, it freezes the active buffers and takes its snapshot now.
+func (s *Store) flush(ctx context.Context, checkpoint uint64, snap *flushSnapshot) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -76,26 +106,25 @@ func (s *Store) flush(ctx context.Context, checkpoint uint64, active bool) error
 		s.mu.Unlock()
 		return unavailable("flush", err)
 	}
-	if active {
+	if snap == nil {
 		s.freeze()
+		snap = s.snapshot()
 	}
 	var jobs []*flushJob
 	for _, ix := range s.indices {
-		if len(ix.frozen) == 0 {
+		// A buffer no longer frozen was committed by another flush since
+		// the snapshot.
+		bufs := slices.DeleteFunc(slices.Clone(snap.bufs[ix]), func(b *buffer) bool { return !slices.Contains(ix.frozen, b) })
+		if len(bufs) == 0 {
 			continue
 		}
-		j := &flushJob{ix: ix, bufs: slices.Clone(ix.frozen)}
+		j := &flushJob{ix: ix, bufs: bufs}
 		for _, b := range j.bufs {
-			j.dels = append(j.dels, b.deleted)
+			j.dels = append(j.dels, snap.dels[b])
 		}
 		jobs = append(jobs, j)
 	}
-	durable := map[*segRef]bitset{}
-	for _, ix := range s.indices {
-		for _, r := range ix.segs {
-			durable[r] = r.deleted
-		}
-	}
+	durable := snap.durable
 	seq := s.nextSeq
 	s.nextSeq += uint64(len(jobs))
 	s.mu.Unlock()
@@ -240,7 +269,7 @@ func (s *Store) commitFlush(jobs []*flushJob, durable map[*segRef]bitset, checkp
 			continue
 		}
 		undo = append(undo, saved{ix, ix.segs, ix.frozen})
-		ix.frozen = slices.Clone(ix.frozen[len(j.bufs):])
+		ix.frozen = slices.DeleteFunc(slices.Clone(ix.frozen), func(b *buffer) bool { return slices.Contains(j.bufs, b) })
 		if j.ref == nil {
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/loggate/loggate/backend/logs/messages"
 )
@@ -34,7 +35,10 @@ func (s *Store) Write(ctx context.Context, prefix string, msgs []messages.Messag
 	w := replacer{segs: map[*segRef]bool{}, bufs: map[*buffer]bool{}, in: ix.buffers()}
 	for i := range msgs {
 		m := msgs[i]
-		m.Timestamp = m.Timestamp.UTC()
+		// Kept to the millisecond, as segments keep it: a buffer ordering
+		// by finer time than its segment would page differently once
+		// flushed, repeating one hit and skipping another.
+		m.Timestamp = time.UnixMilli(m.Timestamp.UnixMilli()).UTC()
 		w.remove(ix, m.ID)
 		ix.active.add(m)
 	}
