@@ -71,6 +71,45 @@ func (dec *Decoder) decode(payload []byte, outer *inflater, opts Options) (*View
 	return &dec.view, nil
 }
 
+// Release forgets the last payload once its View is no longer used, and
+// gives back what an unusually large one made the Decoder grow. A Decoder
+// kept between payloads (one per connection) then holds little while it
+// waits: without this, a payload of many fields kept its maps and slices,
+// tens of megabytes after a 2 MB message of short keys, for as long as its
+// sender stayed connected, outside the decode budget.
+func (dec *Decoder) Release() {
+	d := &dec.d
+	d.reset()
+	// The maps serve only payloads of more than linearMax members or
+	// fields, and clear keeps their buckets.
+	d.byKey, d.fields = nil, nil
+	if cap(d.members) > releasedMax {
+		d.members = nil
+	}
+	if cap(d.out) > releasedMax {
+		d.out = nil
+	}
+	if cap(d.sc.buf) > releasedBuffer {
+		d.sc.buf = nil
+	}
+	if cap(d.sc.stack) > releasedMax {
+		d.sc.stack = nil
+	}
+	clear(dec.view.Fields)
+	dec.view.Fields = dec.view.Fields[:0]
+	if cap(dec.view.Fields) > releasedMax {
+		dec.view.Fields = nil
+	}
+	dec.view = View{Fields: dec.view.Fields}
+}
+
+// What Release keeps: room for the members and fields of common messages
+// and a scan buffer of a few kilobytes of escaped text.
+const (
+	releasedMax    = 256
+	releasedBuffer = 16 << 10
+)
+
 // payloadText returns the JSON text of a payload, decompressed, with
 // invalid UTF-8 replaced and a byte order mark dropped; outer, when set, is
 // the inflater whose buffer holds payload, released here. The text is a
@@ -263,8 +302,7 @@ func (d *decoder) view(s string, opts Options, v *View) error {
 	clear(v.Fields)
 	v.Fields = slices.Grow(v.Fields[:0], len(d.members))
 	d.fields = nil
-	d.mapFields(v)
-	return nil
+	return d.mapFields(v, opts.Budget)
 }
 
 // host validates host as the issue requires: unlike Graylog 4.0, which only

@@ -415,3 +415,32 @@ func TestDecodeBudget(t *testing.T) {
 		})
 	}
 }
+
+// TestDecodeBudgetCountsEscapedContainers: a container field is stored as
+// its JSON with control characters escaped, up to six times its text;
+// that text is asked of the budget, and a budget without room for it fails
+// the decoding rather than taking the memory.
+func TestDecodeBudgetCountsEscapedContainers(t *testing.T) {
+	const controls = 100000
+	payload := []byte(`{"host":"h","short_message":"m","_list":["` + strings.Repeat("\x01", controls) + `"]}`)
+	b := &budget{limit: 1 << 30}
+	m, err := gelf.Decode(payload, gelf.Options{Now: fixedNow, Budget: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, _ := m.Field("list")
+	if s, _ := stored.(string); len(s) != 6*controls+4 || !strings.HasPrefix(s, `["\u0001`) {
+		t.Fatalf("list stored as %d bytes", len(s))
+	}
+	if b.granted < len(payload)+6*controls {
+		t.Errorf("the budget granted %d bytes for a payload of %d whose field takes %d", b.granted, len(payload), 6*controls)
+	}
+	short := &budget{limit: b.granted - 1}
+	if _, err := gelf.Decode(payload, gelf.Options{Now: fixedNow, Budget: short}); !errors.Is(err, errNoRoom) {
+		t.Errorf("decoding with no room for the escaped field: %v, want the budget's error", err)
+	}
+	var dec gelf.Decoder
+	if _, err := dec.Decode(payload, gelf.Options{Now: fixedNow, Budget: &budget{limit: b.granted - 1}}); !errors.Is(err, errNoRoom) {
+		t.Errorf("Decoder with no room for the escaped field: %v, want the budget's error", err)
+	}
+}

@@ -1,8 +1,11 @@
 package gelf_test
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"reflect"
+	"runtime"
 	"testing"
 
 	"github.com/loggate/loggate/backend/logs/gelf"
@@ -102,5 +105,51 @@ func TestDecoderBudget(t *testing.T) {
 		if viaDecoder.granted != viaDecode.granted || viaDecode.granted < len(sample400) {
 			t.Errorf("payload %d: Decoder asked for %d bytes, Decode for %d", i, viaDecoder.granted, viaDecode.granted)
 		}
+	}
+}
+
+// TestDecoderReleaseKeepsLittle: a Decoder kept between payloads (one per
+// TCP connection) holds little after Release, whatever the last payload
+// made it grow; and Release does not cost the usual payloads their
+// allocation-free decoding.
+func TestDecoderReleaseKeepsLittle(t *testing.T) {
+	opts := gelf.Options{Now: fixedNow, MaxDecompressed: 8 << 20}
+	heap := func() uint64 {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	decoders := make([]gelf.Decoder, 4)
+	base := heap()
+	for i := range decoders {
+		// 100,000 short keys: some 1.5 MB of text.
+		var b bytes.Buffer
+		b.WriteString(`{"version":"1.1","host":"h","short_message":"m"`)
+		for k := range 100000 {
+			fmt.Fprintf(&b, `,"_k%d":"v"`, k)
+		}
+		b.WriteString("}")
+		v, err := decoders[i].Decode(b.Bytes(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(v.Fields) < 100000 {
+			t.Fatalf("%d fields decoded", len(v.Fields))
+		}
+		decoders[i].Release()
+	}
+	if kept := int64(heap()) - int64(base); kept > 1<<20 {
+		t.Errorf("4 released decoders keep %d KiB after payloads of 100,000 fields", kept>>10)
+	}
+	runtime.KeepAlive(decoders)
+
+	p := decoderPayloads[0]
+	var dec gelf.Decoder
+	if _, err := dec.Decode(p, opts); err != nil {
+		t.Fatal(err)
+	}
+	if n := testing.AllocsPerRun(100, func() { _, _ = dec.Decode(p, opts); dec.Release() }); n > 0 {
+		t.Errorf("%.1f allocations per decoding and release of a usual payload", n)
 	}
 }

@@ -511,24 +511,63 @@ func closer(open byte) byte {
 
 // compact returns the container text the way Jackson's JsonNode.toString
 // prints it: no whitespace between tokens, no trailing commas, control
-// characters escaped. Escapes already present are kept as sent.
-func compact(raw string) string {
-	b := make([]byte, 0, len(raw))
+// characters escaped. Escapes already present are kept as sent. Escaping
+// can make it six times the size of raw: that memory is asked of budget
+// first, and the text is built in one allocation of its exact size.
+func compact(raw string, budget Budget) (string, error) {
+	var count compactOut
+	count.from(raw)
+	if budget != nil {
+		if err := budget.Grow(count.n); err != nil {
+			return "", err
+		}
+	}
+	out := compactOut{sb: new(strings.Builder)}
+	out.sb.Grow(count.n)
+	out.from(raw)
+	return out.sb.String(), nil
+}
+
+// compactOut receives compact's text: it counts the bytes, and writes them
+// to sb when set.
+type compactOut struct {
+	n  int
+	sb *strings.Builder
+}
+
+func (o *compactOut) byte(c byte) {
+	o.n++
+	if o.sb != nil {
+		o.sb.WriteByte(c)
+	}
+}
+
+func (o *compactOut) bytes(b []byte) {
+	o.n += len(b)
+	if o.sb != nil {
+		o.sb.Write(b)
+	}
+}
+
+// from writes compact's text of raw.
+func (o *compactOut) from(raw string) {
+	var esc [6]byte
 	inString := false
 	for i := 0; i < len(raw); i++ {
 		c := raw[i]
 		if inString {
 			switch {
 			case c == '\\':
-				b = append(b, c, raw[i+1])
+				o.byte(c)
+				o.byte(raw[i+1])
 				i++
 			case c == '"':
 				inString = false
-				b = append(b, c)
+				o.byte(c)
 			case c < 0x20:
-				b = appendControl(b, c)
+				o.bytes(appendControl(esc[:0], c))
 			default:
-				b = append(b, c)
+				o.byte(c)
 			}
 			continue
 		}
@@ -536,7 +575,7 @@ func compact(raw string) string {
 		case ' ', '\t', '\n', '\r':
 		case '"':
 			inString = true
-			b = append(b, c)
+			o.byte(c)
 		case ',':
 			j := i + 1
 			for j < len(raw) && (raw[j] == ' ' || raw[j] == '\t' || raw[j] == '\n' || raw[j] == '\r') {
@@ -545,12 +584,11 @@ func compact(raw string) string {
 			if j < len(raw) && (raw[j] == '}' || raw[j] == ']') {
 				continue
 			}
-			b = append(b, c)
+			o.byte(c)
 		default:
-			b = append(b, c)
+			o.byte(c)
 		}
 	}
-	return string(b)
 }
 
 func appendControl(b []byte, c byte) []byte {

@@ -9,7 +9,7 @@ import (
 
 // mapFields adds full_message, file, line, level and facility, then every
 // other member, in GelfCodec's order: a name set first is never overwritten.
-func (d *decoder) mapFields(msg *View) {
+func (d *decoder) mapFields(msg *View, budget Budget) error {
 	if v, ok := d.get(spFullMessage); ok {
 		if s, ok := text(v); ok {
 			msg.Fields = d.set(msg.Fields, ViewField{Key: "full_message", Kind: StringValue, Str: s})
@@ -41,11 +41,16 @@ func (d *decoder) mapFields(msg *View) {
 		if !ok || d.has(msg.Fields, key) {
 			continue
 		}
-		if f, ok := generic(m.val); ok {
+		f, ok, err := generic(m.val, budget)
+		if err != nil {
+			return err
+		}
+		if ok {
 			f.Key = key
 			msg.Fields = d.set(msg.Fields, f)
 		}
 	}
+	return nil
 }
 
 // fieldName maps a top-level key to its field name, or reports that the key
@@ -83,22 +88,23 @@ func validKey(key string) bool { return messages.ValidKey(key) }
 // generic converts an additional field's value as GelfCodec's field loop
 // does: containers as JSON text, numbers as int64 or float64, strings
 // trimmed; null, booleans, empty strings and non-finite numbers are skipped.
-func generic(v value) (ViewField, bool) {
+func generic(v value, budget Budget) (ViewField, bool, error) {
 	switch v.kind {
 	case kindString:
 		s := messages.Trim(v.str)
-		return ViewField{Kind: StringValue, Str: s}, s != ""
+		return ViewField{Kind: StringValue, Str: s}, s != "", nil
 	case kindInt:
-		return ViewField{Kind: IntValue, Int: v.i}, true
+		return ViewField{Kind: IntValue, Int: v.i}, true, nil
 	case kindFloat:
-		return ViewField{Kind: FloatValue, Float: v.f}, !math.IsInf(v.f, 0) && !math.IsNaN(v.f)
+		return ViewField{Kind: FloatValue, Float: v.f}, !math.IsInf(v.f, 0) && !math.IsNaN(v.f), nil
 	case kindContainer:
 		if v.dirty {
-			return ViewField{Kind: StringValue, Str: compact(v.raw)}, true
+			s, err := compact(v.raw, budget)
+			return ViewField{Kind: StringValue, Str: s}, err == nil, err
 		}
-		return ViewField{Kind: StringValue, Str: v.raw}, true
+		return ViewField{Kind: StringValue, Str: v.raw}, true, nil
 	}
-	return ViewField{}, false
+	return ViewField{}, false, nil
 }
 
 // text reads full_message, file or facility as JsonNode.asText does for

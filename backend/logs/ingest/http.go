@@ -180,6 +180,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) error {
 	st.lease.b = inst.r.budget
 	defer func() {
 		st.lease.release()
+		st.dec.Release()
 		st.batch.reset()
 		bodies.Put(st.body)
 		st.body = nil

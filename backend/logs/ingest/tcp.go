@@ -191,6 +191,9 @@ func (h *tcpConn) decode(ctx context.Context, frame []byte) error {
 		}
 		gm, err = h.dec.Decode(frame, opts)
 	}
+	// The decoder holds nothing of the frame while the connection waits
+	// for the next one.
+	defer h.dec.Release()
 	if err == nil {
 		h.batch.add(&h.enc, gm, h.rem)
 	} else {
@@ -201,12 +204,14 @@ func (h *tcpConn) decode(ctx context.Context, frame []byte) error {
 }
 
 // worstCase is the most a frame can take of the decode budget: its text,
-// and for a compressed frame the decompression buffer too.
+// for a compressed frame the decompression buffer too, and the fields
+// made of its containers, which escaping control characters can make six
+// times the text.
 func worstCase(frame []byte, maxDecompressed int64) int64 {
 	if gelf.Compressed(frame) {
-		return 2 * (maxDecompressed + 1)
+		return 8 * (maxDecompressed + 1)
 	}
-	return int64(len(frame))
+	return 7 * int64(len(frame))
 }
 
 // flush appends the batch, waiting while the journal is full, and gives

@@ -154,6 +154,7 @@ func (s *udpServer) datagram(b *batch, d []byte, from netip.AddrPort) {
 	if err == nil {
 		b.add(&s.enc, gm, s.remote(from))
 	}
+	s.dec.Release()
 	s.lease.release()
 	if errors.Is(err, errBudget) || errors.Is(err, errOverBudget) {
 		// UDP cannot make a sender wait: the message is dropped.
