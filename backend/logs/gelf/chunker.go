@@ -224,6 +224,20 @@ func (c *Chunker) drop(p *pending) {
 	for c.head < len(c.queue) && c.queue[c.head].done {
 		c.pop()
 	}
+	// Messages completed behind an older incomplete one stay in the queue
+	// until it ends; a sender keeping one incomplete message at the head
+	// while completing others would grow the queue without bound. Once
+	// the dead outnumber the waiting, they are dropped, keeping the order.
+	if live := len(c.pending); len(c.queue)-c.head > 2*live+64 {
+		q := c.queue[:0]
+		for _, e := range c.queue[c.head:] {
+			if !e.done {
+				q = append(q, e)
+			}
+		}
+		clear(c.queue[len(q):])
+		c.queue, c.head = q, 0
+	}
 }
 
 // pop removes the queue head, compacting once half the slice is dead.

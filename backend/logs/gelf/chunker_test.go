@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"net/netip"
+	"runtime"
 	"testing"
 	"time"
 
@@ -246,4 +247,39 @@ func TestChunkerConcurrent(t *testing.T) {
 	if s := c.Stats(); s.CompleteMessages != senders*messages || s.WaitingMessages != 0 {
 		t.Errorf("stats = %+v", s)
 	}
+}
+
+// TestChunkerQueueBehindIncompleteHead: messages completed behind an older
+// incomplete one (which a sender can keep there, renewing it before it
+// expires) do not pile up in memory.
+func TestChunkerQueueBehindIncompleteHead(t *testing.T) {
+	c, _ := newChunker(t, gelf.Options{})
+	if _, _, err := c.Add(chunk(0, 0, 2, "stuck"), sender); err != nil {
+		t.Fatal(err)
+	}
+	heap := func() uint64 {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	const n = 200000
+	base := heap()
+	for id := range uint64(n) {
+		c.Add(chunk(id+1, 0, 2, "a"), sender)
+		if _, done, err := c.Add(chunk(id+1, 1, 2, "b"), sender); err != nil || !done {
+			t.Fatalf("message %d: done %v, err %v", id, done, err)
+		}
+	}
+	if grown := int64(heap()) - int64(base); grown > 1<<20 {
+		t.Errorf("%d messages completed behind an incomplete one hold %d KiB", n, grown>>10)
+	}
+	if s := c.Stats(); s.WaitingMessages != 1 || s.CompleteMessages != n {
+		t.Errorf("stats = %+v", s)
+	}
+	// The one left still completes.
+	if p, done, err := c.Add(chunk(0, 1, 2, "!"), sender); err != nil || !done || string(p) != "stuck!" {
+		t.Errorf("the first message: %q, %v, %v", p, done, err)
+	}
+	runtime.KeepAlive(c)
 }
