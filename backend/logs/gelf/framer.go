@@ -24,6 +24,11 @@ type Framer struct {
 	discarding bool   // inside an oversized frame, waiting for its end
 	err        error
 	dropped    atomic.Uint64
+	// Room, when set, is asked for the room a frame longer than the read
+	// buffer takes as it is assembled, with the frame's whole size so
+	// far: a sender that stops inside a long frame would otherwise hold
+	// it outside any bound, once per connection. Its error ends Next.
+	Room func(size int) error
 }
 
 // NewFramer returns a Framer reading r with frames of at most maxFrame bytes
@@ -46,6 +51,10 @@ func (f *Framer) Dropped() uint64 { return f.dropped.Load() }
 // the last frame Next returns io.EOF, or the read error.
 func (f *Framer) Next() ([]byte, error) {
 	f.buf = f.buf[:0]
+	if cap(f.buf) > framerBufferSize {
+		// The last frame was long; its room is not kept while waiting.
+		f.buf = nil
+	}
 	for f.err == nil {
 		line, err := f.r.ReadSlice(0)
 		switch {
@@ -59,6 +68,9 @@ func (f *Framer) Next() ([]byte, error) {
 				if len(f.buf)+len(frame) > f.max {
 					f.drop()
 					continue
+				}
+				if err := f.room(len(f.buf) + len(frame)); err != nil {
+					return nil, err
 				}
 				f.buf = append(f.buf, frame...)
 				frame = f.buf
@@ -80,17 +92,25 @@ func (f *Framer) Next() ([]byte, error) {
 				f.discarding = true
 				continue
 			}
+			if err := f.room(len(f.buf) + len(line)); err != nil {
+				return nil, err
+			}
 			f.buf = append(f.buf, line...)
 		default:
 			f.err = err
 			if err != io.EOF || f.discarding {
 				return nil, f.err
 			}
-			frame := append(f.buf, line...)
-			if len(frame) > f.max {
+			if len(f.buf)+len(line) > f.max {
 				f.drop()
 				return nil, f.err
 			}
+			if len(f.buf) > 0 {
+				if err := f.room(len(f.buf) + len(line)); err != nil {
+					return nil, err
+				}
+			}
+			frame := append(f.buf, line...)
 			f.buf = frame
 			if !blankFrame(frame) {
 				return frame, nil
@@ -98,6 +118,20 @@ func (f *Framer) Next() ([]byte, error) {
 		}
 	}
 	return nil, f.err
+}
+
+// room asks Room for size bytes of assembled frame. Its error ends the
+// stream: the bytes read so far are lost, and Next returns it again.
+func (f *Framer) room(size int) error {
+	if f.Room == nil {
+		return nil
+	}
+	if err := f.Room(size); err != nil {
+		f.err = err
+		f.buf = nil
+		return err
+	}
+	return nil
 }
 
 func (f *Framer) drop() {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -118,5 +119,41 @@ func TestFramerUsesBufferedReader(t *testing.T) {
 	// The Framer read through br rather than a second buffer over it.
 	if rest, _ := io.ReadAll(br); string(rest) != "rest" {
 		t.Errorf("remaining in caller's reader = %q, want rest", rest)
+	}
+}
+
+// TestFramerAsksRoom: a frame longer than the read buffer asks Room for
+// the frame's size so far as it is assembled, whole by the end, and
+// frames that fit in the buffer ask nothing; Room's error ends the stream.
+func TestFramerAsksRoom(t *testing.T) {
+	long := strings.Repeat("x", 200<<10)
+	for _, c := range []struct {
+		name   string
+		stream string
+	}{{"delimited", "{a}\x00" + long + "\x00{b}\x00"}, {"final frame", "{a}\x00" + long}} {
+		t.Run(c.name, func(t *testing.T) {
+			var asked []int
+			f := gelf.NewFramer(strings.NewReader(c.stream), 0)
+			f.Room = func(size int) error { asked = append(asked, size); return nil }
+			got, err := frames(t, f)
+			if !errors.Is(err, io.EOF) || len(got) < 2 || got[1] != long {
+				t.Fatalf("frames %d, %v", len(got), err)
+			}
+			if len(asked) == 0 || asked[len(asked)-1] != len(long) || !slices.IsSorted(asked) {
+				t.Errorf("Room asked for %v, want growing sizes up to %d", asked, len(long))
+			}
+		})
+	}
+	full := errors.New("no room")
+	f := gelf.NewFramer(strings.NewReader("{a}\x00"+long+"\x00{b}\x00"), 0)
+	f.Room = func(size int) error {
+		if size > 100<<10 {
+			return full
+		}
+		return nil
+	}
+	got, err := frames(t, f)
+	if !errors.Is(err, full) || len(got) != 1 {
+		t.Errorf("frames %q, %v; want {a} then Room's error", got, err)
 	}
 }

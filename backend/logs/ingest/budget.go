@@ -157,6 +157,16 @@ func (l *lease) Grow(n int) error {
 	return nil
 }
 
+// tryHold takes n bytes up front if they are free, for a decoding to use
+// later.
+func (l *lease) tryHold(n int64) bool {
+	if !l.b.tryAcquire(n) {
+		return false
+	}
+	l.held += n
+	return true
+}
+
 // reserve takes n bytes up front, waiting for them: a TCP connection that
 // found the budget full decodes its frame again once it holds enough for
 // the worst case, so it never waits while holding part of the budget.

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/netip"
@@ -120,6 +121,8 @@ type tcpConn struct {
 	// incoming counts frames since the last flush: marking the meter once
 	// per batch saves a clock read per message.
 	incoming int64
+	// frameHeld is what lease holds for the long frame being assembled.
+	frameHeld int64
 	// unread, when set, tells how many bytes the connection has received
 	// that are not read yet (see more).
 	unread func() int
@@ -140,10 +143,14 @@ func (h *tcpConn) run(ctx context.Context, c io.Reader) error {
 	}
 	br := bufio.NewReaderSize(c, tcpReadBuffer)
 	fr := gelf.NewFramer(br, max)
+	fr.Room = func(size int) error { return h.frameRoom(ctx, int64(size)) }
 	limit := h.inst.r.opts.BatchSize
 	dropped := uint64(0)
 	for {
 		frame, err := fr.Next()
+		// The frame's room, if it was long, stays in the lease: its text
+		// stands for its record until the batch is journaled.
+		h.frameHeld = 0
 		if d := fr.Dropped(); d != dropped {
 			h.inst.metrics.incoming.Mark(int64(d - dropped))
 			h.inst.metrics.failures.Mark(int64(d - dropped))
@@ -200,6 +207,33 @@ func (h *tcpConn) decode(ctx context.Context, frame []byte) error {
 		m.failures.Mark(1)
 		h.inst.log.Debug("dropped invalid GELF TCP frame", "remote", h.rem.ip, "err", err)
 	}
+	return nil
+}
+
+// frameRoom takes room in the decode budget for a frame longer than the
+// read buffer as it is assembled, size being the frame so far. The room is
+// held ahead for the frame's decoding, which then asks for no more for the
+// text. Without room it waits, as decode does, having given back its batch
+// first; that gives back the room of the frame so far too, so it waits for
+// all of it.
+func (h *tcpConn) frameRoom(ctx context.Context, size int64) error {
+	if size <= h.frameHeld {
+		return nil
+	}
+	if size > h.lease.b.limit {
+		return fmt.Errorf("%w (%d bytes)", errOverBudget, h.lease.b.limit)
+	}
+	if h.lease.tryHold(size - h.frameHeld) {
+		h.frameHeld = size
+		return nil
+	}
+	if err := h.flush(ctx); err != nil {
+		return err
+	}
+	if err := h.lease.reserve(ctx, size); err != nil {
+		return err
+	}
+	h.frameHeld = size
 	return nil
 }
 

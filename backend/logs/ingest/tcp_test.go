@@ -15,6 +15,7 @@ import (
 	"github.com/loggate/loggate/backend/logs/inputs"
 	"github.com/loggate/loggate/backend/logs/journal"
 	"github.com/loggate/loggate/backend/logs/messages"
+	"github.com/loggate/loggate/internal/poll"
 )
 
 func gelfJSON(i int) string {
@@ -206,4 +207,44 @@ func TestTCPTLS(t *testing.T) {
 	if got := fieldsOf(m)["seq"]; got != int64(7) {
 		t.Errorf("seq = %v", got)
 	}
+}
+
+// TestTCPLongFramesTakeBudget: a frame longer than the read buffer takes
+// decode budget as it is assembled, so senders that stop inside long
+// frames hold no more than the budget, whatever their number; a sender
+// finding no room waits (back-pressure) and goes on once there is.
+func TestTCPLongFramesTakeBudget(t *testing.T) {
+	e := newEnv(t, func(_ *journal.Options, o *ingest.Options) {
+		o.MaxRecordSize, o.DecodeBudget = 512<<10, 1 // a budget of 1 MiB
+	})
+	addr := e.start(input("t1", inputs.GELFTCPType, nil))
+	const inUse = "org.graylog2.inputs.decode.budget.in-use"
+	// Two senders stop 450 KiB into their messages.
+	var stalled []net.Conn
+	for _, host := range []string{"a", "b"} {
+		c := dial(t, "tcp", addr)
+		fmt.Fprint(c, gelfOfSize(host, 480<<10)[:450<<10])
+		stalled = append(stalled, c)
+	}
+	poll.Until(t, "the partial frames to take budget", func() bool { return e.count(inUse) >= 2*(384<<10) })
+
+	// A whole 300 KiB message does not fit beside them: its sender waits,
+	// and the budget is not exceeded.
+	fmt.Fprint(dial(t, "tcp", addr), gelfOfSize("c", 300<<10)+"\x00")
+	poll.Until(t, "the third sender to wait", func() bool { return e.count("org.graylog2.inputs.decode.budget.tcp.waits") >= 1 })
+	if got := e.count(inUse); got > 1<<20 {
+		t.Fatalf("%d bytes of budget in use, above its 1 MiB", got)
+	}
+	if got := e.j.End(); got != 0 {
+		t.Fatalf("journal has %d records while the senders wait", got)
+	}
+
+	// One stalled sender goes away: its room is free, and the waiting
+	// message goes in.
+	stalled[1].Close()
+	got := e.records(1)
+	if src, _ := got[0].String("source"); len(got) != 1 || src != "c" {
+		t.Fatalf("journaled a message of %q, want c", src)
+	}
+	poll.Until(t, "only the stalled sender's room in use", func() bool { return e.count(inUse) <= 512<<10 })
 }
