@@ -186,13 +186,15 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) error {
 		st.body = nil
 		httpStates.Put(st)
 	}()
-	// Content-Length sizes the buffer only up to maxPooledBody: a claimed
-	// size allocates nothing before the bytes arrive.
+	// The buffer starts at a page and doubles as the bytes arrive, up to
+	// Content-Length: a claimed size takes no more of the decode budget
+	// than a page before the bytes are there, so requests that announce a
+	// large body and never send it hold little of what others need.
 	most := limit + 1 // one byte more tells a body over the limit
 	if r.ContentLength >= 0 {
 		most = min(most, r.ContentLength+1)
 	}
-	body, err := readBody(&st.body, int(min(max(most, 4096), maxPooledBody)), int(most), r.Body, limit, &st.lease)
+	body, err := readBody(&st.body, int(min(most, firstBodyBuffer)), int(most), r.Body, limit, &st.lease)
 	switch {
 	case errors.Is(err, errBodyTooLarge):
 		m.failures.Mark(1)
@@ -324,6 +326,9 @@ const maxPooledBody = 256 << 10
 // its body needs, and is charged for those, whatever the requests before
 // it left behind.
 var bodies = buffers.New(maxPooledBody)
+
+// firstBodyBuffer is the size of a request body's first buffer.
+const firstBodyBuffer = 4096
 
 // readBody reads the whole body, refusing more than limit bytes, into a
 // buffer of size bytes, then of twice the size as it fills, up to most

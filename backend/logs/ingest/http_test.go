@@ -393,10 +393,30 @@ func TestHTTPBudgetAfterLargeBody(t *testing.T) {
 		}
 		slow := startSlowPost(t, addr, gelfOfSize("small", 1<<10), 512)
 		poll.Until(t, "the small request to take budget", func() bool { return inUse() > 0 })
-		if got := inUse(); got != 4<<10 {
-			t.Errorf("round %d: a 1 KiB body takes %d bytes of budget while it arrives, want 4096", i, got)
+		if got := inUse(); got != 1<<10+1 {
+			t.Errorf("round %d: a 1 KiB body takes %d bytes of budget while it arrives, want %d", i, got, 1<<10+1)
 		}
 		slow.finish(t)
+	}
+}
+
+// TestHTTPClaimedLengthTakesAPage: a request's body buffer grows with the
+// bytes that arrive, not with the length it announces, so requests that
+// announce large bodies and never send them hold a page of the decode
+// budget each, not the budget others need.
+func TestHTTPClaimedLengthTakesAPage(t *testing.T) {
+	e := newEnv(t, func(_ *journal.Options, o *ingest.Options) {
+		o.MaxRecordSize, o.DecodeBudget = 128<<10, 1 // a budget of 256 KiB
+	})
+	addr := e.start(input("h1", inputs.GELFHTTPType, nil))
+	inUse := func() int64 { return e.count("org.graylog2.inputs.decode.budget.in-use") }
+	const stalled = 8
+	for range stalled {
+		startSlowPost(t, addr, gelfOfSize("stalled", 60<<10), 0)
+	}
+	poll.Until(t, "the stalled requests to take their first page", func() bool { return inUse() == stalled*4<<10 })
+	if r := do(t, http.DefaultClient, http.MethodPost, "http://"+addr+"/gelf", []byte(gelfOfSize("other", 60<<10)), nil); r.status != http.StatusAccepted {
+		t.Errorf("beside %d stalled requests announcing 60 KiB: %d %s", stalled, r.status, r.body)
 	}
 }
 
@@ -417,8 +437,9 @@ func TestHTTPDecodeBudget(t *testing.T) {
 	}
 	inUse := func() int64 { return e.count("org.graylog2.inputs.decode.budget.in-use") }
 
-	// A body of 12 KiB of which half is sent: its buffer holds 12 KiB.
-	slow := startSlowPost(t, addr, gelfOfSize("slow", 12<<10), 6<<10)
+	// A body of 12 KiB of which all but a byte is sent: its buffer holds
+	// 12 KiB.
+	slow := startSlowPost(t, addr, gelfOfSize("slow", 12<<10), 12<<10-1)
 	poll.Until(t, "the slow request to take budget", func() bool { return inUse() > 12<<10 })
 
 	// 14 KiB takes 28 KiB: its body and its text.
@@ -457,9 +478,10 @@ func TestDecodeBudgetTCPWaitsUDPDrops(t *testing.T) {
 		return a.String()
 	}
 
-	// 16 KiB of body buffer held while the rest of the body is awaited.
-	slow := startSlowPost(t, addr("h1"), gelfOfSize("slow", 16<<10), 1<<10)
-	poll.Until(t, "the slow request to take budget", func() bool { return e.count("org.graylog2.inputs.decode.budget.in-use") > 16<<10 })
+	// 16 KiB of body buffer held while the last byte of the body is
+	// awaited.
+	slow := startSlowPost(t, addr("h1"), gelfOfSize("slow", 16<<10), 16<<10-1)
+	poll.Until(t, "the slow request to take budget", func() bool { return e.count("org.graylog2.inputs.decode.budget.in-use") >= 16<<10 })
 
 	// UDP: 20 KiB of text do not fit in what is left.
 	fmt.Fprint(dial(t, "udp", addr("u1")), gelfOfSize("udp", 20<<10))
