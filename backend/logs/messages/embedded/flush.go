@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -288,7 +289,8 @@ func (s *Store) commitFlush(jobs []*flushJob, durable map[*segRef]bitset, checkp
 		ix.segs = append(slices.Clip(ix.segs), j.ref)
 	}
 	m := s.manifest(checkpoint, durable)
-	if err := writeManifest(s.dir, m, s.opts.Fault); err != nil {
+	err := writeManifest(s.dir, m, s.opts.Fault)
+	if err != nil && !errors.Is(err, errUnsynced) {
 		for _, u := range undo {
 			u.ix.segs, u.ix.frozen = u.segs, u.frozen
 		}
@@ -302,6 +304,11 @@ func (s *Store) commitFlush(jobs []*flushJob, durable map[*segRef]bitset, checkp
 	}
 	s.checkpoint = checkpoint
 	s.kickMerge()
+	if err != nil {
+		// Committed as far as this process goes; retrying the flush
+		// writes the manifest again, which syncs it.
+		return unavailable("flush", err)
+	}
 	return nil
 }
 

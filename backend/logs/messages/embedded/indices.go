@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 
@@ -45,7 +46,9 @@ func (s *Store) Rotate(ctx context.Context, prefix string) (string, error) {
 	}
 	ix := s.newIndex(prefix, n, s.opts.Now().UTC())
 	if err := s.commitLocked(); err != nil {
-		s.forget(ix)
+		if !errors.Is(err, errUnsynced) {
+			s.forget(ix)
+		}
 		return "", err
 	}
 	return ix.name, nil
@@ -87,7 +90,16 @@ func (s *Store) Delete(ctx context.Context, name string) error {
 	}
 	s.forget(ix)
 	if err := s.commitLocked(); err != nil {
-		s.newIndexFrom(ix)
+		if !errors.Is(err, errUnsynced) {
+			s.newIndexFrom(ix)
+			return err
+		}
+		// Deleted here; its files stay until Open, as the manifest that
+		// names them may come back.
+		for _, r := range ix.segs {
+			r.seg.release()
+		}
+		ix.segs = nil
 		return err
 	}
 	for _, r := range ix.segs {
@@ -144,7 +156,9 @@ func (s *Store) setClosed(ctx context.Context, op, name string, closed bool) err
 	wasClosed, wasReopened := ix.closed, ix.reopened
 	ix.closed, ix.reopened = closed, !closed
 	if err := s.commitLocked(); err != nil {
-		ix.closed, ix.reopened = wasClosed, wasReopened
+		if !errors.Is(err, errUnsynced) {
+			ix.closed, ix.reopened = wasClosed, wasReopened
+		}
 		return err
 	}
 	return nil

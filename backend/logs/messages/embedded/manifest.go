@@ -100,6 +100,14 @@ func decodeManifest(b []byte) (*manifest, error) {
 	return &m, nil
 }
 
+// errUnsynced is a manifest that replaced the last one in its directory,
+// whose sync then failed: a crash may bring back either. Its caller keeps
+// the new state, since undoing it would delete files the manifest in place
+// names, but keeps the files the old one names too, and fails: the next
+// manifest written syncs the directory again. Open removes what neither
+// names.
+var errUnsynced = errors.New("the manifest is in place but its directory was not synced")
+
 // writeManifest replaces the manifest in dir atomically.
 func writeManifest(dir string, m *manifest, fault func() error) error {
 	b, err := encodeManifest(m)
@@ -119,8 +127,14 @@ func writeManifest(dir string, m *manifest, fault func() error) error {
 		os.Remove(tmp)
 		return err
 	}
-	return syncDir(dir)
+	if err := syncManifestDir(dir); err != nil {
+		return fmt.Errorf("%w: %w", errUnsynced, err)
+	}
+	return nil
 }
+
+// syncManifestDir is syncDir, which a test makes fail after the rename.
+var syncManifestDir = syncDir
 
 func readManifest(dir string) (*manifest, error) {
 	f, err := os.Open(filepath.Join(dir, manifestName))

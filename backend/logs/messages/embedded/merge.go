@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"context"
+	"errors"
 	"math"
 	"slices"
 	"sort"
@@ -243,12 +244,15 @@ func (s *Store) commitMerge(p *mergePlan, seg *segment, maps [][]int32) bool {
 		}
 	}
 	ix.segs = append(next, ref)
-	if err := s.commitLocked(); err != nil {
+	err := s.commitLocked()
+	if err != nil && !errors.Is(err, errUnsynced) {
 		ix.segs = old
 		return discard()
 	}
 	for _, r := range p.srcs {
-		r.seg.remove.Store(true)
+		// Without a synced manifest the old one may come back: its
+		// segments stay on disk until Open finds them unnamed.
+		r.seg.remove.Store(err == nil)
 		r.seg.release()
 	}
 	return true
