@@ -213,6 +213,12 @@ type node struct {
 const foldFactor = 16
 
 func newAggregator(a Aggregation, r TimeRange, maxBuckets int) (*aggregator, error) {
+	switch {
+	case len(a.Rows)+len(a.Columns) > MaxGroupings:
+		return nil, api.Errorf(api.Invalid, "An aggregation may have at most %d row and column groups", MaxGroupings)
+	case len(a.Series) > MaxSeries:
+		return nil, api.Errorf(api.Invalid, "An aggregation may have at most %d series", MaxSeries)
+	}
 	ag := &aggregator{series: a.Series, orders: a.Sort, max: maxBuckets}
 	for _, g := range append(slices.Clone(a.Rows), a.Columns...) {
 		switch {

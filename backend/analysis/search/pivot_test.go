@@ -148,6 +148,13 @@ func TestSyncPivotVariants(t *testing.T) {
 	}
 }
 
+// repeated is n copies of s, separated by commas.
+func repeated(s string, n int) string {
+	return strings.TrimSuffix(strings.Repeat(s+",", n), ",")
+}
+
+// TestSyncPivotErrors: invalid pivots, and requests asking for more than
+// one search may build in memory, are 400s.
 func TestSyncPivotErrors(t *testing.T) {
 	h, _ := pivotEnv(t)
 	for _, c := range []struct {
@@ -169,6 +176,10 @@ func TestSyncPivotErrors(t *testing.T) {
 		{"bad sort", `{"id":"p","type":"pivot","sort":[{"type":"random","field":"x"}]}`, 400, "unknown type"},
 		{"sort by missing series", `{"id":"p","type":"pivot","row_groups":[{"type":"values","field":"source"}],"sort":[{"type":"series","field":"avg(x)"}]}`, 400, "no such series"},
 		{"unknown search type", `{"id":"p","type":"events"}`, 400, "Unsupported search type"},
+		{"too many groups", `{"id":"p","type":"pivot","row_groups":[` + repeated(`{"type":"values","field":"source"}`, MaxGroupings+1) + `]}`, 400, "at most 16 row and column groups"},
+		{"too many series", `{"id":"p","type":"pivot","series":[` + repeated(`{"type":"count"}`, MaxSeries+1) + `]}`, 400, "at most 64 series"},
+		{"too many messages", repeated(`{"id":"m","type":"messages","limit":10000}`, 3), 400, "at most 20000 messages together"},
+		{"too many search types", repeated(`{"id":"m","type":"messages","limit":1}`, MaxSearchTypes+1), 400, "at most 256 search types"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rec := routertest.Serve(h, routertest.Principal(t, "streams:read:*"), "POST", "/views/search/sync", syncBody(c.types))

@@ -155,7 +155,7 @@ func (h *Handler) sync(w http.ResponseWriter, r *http.Request) error {
 	if len(req.Queries) == 0 {
 		return api.Errorf(api.Invalid, "Search must contain at least one query")
 	}
-	ctx, release, err := h.svc.gate.admit(r.Context())
+	ctx, release, err := h.svc.gate.admit(WithRequestSize(r.Context()))
 	if err != nil {
 		return err
 	}
@@ -200,9 +200,20 @@ func (h *Handler) runQuery(ctx context.Context, q viewQuery, now time.Time) (map
 		qs = q.Query.QueryString
 	}
 	types := map[string]any{}
+	var size requestSize
 	for _, st := range q.SearchTypes {
 		if st.Type != "messages" && st.Type != "pivot" {
 			return nil, api.Errorf(api.Invalid, "Unsupported search type %q: loggate answers the messages and pivot search types", st.Type)
+		}
+		listed := 0
+		if st.Type == "messages" {
+			listed = st.Limit
+			if listed <= 0 {
+				listed = DefaultLimit
+			}
+		}
+		if err := countSearchType(ctx, &size, listed); err != nil {
+			return nil, err
 		}
 		req := Request{Query: qs, Range: rng, Streams: streams, Sort: toSort(st.Sort), Offset: st.Offset, Limit: st.Limit}
 		if st.TimeRange != nil {

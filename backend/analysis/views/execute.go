@@ -12,6 +12,7 @@ import (
 	"github.com/tidwall/sjson"
 	"go.mongodb.org/mongo-driver/bson/primitive"
 
+	"github.com/loggate/loggate/backend/analysis/search"
 	"github.com/loggate/loggate/router/api"
 )
 
@@ -132,13 +133,14 @@ const eventsType = "events"
 // does not know) fails alone and is reported in the job, as Graylog
 // reports a failed query; anything else (stream permissions, a store
 // outage) fails the request.
-func execute(ctx context.Context, exec Executor, search ViewSearch, state executionState, owner string) (searchJob, error) {
+func execute(ctx context.Context, exec Executor, vs ViewSearch, state executionState, owner string) (searchJob, error) {
+	ctx = search.WithRequestSize(ctx)
 	now := exec.Now()
 	job := searchJob{
-		ID: primitive.NewObjectID().Hex(), SearchID: search.ID, Owner: owner, Errors: []jobError{},
+		ID: primitive.NewObjectID().Hex(), SearchID: vs.ID, Owner: owner, Errors: []jobError{},
 		Results: map[string]any{}, Execution: jobExecution{Done: true},
 	}
-	for _, q := range search.Queries {
+	for _, q := range vs.Queries {
 		qid := gjson.GetBytes(q, "id").Str
 		q, err := state.GlobalOverride.apply(q)
 		if err == nil {
