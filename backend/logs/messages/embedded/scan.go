@@ -36,7 +36,11 @@ func (s *Store) Scan(ctx context.Context, q messages.Query) (messages.Cursor, er
 			return nil
 		}
 		var err error
-		c.cands, err = bySortField(c.cands, set, vi, seg, q.Sort.Field, q.Sort.Asc)
+		keep := 0
+		if q.Limit > 0 {
+			keep = q.Offset + q.Limit
+		}
+		c.cands, err = bySortField(c.cands, set, vi, seg, q.Sort.Field, q.Sort.Asc, keep)
 		return err
 	})
 	if err != nil {

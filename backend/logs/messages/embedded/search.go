@@ -156,7 +156,7 @@ func (s *Store) Search(ctx context.Context, q messages.Query) (messages.Result, 
 			return nil
 		}
 		var err error
-		cands, err = bySortField(cands, set, vi, seg, q.Sort.Field, q.Sort.Asc)
+		cands, err = bySortField(cands, set, vi, seg, q.Sort.Field, q.Sort.Asc, k)
 		return err
 	})
 	if err != nil {
@@ -267,7 +267,10 @@ func topByTime(cands []candidate, set bitset, vi int, seg *segment, k int, asc b
 
 // bySortField adds every document of set with its value of field as the
 // key: a number, the (smallest, or largest descending) term, or missing.
-func bySortField(cands []candidate, set bitset, vi int, seg *segment, field string, asc bool) ([]candidate, error) {
+// With keep > 0 only the first keep candidates in sort order are wanted:
+// whenever twice that many are held, they are sorted and cut to keep, so a
+// search for one page holds about a page, not every match.
+func bySortField(cands []candidate, set bitset, vi int, seg *segment, field string, asc bool, keep int) ([]candidate, error) {
 	f := seg.fields[field]
 	var ord []int32
 	var termText []string
@@ -306,6 +309,10 @@ func bySortField(cands []candidate, set bitset, vi int, seg *segment, field stri
 			}
 		}
 		cands = append(cands, c)
+		if keep > 0 && len(cands) >= 2*keep {
+			sortCandidates(cands, false, asc)
+			cands = cands[:keep]
+		}
 	}
 	return cands, nil
 }
