@@ -326,3 +326,32 @@ func TestDeletedOwnerLeavesNoHeir(t *testing.T) {
 	}
 	h.Do("GET", "/views/search/"+sid, nil, root).Want(t, http.StatusOK)
 }
+
+// TestExecutedSearchSize: the queries of one executed search share its
+// bounds: message lists asking for more than 20,000 messages together
+// fail the query that goes over, in the job, as Graylog reports a query's
+// error; the queries before it are answered.
+func TestExecutedSearchSize(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	const sid = "5f1a2b3c4d5e6f7a8b9c0d61"
+	query := func(id string) map[string]any {
+		return map[string]any{
+			"id": id, "query": map[string]any{"type": "elasticsearch", "query_string": ""},
+			"timerange": map[string]any{"type": "relative", "range": 300}, "filter": nil,
+			"search_types": []any{map[string]any{"id": "m", "type": "messages", "limit": 10000, "offset": 0}},
+		}
+	}
+	body := map[string]any{"id": sid, "parameters": []any{}, "queries": []any{query("q1"), query("q2"), query("q3")}}
+	h.Do("POST", "/views/search", body, root).Want(t, http.StatusCreated)
+	job := h.Do("POST", "/views/search/"+sid+"/execute", map[string]any{"parameter_bindings": map[string]any{}}, root).Want(t, http.StatusCreated)
+	failed := 0
+	for _, q := range []string{"q1", "q2", "q3"} {
+		if job.Get("results."+q+".state").String() == "FAILED" {
+			failed++
+		}
+	}
+	if failed != 1 || !strings.Contains(job.Get("errors.0.description").String(), "at most 20000 messages together") {
+		t.Errorf("%d queries failed; job errors %s", failed, job.Get("errors").Raw)
+	}
+}
