@@ -85,6 +85,11 @@ func (o Options) withDefaults() Options {
 	if o.MaxAge <= 0 {
 		o.MaxAge = DefaultMaxAge
 	}
+	// The age limit is the active segment's too: one older than MaxAge
+	// holding a record appended a moment ago would refuse appends as if
+	// that record were old. Rolling by half of it keeps the active segment
+	// young enough whenever it is written to.
+	o.SegmentAge = min(o.SegmentAge, o.MaxAge/2)
 	// Limits count uncommitted segments whole, so a segment may hold at
 	// most a quarter of MaxSize; otherwise one partly committed segment
 	// could keep the journal full.

@@ -140,3 +140,22 @@ func TestSmallMaxSizeKeepsFlowing(t *testing.T) {
 		t.Fatalf("segment size %d, want it capped at MaxSize/4", st.JournalConfig.SegmentSize)
 	}
 }
+
+// TestMaxAgeBelowSegmentAge: with a max age below the segment age (a
+// message_journal_max_age of 30m beside the 1h segment age), a record
+// appended a quarter of an hour ago is not refused as old because the
+// segment it went to was made long before.
+func TestMaxAgeBelowSegmentAge(t *testing.T) {
+	clk := newClock()
+	j := open(t, t.TempDir(), Options{Now: clk.Now, MaxAge: 30 * time.Minute})
+	appendN(t, j, 0, 1)
+	if err := j.Commit(0); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(20 * time.Minute)
+	appendN(t, j, 0, 1) // uncommitted from here on
+	clk.Advance(15 * time.Minute)
+	if _, _, err := j.Append(context.Background(), []byte("x")); err != nil {
+		t.Fatalf("Append with uncommitted data 15 minutes old, max age 30 minutes: %v", err)
+	}
+}
