@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/smtp"
+	neturl "net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -118,7 +119,7 @@ func (d *Deliverer) post(ctx context.Context, url string, body any) error {
 		return err
 	}
 	if !ok {
-		return failed(errNotAllowed, nil, "URL <%s> is not whitelisted.", url)
+		return failed(errNotAllowed, nil, "URL <%s> is not whitelisted.", redactURL(url))
 	}
 	b, err := json.Marshal(body)
 	if err != nil {
@@ -126,7 +127,8 @@ func (d *Deliverer) post(ctx context.Context, url string, body any) error {
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(b))
 	if err != nil {
-		return fmt.Errorf("HTTP notification to %s: %w", url, err)
+		// The parse error quotes the URL whole.
+		return fmt.Errorf("HTTP notification to %s: the URL is not valid", redactURL(url))
 	}
 	req.Header.Set("Content-Type", "application/json")
 	if d.UserAgent != "" {
@@ -139,9 +141,33 @@ func (d *Deliverer) post(ctx context.Context, url string, body any) error {
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return failed(nil, nil, "Expected successful HTTP response [2xx] but got [%d]. %s", resp.StatusCode, url)
+		return failed(nil, nil, "Expected successful HTTP response [2xx] but got [%d]. %s", resp.StatusCode, redactURL(url))
 	}
 	return nil
+}
+
+// redactURL is raw without the password of its user info: these errors are
+// logged and shown as system notifications, to more users than may read
+// the notification's configuration. A URL that does not parse is cut at
+// its user info the same way.
+func redactURL(raw string) string {
+	if u, err := neturl.Parse(raw); err == nil {
+		return u.Redacted()
+	}
+	scheme, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return raw
+	}
+	authority, path, slash := strings.Cut(rest, "/")
+	if at := strings.LastIndex(authority, "@"); at >= 0 {
+		if user, _, hasPassword := strings.Cut(authority[:at], ":"); hasPassword {
+			authority = user + ":xxxxx" + authority[at:]
+		}
+	}
+	if slash {
+		path = "/" + path
+	}
+	return scheme + "://" + authority + path
 }
 
 // email renders the notification's templates and sends one mail to each
