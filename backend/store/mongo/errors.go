@@ -99,20 +99,26 @@ func Redact(uri string) string {
 		}
 		return "(unparsable URI with credentials)"
 	}
+	if u.User == nil && userinfo(uri) != "" {
+		// A password with an unescaped "/" parses as a host and a path:
+		// "mongodb://admin:1234/s3cr3t@db" is host "admin:1234".
+		return "(unparsable URI with credentials)"
+	}
 	if _, ok := u.User.Password(); ok {
 		u.User = url.UserPassword(u.User.Username(), "xxxxx")
 	}
 	return u.String()
 }
 
-// userinfo returns the part of uri between "://" and the last "@" of its
-// authority, or "".
+// userinfo returns the part of uri between "://" and the last "@" before
+// its options, or "". A "/" does not end it: a password may hold one
+// unescaped, which the driver refuses with an error that quotes the URI.
 func userinfo(uri string) string {
 	_, rest, ok := strings.Cut(uri, "://")
 	if !ok {
 		return ""
 	}
-	if i := strings.IndexAny(rest, "/?"); i >= 0 {
+	if i := strings.IndexByte(rest, '?'); i >= 0 {
 		rest = rest[:i]
 	}
 	i := strings.LastIndex(rest, "@")

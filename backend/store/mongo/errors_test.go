@@ -26,6 +26,7 @@ func TestRedact(t *testing.T) {
 		{"mongodb://u:pw@a:1,b:2/db?replicaSet=rs", "mongodb://u:xxxxx@a:1,b:2/db?replicaSet=rs"},
 		{"mongodb://u:p w@[::1/", "(unparsable URI with credentials)"},
 		{"::not a uri", "::not a uri"},
+		{"mongodb://admin:1234/s3cr3t@db.example.org:27017/graylog", "(unparsable URI with credentials)"},
 	}
 	for _, tt := range tests {
 		if got := mongo.Redact(tt.uri); got != tt.want {
@@ -112,6 +113,7 @@ func TestOpenInvalid(t *testing.T) {
 	}{
 		{"scheme", "http://u:s3cret@localhost/", nil},
 		{"bad option", "mongodb://u:s3cret@localhost/?connectTimeoutMS=soon", nil},
+		{"unescaped slash in the password", "mongodb://admin:1234/s3cret@localhost:27017/graylog", nil},
 		{"dotted field", "mongodb://localhost/", []store.Index{{Collection: "users", Field: "a.b"}}},
 		{"operator field", "mongodb://localhost/", []store.Index{{Collection: "users", Field: "$x"}}},
 		{"empty field", "mongodb://localhost/", []store.Index{{Collection: "users"}}},
