@@ -3,6 +3,7 @@ package legacy
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -352,7 +353,7 @@ func (h *Handler) createCondition(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	h.changed(r, sid)
-	w.Header().Set("Location", api.Location(r, "/streams/"+sid+"/alerts/conditions/"+c.ID))
+	w.Header().Set("Location", api.Location(r, "/streams/"+url.PathEscape(sid)+"/alerts/conditions/"+url.PathEscape(c.ID)))
 	api.WriteJSON(w, http.StatusCreated, map[string]string{"alert_condition_id": c.ID})
 	return nil
 }
@@ -499,7 +500,7 @@ func (h *Handler) createCallback(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	h.changed(r, sid)
-	w.Header().Set("Location", api.Location(r, "/streams/"+sid+"/alarmcallbacks/"+c.ID))
+	w.Header().Set("Location", api.Location(r, "/streams/"+url.PathEscape(sid)+"/alarmcallbacks/"+url.PathEscape(c.ID)))
 	api.WriteJSON(w, http.StatusCreated, map[string]string{"alarmcallback_id": c.ID})
 	return nil
 }

@@ -2,6 +2,7 @@ package extractors
 
 import (
 	"net/http"
+	"net/url"
 	"strconv"
 
 	"github.com/loggate/loggate/auth"
@@ -131,7 +132,7 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
 	}
 	// Graylog's Location repeats the input id where the extractor id
 	// belongs; loggate's names the extractor.
-	w.Header().Set("Location", api.Location(r, "/system/inputs/"+id+"/extractors/"+e.ID))
+	w.Header().Set("Location", api.Location(r, "/system/inputs/"+url.PathEscape(id)+"/extractors/"+url.PathEscape(e.ID)))
 	api.WriteJSON(w, http.StatusCreated, map[string]string{"extractor_id": e.ID})
 	return nil
 }
@@ -213,7 +214,7 @@ func (h *Handler) addStatic(w http.ResponseWriter, r *http.Request) error {
 	if err := h.s.AddStaticField(r.Context(), id, req.Key, req.Value); err != nil {
 		return err
 	}
-	w.Header().Set("Location", api.Location(r, "/system/inputs/"+id))
+	w.Header().Set("Location", api.Location(r, "/system/inputs/"+url.PathEscape(id)))
 	w.WriteHeader(http.StatusCreated)
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/loggate/loggate/backend/logs/indexsets"
 	"github.com/loggate/loggate/backend/logs/messages"
+	"github.com/loggate/loggate/backend/store"
 	"github.com/loggate/loggate/router/api"
 )
 
@@ -153,7 +154,12 @@ func (h *Handler) indexSet(r *http.Request) (indexsets.IndexSet, error) {
 		}
 		id = def
 	}
-	return h.sets.Get(r.Context(), id)
+	is, err := h.sets.Get(r.Context(), id)
+	if errors.Is(err, store.ErrNotFound) {
+		// Graylog's IndexSetRegistry lookup on these resources.
+		return indexsets.IndexSet{}, api.Errorf(api.NotFound, "Couldn't find index set with ID <%s>", id)
+	}
+	return is, err
 }
 
 // indices lists an index set's indices, newest last.

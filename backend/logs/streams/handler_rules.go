@@ -2,6 +2,7 @@ package streams
 
 import (
 	"net/http"
+	"net/url"
 
 	"github.com/loggate/loggate/auth"
 	"github.com/loggate/loggate/router/api"
@@ -97,7 +98,7 @@ func (h *Handler) updateRule(r *http.Request) (any, error) {
 func (h *Handler) updateRuleDeprecated(w http.ResponseWriter, r *http.Request) error {
 	sid, rid := api.Var(r, "streamid"), api.Var(r, "streamRuleId")
 	// The router's Link names the path template; this one names the rule.
-	w.Header().Set("Link", "<"+api.Location(r, "/streams/"+sid+"/rules/"+rid)+`>; rel="successor-version"`)
+	w.Header().Set("Link", "<"+api.Location(r, "/streams/"+url.PathEscape(sid)+"/rules/"+url.PathEscape(rid))+`>; rel="successor-version"`)
 	if err := notBuiltin(sid, "Cannot remove stream rule from default stream."); err != nil {
 		return err
 	}

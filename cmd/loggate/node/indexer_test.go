@@ -90,3 +90,22 @@ func TestIndexerPages(t *testing.T) {
 	h.Do("DELETE", "/system/indexer/indices/graylog_1", nil, viewer).Want(t, http.StatusForbidden)
 	h.Do("GET", "/system/indexer/failures", nil, viewer).Want(t, http.StatusForbidden)
 }
+
+// TestIndexerUnknownIndexSet: an index set id that names none, malformed
+// or not, is a 404 on the indexer's resources, not a 500.
+func TestIndexerUnknownIndexSet(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	for _, id := range []string{"zzz", "000000000000000000000000", strings.Repeat("a", 10000)} {
+		for _, c := range []struct{ method, path string }{
+			{"GET", "/system/indexer/overview/" + id},
+			{"GET", "/system/indexer/indices/" + id + "/list"},
+			{"GET", "/system/indexer/indices/" + id + "/open"},
+			{"GET", "/system/indexer/indices/" + id + "/closed"},
+			{"GET", "/system/indexer/indices/" + id + "/reopened"},
+			{"POST", "/system/indices/ranges/index_set/" + id + "/rebuild"},
+		} {
+			h.Do(c.method, c.path, nil, root).WantError(t, http.StatusNotFound, "Couldn't find index set with ID <"+id+">")
+		}
+	}
+}

@@ -264,3 +264,18 @@ func TestDeprecationSuccessors(t *testing.T) {
 		}
 	}
 }
+
+// TestSuccessorLinkEscapesIDs: the deprecated POST of a stream rule names
+// its successor with the path's ids escaped, so that any id, a control
+// character included, gives a well-formed answer.
+func TestSuccessorLinkEscapesIDs(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	r := h.Do("POST", "/streams/%00x/rules/a%20b", map[string]any{}, root)
+	if r.Status < 400 || r.Status >= 500 {
+		t.Fatalf("status %d: %s", r.Status, r.Body)
+	}
+	if want := "<" + h.URL + `/streams/%00x/rules/a%20b>; rel="successor-version"`; r.Header.Get("Link") != want {
+		t.Errorf("Link %q, want %q", r.Header.Get("Link"), want)
+	}
+}
