@@ -24,12 +24,24 @@ type Framer struct {
 	discarding bool   // inside an oversized frame, waiting for its end
 	err        error
 	dropped    atomic.Uint64
-	// Room, when set, is asked for the room a frame longer than the read
-	// buffer takes as it is assembled, with the frame's whole size so
-	// far: a sender that stops inside a long frame would otherwise hold
-	// it outside any bound, once per connection. Its error ends Next.
+	// Room, when set, is asked for the room a frame assembled outside the
+	// read buffer takes (one longer than the buffer, or read across a
+	// Wait), with the frame's whole size so far: a sender that stops
+	// inside a frame would otherwise hold it outside any bound, once per
+	// connection. Its error ends Next.
 	Room func(size int) error
+	// Wait, when set, lets the stream's reader return ErrWait instead of
+	// waiting for bytes. The Framer then keeps what it read of the frame
+	// (asking Room for it) and calls Wait with its read buffer, then
+	// empty; Wait returns the buffer to read on with once the stream has
+	// bytes again, so that the buffer can serve others meanwhile. Its
+	// error ends Next.
+	Wait func(r *bufio.Reader) (*bufio.Reader, error)
 }
+
+// ErrWait is what a Framer's reader returns instead of waiting for bytes,
+// when the Framer has a Wait.
+var ErrWait = errors.New("gelf: the stream has no bytes to read yet")
 
 // NewFramer returns a Framer reading r with frames of at most maxFrame bytes
 // (DefaultMaxMessageSize when ≤ 0), delimiter excluded. An r that is already
@@ -84,18 +96,24 @@ func (f *Framer) Next() ([]byte, error) {
 			}
 			return frame, nil
 		case errors.Is(err, bufio.ErrBufferFull):
-			if f.discarding {
-				continue
-			}
-			if len(f.buf)+len(line) > f.max {
-				f.drop()
-				f.discarding = true
-				continue
-			}
-			if err := f.room(len(f.buf) + len(line)); err != nil {
+			if err := f.keep(line); err != nil {
 				return nil, err
 			}
-			f.buf = append(f.buf, line...)
+		case f.Wait != nil && errors.Is(err, ErrWait):
+			// line is what the read buffer held of a frame.
+			if err := f.keep(line); err != nil {
+				return nil, err
+			}
+			// The Framer keeps no hold of the buffer it gives up.
+			r := f.r
+			f.r = nil
+			r, err := f.Wait(r)
+			if err != nil {
+				f.err = err
+				f.buf = nil
+				return nil, err
+			}
+			f.r = r
 		default:
 			f.err = err
 			if err != io.EOF || f.discarding {
@@ -118,6 +136,24 @@ func (f *Framer) Next() ([]byte, error) {
 		}
 	}
 	return nil, f.err
+}
+
+// keep adds the part of a frame the read buffer held to the frame being
+// assembled, or drops the frame when that makes it too long.
+func (f *Framer) keep(part []byte) error {
+	if f.discarding || len(part) == 0 {
+		return nil
+	}
+	if len(f.buf)+len(part) > f.max {
+		f.drop()
+		f.discarding = true
+		return nil
+	}
+	if err := f.room(len(f.buf) + len(part)); err != nil {
+		return err
+	}
+	f.buf = append(f.buf, part...)
+	return nil
 }
 
 // room asks Room for size bytes of assembled frame. Its error ends the

@@ -69,29 +69,70 @@ func TestFramer(t *testing.T) {
 		{name: "large frame split across reads", stream: big + "\x00", readLen: 7000, want: []string{big}},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			var r io.Reader = strings.NewReader(tc.stream)
-			if tc.readLen > 0 {
-				r = &chunkedReader{data: tc.stream, n: tc.readLen}
+		for _, waits := range []bool{false, true} {
+			name := tc.name
+			if waits {
+				name += ", waiting before each read"
 			}
-			f := gelf.NewFramer(r, tc.max)
-			got, err := frames(t, f)
-			if err != io.EOF {
-				t.Fatalf("err = %v, want io.EOF", err)
-			}
-			if len(got) != len(tc.want) {
-				t.Fatalf("got %d frames, want %d", len(got), len(tc.want))
-			}
-			for i := range got {
-				if got[i] != tc.want[i] {
-					t.Errorf("frame %d = %.20q (%d bytes), want %.20q (%d bytes)", i, got[i], len(got[i]), tc.want[i], len(tc.want[i]))
+			t.Run(name, func(t *testing.T) {
+				var r io.Reader = strings.NewReader(tc.stream)
+				if tc.readLen > 0 {
+					r = &chunkedReader{data: tc.stream, n: tc.readLen}
 				}
-			}
-			if f.Dropped() != tc.dropped {
-				t.Errorf("dropped = %d, want %d", f.Dropped(), tc.dropped)
-			}
-		})
+				f := gelf.NewFramer(r, tc.max)
+				if waits {
+					f, _ = waitingFramer(t, r, tc.max)
+				}
+				got, err := frames(t, f)
+				if err != io.EOF {
+					t.Fatalf("err = %v, want io.EOF", err)
+				}
+				if len(got) != len(tc.want) {
+					t.Fatalf("got %d frames, want %d", len(got), len(tc.want))
+				}
+				for i := range got {
+					if got[i] != tc.want[i] {
+						t.Errorf("frame %d = %.20q (%d bytes), want %.20q (%d bytes)", i, got[i], len(got[i]), tc.want[i], len(tc.want[i]))
+					}
+				}
+				if f.Dropped() != tc.dropped {
+					t.Errorf("dropped = %d, want %d", f.Dropped(), tc.dropped)
+				}
+			})
+		}
 	}
+}
+
+// waitingReader returns gelf.ErrWait before each read it was not woken
+// for, as a quiet connection's reader does.
+type waitingReader struct {
+	r     io.Reader
+	woken bool
+	waits int
+}
+
+func (w *waitingReader) Read(p []byte) (int, error) {
+	if !w.woken {
+		w.waits++
+		return 0, gelf.ErrWait
+	}
+	w.woken = false
+	return w.r.Read(p)
+}
+
+// waitingFramer returns a Framer reading r through a waitingReader, its
+// Wait checking that it is given an empty buffer and returning a new one.
+func waitingFramer(t testing.TB, r io.Reader, max int) (*gelf.Framer, *waitingReader) {
+	w := &waitingReader{r: r}
+	f := gelf.NewFramer(w, max)
+	f.Wait = func(old *bufio.Reader) (*bufio.Reader, error) {
+		if n := old.Buffered(); n != 0 {
+			t.Fatalf("Wait was given a buffer holding %d bytes", n)
+		}
+		w.woken = true
+		return bufio.NewReaderSize(w, 64<<10), nil
+	}
+	return f, w
 }
 
 func TestFramerReadError(t *testing.T) {
@@ -155,5 +196,35 @@ func TestFramerAsksRoom(t *testing.T) {
 	got, err := frames(t, f)
 	if !errors.Is(err, full) || len(got) != 1 {
 		t.Errorf("frames %q, %v; want {a} then Room's error", got, err)
+	}
+}
+
+// TestFramerWaits: the part of a frame read before a wait is kept, in room
+// asked of Room, and the frame comes whole after it; Wait's error ends the
+// stream for good.
+func TestFramerWaits(t *testing.T) {
+	f, w := waitingFramer(t, &chunkedReader{data: "{a}\x00{bcdef}\x00", n: 4}, 0)
+	var asked []int
+	f.Room = func(size int) error { asked = append(asked, size); return nil }
+	got, err := frames(t, f)
+	if !errors.Is(err, io.EOF) || !slices.Equal(got, []string{"{a}", "{bcdef}"}) {
+		t.Fatalf("frames %q, %v", got, err)
+	}
+	// Reads of 4 bytes: "{a}\x00", then "{bcd" and "ef}\x00" around a wait.
+	if !slices.Equal(asked, []int{4, 7}) {
+		t.Errorf("Room asked for %v, want [4 7]: the part kept, then the whole frame", asked)
+	}
+	if w.waits < 3 {
+		t.Errorf("%d waits, want one before each read", w.waits)
+	}
+
+	gone := errors.New("connection closed")
+	f, _ = waitingFramer(t, strings.NewReader("{a}\x00{b"), 0)
+	f.Wait = func(*bufio.Reader) (*bufio.Reader, error) { return nil, gone }
+	if _, err := f.Next(); !errors.Is(err, gone) {
+		t.Fatalf("Next = %v, want Wait's error", err)
+	}
+	if _, err := f.Next(); !errors.Is(err, gone) {
+		t.Errorf("Wait's error is not sticky: %v", err)
 	}
 }

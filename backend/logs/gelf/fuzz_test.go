@@ -195,12 +195,23 @@ func FuzzFramer(f *testing.F) {
 		}
 		max := int(maxFrame)
 		fr := gelf.NewFramer(r, max)
+		// The same stream, read with a wait before each read, gives the
+		// same frames.
+		var waiting io.Reader = bytes.NewReader(stream)
+		if readLen > 0 {
+			waiting = &chunkedReader{data: string(stream), n: int(readLen)}
+		}
+		wfr, _ := waitingFramer(t, waiting, max)
 		if max <= 0 {
 			max = gelf.DefaultMaxMessageSize
 		}
 		total := 0
 		for {
 			frame, err := fr.Next()
+			wframe, werr := wfr.Next()
+			if err != werr || !bytes.Equal(frame, wframe) {
+				t.Fatalf("frame %q, %v; with waits %q, %v", frame, err, wframe, werr)
+			}
 			if err == io.EOF {
 				break
 			}
@@ -211,6 +222,9 @@ func FuzzFramer(f *testing.F) {
 				t.Fatalf("bad frame %q (max %d)", frame, max)
 			}
 			total += len(frame)
+		}
+		if fr.Dropped() != wfr.Dropped() {
+			t.Fatalf("dropped %d; with waits %d", fr.Dropped(), wfr.Dropped())
 		}
 		if total > len(stream) {
 			t.Fatalf("framed %d bytes out of %d", total, len(stream))

@@ -111,5 +111,25 @@ func FuzzTCPStream(f *testing.F) {
 		for _, r := range j.recs {
 			checkRecord(t, r)
 		}
+
+		// The same stream from a connection found quiet before every
+		// other read, which waits without its buffer, gives as many.
+		inst, qj := fuzzInstance(t, inputs.GELFTCPType)
+		h = newTCPConn(inst, newRemote(netip.MustParseAddrPort("[::1]:9")))
+		quiet := false
+		h.unread = func() int {
+			quiet = !quiet
+			if quiet {
+				return 0
+			}
+			return 1
+		}
+		h.readable = func() error { return nil }
+		if err := h.run(context.Background(), bytes.NewReader(stream)); err != nil {
+			t.Fatalf("run with waits: %v", err)
+		}
+		if len(qj.recs) != len(j.recs) {
+			t.Fatalf("%d records with waits, %d without", len(qj.recs), len(j.recs))
+		}
 	})
 }

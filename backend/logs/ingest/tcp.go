@@ -19,6 +19,11 @@ import (
 // tcpReadBuffer is the connection's read buffer; gelf.Framer uses it as is.
 const tcpReadBuffer = 64 << 10
 
+// readBuffers are the read buffers of the connections that have bytes to
+// read: a connection waiting for its sender gives its buffer back (see
+// tcpConn.wait), so that idle senders, however many, hold none.
+var readBuffers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, tcpReadBuffer) }}
+
 // maxBatchBytes flushes a batch early so one append stays well below the
 // journal's pending limit (16 MiB).
 const maxBatchBytes = 4 << 20
@@ -105,6 +110,7 @@ func (s *tcpServer) serve(c net.Conn) {
 		h.rem = newRemote(ap)
 	}
 	h.unread = unreadBytes(c)
+	h.readable = readable(c)
 	if err := h.run(s.ctx, countingConn{Conn: c, m: m}); err != nil && s.ctx.Err() == nil {
 		s.inst.log.Debug("connection closed", "remote", c.RemoteAddr().String(), "err", err)
 	}
@@ -126,6 +132,9 @@ type tcpConn struct {
 	// unread, when set, tells how many bytes the connection has received
 	// that are not read yet (see more).
 	unread func() int
+	// readable, when set with unread, waits without a buffer until the
+	// connection has bytes to read (see wait).
+	readable func() error
 }
 
 func newTCPConn(inst *instance, rem remote) *tcpConn {
@@ -141,9 +150,29 @@ func (h *tcpConn) run(ctx context.Context, c io.Reader) error {
 	if max <= 0 {
 		max = gelf.DefaultMaxMessageSize
 	}
-	br := bufio.NewReaderSize(c, tcpReadBuffer)
+	var quiet *quietReader
+	if h.readable != nil && h.unread != nil {
+		quiet = &quietReader{r: c, unread: h.unread}
+		c = quiet
+	}
+	br := readBuffers.Get().(*bufio.Reader)
+	br.Reset(c)
+	defer func() {
+		if br != nil {
+			br.Reset(nil)
+			readBuffers.Put(br)
+		}
+	}()
 	fr := gelf.NewFramer(br, max)
 	fr.Room = func(size int) error { return h.frameRoom(ctx, int64(size)) }
+	if quiet != nil {
+		fr.Wait = func(r *bufio.Reader) (*bufio.Reader, error) {
+			br = nil // given back while waiting
+			var err error
+			br, err = h.wait(ctx, quiet, r)
+			return br, err
+		}
+	}
 	limit := h.inst.r.opts.BatchSize
 	dropped := uint64(0)
 	for {
@@ -175,6 +204,52 @@ func (h *tcpConn) run(ctx context.Context, c io.Reader) error {
 			return err
 		}
 	}
+}
+
+// wait is the Framer's Wait, called when the connection has nothing to
+// read: it gives back the read buffer, now empty, waits for the next bytes
+// and returns the buffer they are read into. Quiet connections then hold no
+// read buffer, as Netty's do: a sender that connects and stays quiet, sends
+// now and then, or stops inside a message costs its connection's goroutine
+// and, in the decode budget, what it sent of the message; not 64 KiB each.
+// On its error (the connection closed) the buffer is already given back
+// and nil is returned.
+func (h *tcpConn) wait(ctx context.Context, q *quietReader, br *bufio.Reader) (*bufio.Reader, error) {
+	if h.batch.len() > 0 {
+		// Not reached, as run reads on only for frames already received:
+		// the batch does not wait for the sender.
+		if err := h.flush(ctx); err != nil {
+			return br, err
+		}
+		h.frameHeld = 0 // the flush gave back the lease
+	}
+	br.Reset(nil)
+	readBuffers.Put(br)
+	if err := h.readable(); err != nil {
+		return nil, err
+	}
+	q.ready = true
+	br = readBuffers.Get().(*bufio.Reader)
+	br.Reset(q)
+	return br, nil
+}
+
+// quietReader reads a connection but returns gelf.ErrWait instead of
+// waiting for bytes, unless the connection was found readable since its
+// last read: then the read returns at once, with bytes, the end of the
+// stream or its error.
+type quietReader struct {
+	r      io.Reader
+	unread func() int
+	ready  bool
+}
+
+func (q *quietReader) Read(p []byte) (int, error) {
+	if !q.ready && q.unread() == 0 {
+		return 0, gelf.ErrWait
+	}
+	q.ready = false
+	return q.r.Read(p)
 }
 
 // decode adds a frame's message to the batch, or counts its failure. When

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -247,4 +248,70 @@ func TestTCPLongFramesTakeBudget(t *testing.T) {
 		t.Fatalf("journaled a message of %q, want c", src)
 	}
 	poll.Until(t, "only the stalled sender's room in use", func() bool { return e.count(inUse) <= 512<<10 })
+}
+
+// TestTCPIdleSendersHoldNoReadBuffer: senders that stay connected between
+// their messages hold no read buffer while they are quiet, those stopped
+// inside a message only its start, and what they send next arrives whole.
+// Each used to hold its connection's 64 KiB read buffer, so that quiet
+// senders, however many, were a bound of their own.
+func TestTCPIdleSendersHoldNoReadBuffer(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("waiting without a buffer needs Linux's socket calls")
+	}
+	e := newEnv(t, nil)
+	addr := e.start(input("t1", inputs.GELFTCPType, nil))
+	const n = 200
+	before := liveBytes()
+	conns := make([]net.Conn, n)
+	for i := range conns {
+		conns[i] = dial(t, "tcp", addr)
+		fmt.Fprint(conns[i], gelfJSON(i)+"\x00")
+	}
+	e.records(n)
+	// Half of the senders stop inside their next message.
+	const cut = 40
+	for i := 0; i < n; i += 2 {
+		fmt.Fprint(conns[i], gelfJSON(n + i)[:cut])
+	}
+	// Goroutine stacks count too: a quiet connection's goroutine and
+	// state come to about 12 KiB, its read buffer alone was 64 KiB.
+	const bound = 16 << 10
+	var perConn int64
+	poll.Within(t, poll.Timeout, func() bool {
+		perConn = (liveBytes() - before) / n
+		return perConn < bound
+	}, func() string {
+		return fmt.Sprintf("quiet connections to hold less than %d bytes each; they hold %d", bound, perConn)
+	})
+	t.Logf("a quiet connection holds %d bytes", perConn)
+	// What the stopped senders sent of their messages is in the budget.
+	const inUse = "org.graylog2.inputs.decode.budget.in-use"
+	if got := e.count(inUse); got != n/2*cut {
+		t.Errorf("decode budget in use = %d, want the %d bytes of the stopped messages", got, n/2*cut)
+	}
+
+	for i := 0; i < n; i += 2 {
+		fmt.Fprint(conns[i], gelfJSON(n + i)[cut:]+"\x00")
+	}
+	seen := map[int64]bool{}
+	for _, m := range e.records(n + n/2)[n:] {
+		seen[fieldsOf(m)["seq"].(int64)] = true
+	}
+	for i := 0; i < n; i += 2 {
+		if !seen[int64(n+i)] {
+			t.Errorf("message %d, sent around a wait, is missing", n+i)
+		}
+	}
+	poll.Until(t, "the budget given back", func() bool { return e.count(inUse) == 0 })
+}
+
+// liveBytes is what the heap and the goroutine stacks hold after a full
+// collection; twice, as pooled objects survive one.
+func liveBytes() int64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return int64(ms.HeapAlloc + ms.StackInuse)
 }
