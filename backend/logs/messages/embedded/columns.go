@@ -772,6 +772,21 @@ func (s *segmentNums) column(key string, docs int) ([]uint32, []float64) {
 }
 
 // message builds the stored part of document i of the block.
+// str returns the string value of document i's field key, as message(i)
+// would hold it, without building the message.
+func (b *colBlock) str(i int, key string) (string, bool) {
+	sh := &b.shapes[b.docShape[i]]
+	for k, f := range sh.fields {
+		if b.keys[f.key] == key {
+			if f.typ != colString {
+				return "", false
+			}
+			return b.cols[f.key].strs.get(int(b.ord[b.start[i]+1+uint32(k)])), true
+		}
+	}
+	return "", false
+}
+
 func (b *colBlock) message(i int) messages.Message {
 	sh := &b.shapes[b.docShape[i]]
 	ord := b.ord[b.start[i]:]

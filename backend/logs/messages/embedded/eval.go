@@ -190,7 +190,8 @@ func (e *evaluator) fuzzy(set bitset, f *fieldMeta, w string, dist int) {
 
 // phrase matches documents whose field holds the words consecutively.
 // Positions are not indexed, so candidates (documents with every word) are
-// checked against their stored text.
+// checked against their stored text: only that field's value is read of
+// each, and its tokens are matched as they come, without a copy.
 func (e *evaluator) phrase(set bitset, f *fieldMeta, words []string) {
 	cand := fullBitset(e.s.n)
 	for _, w := range words {
@@ -204,27 +205,55 @@ func (e *evaluator) phrase(set bitset, f *fieldMeta, words []string) {
 		cand.and(one)
 	}
 	r := &docReader{s: e.s}
+	var t tokenizer
 	for d := cand.next(0); d >= 0; d = cand.next(d + 1) {
-		m, err := r.get(d)
+		s, ok, err := r.str(d, f.name)
 		if err != nil {
 			e.fail(err)
 			return
 		}
-		if v, ok := m.Get(f.name); ok {
-			if s, ok := v.(string); ok && containsRun(tokens(s), words) {
-				set.set(d)
-			}
+		if ok && t.containsRun(s, words) {
+			set.set(d)
 		}
 	}
 }
 
-func containsRun(toks, words []string) bool {
-	for i := 0; i+len(words) <= len(toks); i++ {
-		if slices.Equal(toks[i:i+len(words)], words) {
-			return true
-		}
+// containsRun reports whether the tokens of s hold words consecutively. It
+// follows every partial match at once (bit i of at: words[:i+1] ends at
+// the last token), so that a phrase repeating its own start ("a a b" in
+// "a a a b") is found in one pass; phrases longer than 64 words, which a
+// query hardly holds, are matched on a copy of the tokens.
+func (t *tokenizer) containsRun(s string, words []string) bool {
+	n := len(words)
+	if n == 0 {
+		return true
 	}
-	return false
+	if n > 64 {
+		toks := tokens(s)
+		for i := 0; i+n <= len(toks); i++ {
+			if slices.Equal(toks[i:i+n], words) {
+				return true
+			}
+		}
+		return false
+	}
+	var at uint64
+	found := false
+	t.each(s, func(tok string) {
+		if found {
+			return
+		}
+		// Extend each partial match by this token, and start one.
+		next := uint64(0)
+		for i := range n {
+			if (i == 0 || at&(1<<(i-1)) != 0) && words[i] == tok {
+				next |= 1 << i
+			}
+		}
+		at = next
+		found = at&(1<<(n-1)) != 0
+	})
+	return found
 }
 
 func (e *evaluator) scan(f *fieldMeta, from string, fn func(term) bool) {

@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"bytes"
+	"slices"
 	"testing"
 	"time"
 
@@ -88,6 +89,27 @@ func FuzzWildcard(f *testing.F) {
 		m.match(s)
 		if !bytes.ContainsAny([]byte(p), `*?\`) && m.match(s) != (p == s) {
 			t.Fatalf("literal %q vs %q", p, s)
+		}
+	})
+}
+
+// FuzzPhrase checks the phrase matcher, which follows every partial match
+// in one pass over the tokens, against trying each start in turn.
+func FuzzPhrase(f *testing.F) {
+	f.Add("a a a b", "a a b")
+	f.Add("Error in Foo", "in foo")
+	f.Add("x y x y x z", "x y x z")
+	f.Add("", "a")
+	f.Fuzz(func(t *testing.T, text, phrase string) {
+		words := tokens(phrase)
+		toks := tokens(text)
+		want := len(words) == 0
+		for i := 0; !want && i+len(words) <= len(toks); i++ {
+			want = slices.Equal(toks[i:i+len(words)], words)
+		}
+		var tk tokenizer
+		if got := tk.containsRun(text, words); got != want {
+			t.Fatalf("containsRun(%q, %q) = %v, want %v", text, words, got, want)
 		}
 	})
 }

@@ -639,6 +639,30 @@ func (r *docReader) get(doc int) (messages.Message, error) {
 	return r.s.message(doc, rec)
 }
 
+// str returns the string value of one field of doc, reading only that
+// field of a version 3 block; ok is false when doc has no string there.
+func (r *docReader) str(doc int, field string) (v string, ok bool, err error) {
+	if r.s.version < 3 {
+		m, err := r.get(doc)
+		if err != nil {
+			return "", false, err
+		}
+		val, _ := m.Get(field)
+		v, ok = val.(string)
+		return v, ok, nil
+	}
+	b := r.s.blockOf(doc)
+	if !r.valid || r.b != b {
+		cols, err := r.s.decodedBlock(b)
+		if err != nil {
+			return "", false, err
+		}
+		r.cols, r.b, r.valid = cols, b, true
+	}
+	v, ok = r.cols.str(doc-r.s.blocks[b].first, field)
+	return v, ok, nil
+}
+
 // record returns the stored record of doc in a version 1 or 2 segment,
 // valid until the reader moves to another block.
 func (r *docReader) record(doc int) ([]byte, error) {

@@ -187,3 +187,27 @@ func BenchmarkTokenize(b *testing.B) {
 		b.Fatal("no tokens")
 	}
 }
+
+func TestContainsRun(t *testing.T) {
+	long := strings.Repeat("w ", 70) // past the 64 partial matches followed at once
+	tests := []struct {
+		text, phrase string
+		want         bool
+	}{
+		{"Error in Foo", "in foo", true},
+		{"Error in Foo", "foo in", false},
+		{"a a a b", "a a b", true},
+		{"a a c a b", "a a b", false},
+		{"x y x y x z", "x y x z", true},
+		{"GET /index.html 200", "get index.html 200", true},
+		{"one", "one two", false},
+		{"x " + long + "y", long + "y", true},
+		{"x " + long + "y", long + "z", false},
+	}
+	for _, tt := range tests {
+		var tk tokenizer
+		if got := tk.containsRun(tt.text, tokens(tt.phrase)); got != tt.want {
+			t.Errorf("containsRun(%.30q, %.30q) = %v, want %v", tt.text, tt.phrase, got, tt.want)
+		}
+	}
+}

@@ -43,6 +43,7 @@ func BenchQueries(tb testing.TB, n int) map[string]messages.Query {
 		"FieldTimeRange": {Query: parse(tb, "http_status:404 AND source:web-3"),
 			From: end.Add(-time.Duration(n/10) * time.Millisecond), To: end, Limit: 150},
 		"FullText": {Query: parse(tb, "message:exhausted"), Limit: 150},
+		"Phrase":   {Query: parse(tb, `message:"connection pool exhausted"`), Limit: 150},
 		"Wildcard": {Query: parse(tb, "http_path:\\/api\\/v1\\/orders\\/12*"), Limit: 150},
 	}
 }
