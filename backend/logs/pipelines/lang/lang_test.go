@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/loggate/loggate/backend/logs/pipelines/lang"
@@ -142,4 +143,34 @@ func FuzzParseRule(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestNestingIsBounded: a source nesting far beyond what rules do is a
+// syntax error. A few MiB of it (under http_max_body_size) used to
+// overflow the stack, which no recover catches and which ends the
+// process. A chain of operators or accesses is bounded too: each link is
+// a level of the tree that evaluation walks. Rules nesting as real ones
+// do still parse.
+func TestNestingIsBounded(t *testing.T) {
+	const deep = 1 << 14
+	for name, cond := range map[string]string{
+		"parentheses": strings.Repeat("(", deep) + "true" + strings.Repeat(")", deep),
+		"lists":       strings.Repeat("[", deep) + strings.Repeat("]", deep) + " == []",
+		"negations":   strings.Repeat("!", deep) + "true",
+		"signs":       strings.Repeat("-", deep) + "1 == 1",
+		"operators":   strings.Repeat("1 + ", deep) + "1 == 1",
+		"conjunction": strings.Repeat("true && ", deep) + "true",
+		"accesses":    "to_string($message.a" + strings.Repeat(".a", deep) + ") == \"\"",
+		"indexes":     "to_string([1]" + strings.Repeat("[0]", deep) + ") == \"\"",
+	} {
+		_, err := lang.ParseRule(`rule "deep" when `+cond+` then end`, fns)
+		var errs lang.Errors
+		if !errors.As(err, &errs) || len(errs) == 0 || !strings.Contains(errs[0].Reason, "nested more than") {
+			t.Errorf("%s nested %d deep: %v, want a syntax error", name, deep, err)
+		}
+	}
+	fine := strings.Repeat("(", 100) + strings.Repeat("1 + ", 300) + "1" + strings.Repeat(")", 100) + " > 1 && !!!true"
+	if _, err := lang.ParseRule(`rule "fine" when `+fine+` then end`, fns); err != nil {
+		t.Errorf("a rule nesting 100 deep with a 300-term sum: %v", err)
+	}
 }

@@ -92,7 +92,17 @@ type parser struct {
 	errs Errors
 	fns  Functions
 	vars map[string]*variable
+	// depth is how deeply the expression being parsed nests.
+	depth int
 }
+
+// maxDepth bounds how deeply expressions nest (parentheses, lists, maps,
+// calls, negations, and chains of operators, field accesses and indexes,
+// each link of which is a level of the tree), far beyond what rules hold:
+// each level takes stack in parsing and in evaluation, and a source of a
+// few MiB nesting without end would otherwise overflow the stack and end
+// the process.
+const maxDepth = 1000
 
 // bailout stops parsing at the first syntax error, after it is recorded.
 type bailout struct{}
@@ -322,12 +332,41 @@ func (p *parser) finish(e Expr, start token, typ Type) Expr {
 	return e
 }
 
-func (p *parser) expr() Expr { return p.or() }
+func (p *parser) expr() Expr {
+	defer p.nest()()
+	return p.or()
+}
+
+// nest enters one level of nesting, failing past maxDepth; the function
+// it returns leaves it.
+func (p *parser) nest() func() {
+	p.deeper()
+	return p.leave
+}
+
+func (p *parser) leave() { p.depth-- }
+
+// deeper enters one level of nesting, failing past maxDepth.
+func (p *parser) deeper() {
+	if p.depth++; p.depth > maxDepth {
+		p.syntax(p.peek(), fmt.Sprintf("expression nested more than %d deep", maxDepth))
+	}
+}
+
+// chain counts the links of an operator chain as levels of nesting, each
+// making the tree one deeper, until the function calling it returns,
+// which calls the function it returns.
+func (p *parser) chain() func() {
+	depth := p.depth
+	return func() { p.depth = depth }
+}
 
 func (p *parser) or() Expr {
+	defer p.chain()()
 	start := p.peek()
 	l := p.and()
 	for p.isKw("or") || p.isPunct("||") {
+		p.deeper()
 		p.take()
 		r := p.and()
 		p.sameType(start, l, r)
@@ -337,9 +376,11 @@ func (p *parser) or() Expr {
 }
 
 func (p *parser) and() Expr {
+	defer p.chain()()
 	start := p.peek()
 	l := p.equality()
 	for p.isKw("and") || p.isPunct("&&") {
+		p.deeper()
 		p.take()
 		r := p.equality()
 		p.sameType(start, l, r)
@@ -349,9 +390,11 @@ func (p *parser) and() Expr {
 }
 
 func (p *parser) equality() Expr {
+	defer p.chain()()
 	start := p.peek()
 	l := p.comparison()
 	for p.isPunct("==") || p.isPunct("!=") {
+		p.deeper()
 		op := p.take().val
 		r := p.comparison()
 		l = p.finish(&binary{op: op, l: l, r: r}, start, TBoolean)
@@ -360,9 +403,11 @@ func (p *parser) equality() Expr {
 }
 
 func (p *parser) comparison() Expr {
+	defer p.chain()()
 	start := p.peek()
 	l := p.additive()
 	for p.isPunct("<") || p.isPunct("<=") || p.isPunct(">") || p.isPunct(">=") {
+		p.deeper()
 		op := p.take().val
 		r := p.additive()
 		p.sameType(start, l, r)
@@ -372,9 +417,11 @@ func (p *parser) comparison() Expr {
 }
 
 func (p *parser) additive() Expr {
+	defer p.chain()()
 	start := p.peek()
 	l := p.multiplicative()
 	for p.isPunct("+") || p.isPunct("-") {
+		p.deeper()
 		op := p.take().val
 		r := p.multiplicative()
 		l = p.finish(&binary{op: op, l: l, r: r}, start, p.additiveType(start, op, l, r))
@@ -404,9 +451,11 @@ func (p *parser) additiveType(start token, op string, l, r Expr) Type {
 }
 
 func (p *parser) multiplicative() Expr {
+	defer p.chain()()
 	start := p.peek()
 	l := p.not()
 	for p.isPunct("*") || p.isPunct("/") || p.isPunct("%") {
+		p.deeper()
 		op := p.take().val
 		r := p.not()
 		p.sameType(start, l, r)
@@ -425,6 +474,7 @@ func (p *parser) sameType(start token, l, r Expr) {
 
 func (p *parser) not() Expr {
 	if p.isKw("not") || p.isPunct("!") {
+		defer p.nest()()
 		start := p.take()
 		e := p.not()
 		if e.Type() != TBoolean {
@@ -437,6 +487,7 @@ func (p *parser) not() Expr {
 
 func (p *parser) unary() Expr {
 	if p.isPunct("+") || p.isPunct("-") {
+		defer p.nest()()
 		start := p.take()
 		e := p.unary()
 		return p.finish(&signExpr{minus: start.val == "-", e: e}, start, e.Type())
@@ -445,11 +496,13 @@ func (p *parser) unary() Expr {
 }
 
 func (p *parser) postfix() Expr {
+	defer p.chain()()
 	start := p.peek()
 	e := p.primary()
 	for {
 		switch {
 		case p.isPunct("."):
+			p.deeper()
 			p.take()
 			name := p.peek()
 			if name.kind != tIdent && name.kind != tKeyword {
@@ -463,6 +516,7 @@ func (p *parser) postfix() Expr {
 			}
 			e = p.finish(&fieldAccess{obj: e, name: name.val}, start, TObject)
 		case p.isPunct("["):
+			p.deeper()
 			p.take()
 			idx := p.expr()
 			p.punct("]")
