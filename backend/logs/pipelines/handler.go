@@ -411,23 +411,7 @@ func (h *Handler) toPipeline(w http.ResponseWriter, r *http.Request) error {
 	}
 	// The pipeline leaves the streams not listed and joins the listed
 	// ones; only the connections that change are written and answered.
-	var changed []Connection
-	for _, c := range h.svc.Connections() {
-		if slices.Contains(c.PipelineIDs, pid) && !slices.Contains(req.StreamIDs, c.StreamID) {
-			c.PipelineIDs = slices.DeleteFunc(slices.Clone(c.PipelineIDs), func(id string) bool { return id == pid })
-			changed = append(changed, c)
-		}
-	}
-	for _, sid := range req.StreamIDs {
-		c, _ := h.svc.Connection(sid)
-		if slices.Contains(c.PipelineIDs, pid) || slices.ContainsFunc(changed, func(x Connection) bool { return x.StreamID == sid }) {
-			continue
-		}
-		c.StreamID = sid
-		c.PipelineIDs = append(slices.Clone(c.PipelineIDs), pid)
-		changed = append(changed, c)
-	}
-	out, err := h.svc.Connect(r.Context(), changed)
+	out, err := h.svc.ConnectPipeline(r.Context(), pid, req.StreamIDs)
 	if err != nil {
 		return err
 	}

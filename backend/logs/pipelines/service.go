@@ -430,38 +430,81 @@ func (s *Service) Connection(streamID string) (Connection, bool) {
 // Connect sets the pipelines of each stream in conns (replacing what
 // they had) and returns the stored connections.
 func (s *Service) Connect(ctx context.Context, conns []Connection) ([]Connection, error) {
-	out := make([]Connection, 0, len(conns))
+	var out []Connection
 	err := s.change(ctx, func(next *snapshot) error {
-		for _, c := range conns {
-			i := slices.IndexFunc(next.conns, func(x Connection) bool { return x.StreamID == c.StreamID })
-			if i >= 0 {
-				c.ID = next.conns[i].ID
-			} else {
-				c.ID = primitive.NewObjectID().Hex()
-			}
-			if c.PipelineIDs == nil {
-				c.PipelineIDs = []string{}
-			}
-			doc, err := api.Marshal(struct {
-				StreamID    string   `json:"stream_id"`
-				PipelineIDs []string `json:"pipeline_ids"`
-			}{c.StreamID, c.PipelineIDs})
-			if err != nil {
-				return err
-			}
-			if err := s.st.Put(ctx, ConnectionsCollection, c.ID, doc); err != nil {
-				return fmt.Errorf("pipelines: saving the connection of stream %s: %w", c.StreamID, err)
-			}
-			if i >= 0 {
-				next.conns[i] = c
-			} else {
-				next.conns = append(next.conns, c)
-			}
-			out = append(out, c)
-		}
-		return nil
+		var err error
+		out, err = s.putConnections(ctx, next, conns)
+		return err
 	})
 	return out, err
+}
+
+// ConnectPipeline connects a pipeline to exactly the streams listed: it
+// leaves the others and joins these, keeping every other pipeline of
+// theirs. Only the connections that change are written and returned. The
+// change is made on the current connections under the write lock, so
+// that requests connecting pipelines to one stream at once all count.
+func (s *Service) ConnectPipeline(ctx context.Context, pipelineID string, streamIDs []string) ([]Connection, error) {
+	var out []Connection
+	err := s.change(ctx, func(next *snapshot) error {
+		var changed []Connection
+		for _, c := range next.conns {
+			if slices.Contains(c.PipelineIDs, pipelineID) && !slices.Contains(streamIDs, c.StreamID) {
+				c.PipelineIDs = slices.DeleteFunc(slices.Clone(c.PipelineIDs), func(id string) bool { return id == pipelineID })
+				changed = append(changed, c)
+			}
+		}
+		for _, sid := range streamIDs {
+			i := slices.IndexFunc(next.conns, func(x Connection) bool { return x.StreamID == sid })
+			var c Connection
+			if i >= 0 {
+				c = next.conns[i]
+			}
+			if slices.Contains(c.PipelineIDs, pipelineID) || slices.ContainsFunc(changed, func(x Connection) bool { return x.StreamID == sid }) {
+				continue
+			}
+			c.StreamID = sid
+			c.PipelineIDs = append(slices.Clone(c.PipelineIDs), pipelineID)
+			changed = append(changed, c)
+		}
+		var err error
+		out, err = s.putConnections(ctx, next, changed)
+		return err
+	})
+	return out, err
+}
+
+// putConnections stores conns into next, each replacing its stream's.
+func (s *Service) putConnections(ctx context.Context, next *snapshot, conns []Connection) ([]Connection, error) {
+	out := make([]Connection, 0, len(conns))
+	for _, c := range conns {
+		i := slices.IndexFunc(next.conns, func(x Connection) bool { return x.StreamID == c.StreamID })
+		if i >= 0 {
+			c.ID = next.conns[i].ID
+		} else {
+			c.ID = primitive.NewObjectID().Hex()
+		}
+		if c.PipelineIDs == nil {
+			c.PipelineIDs = []string{}
+		}
+		doc, err := api.Marshal(struct {
+			StreamID    string   `json:"stream_id"`
+			PipelineIDs []string `json:"pipeline_ids"`
+		}{c.StreamID, c.PipelineIDs})
+		if err != nil {
+			return nil, err
+		}
+		if err := s.st.Put(ctx, ConnectionsCollection, c.ID, doc); err != nil {
+			return nil, fmt.Errorf("pipelines: saving the connection of stream %s: %w", c.StreamID, err)
+		}
+		if i >= 0 {
+			next.conns[i] = c
+		} else {
+			next.conns = append(next.conns, c)
+		}
+		out = append(out, c)
+	}
+	return out, nil
 }
 
 // MetricsConfig returns the rule metrics setting.

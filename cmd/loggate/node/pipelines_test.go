@@ -1,9 +1,11 @@
 package node_test
 
 import (
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -246,4 +248,37 @@ func stringsOf(r gjson.Result) []string {
 		out = append(out, v.String())
 	}
 	return out
+}
+
+// TestConcurrentToPipelineKeepsEveryConnection: pipelines connected to one
+// stream at once by concurrent to_pipeline requests all stay connected.
+// Each request used to read the stream's pipelines, then write back its
+// own list, so that the last one won.
+func TestConcurrentToPipelineKeepsEveryConnection(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	const n = 8
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = h.Do("POST", "/system/pipelines/pipeline", map[string]any{
+			"source": fmt.Sprintf("pipeline \"p%d\"\nstage 0 match either\nend", i)}, root).Want(t, http.StatusOK).Get("id").String()
+	}
+	var wg sync.WaitGroup
+	status := make([]int, n)
+	for i, id := range ids {
+		wg.Go(func() {
+			status[i] = h.Do("POST", "/system/pipelines/connections/to_pipeline", map[string]any{
+				"pipeline_id": id, "stream_ids": []string{streams.DefaultStreamID}}, root).Status
+		})
+	}
+	wg.Wait()
+	for i, s := range status {
+		if s != http.StatusOK {
+			t.Fatalf("to_pipeline %d: status %d", i, s)
+		}
+	}
+	got := h.Do("GET", "/system/pipelines/connections/"+streams.DefaultStreamID, nil, root).Want(t, http.StatusOK)
+	if n := len(got.Get("pipeline_ids").Array()); n != len(ids) {
+		t.Errorf("%d of %d pipelines connected after concurrent to_pipeline: %s", n, len(ids), got.Body)
+	}
 }
