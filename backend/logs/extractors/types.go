@@ -3,7 +3,6 @@ package extractors
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -16,6 +15,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/loggate/loggate/backend/logs/grok"
+	"github.com/loggate/loggate/backend/logs/javaregex"
 	"github.com/loggate/loggate/backend/logs/lookup"
 	"github.com/loggate/loggate/router/api"
 )
@@ -130,7 +130,7 @@ func newRunner(typ string, c config, d deps) (runFunc, error) {
 		if err != nil {
 			return nil, configError("%s", err.Error())
 		}
-		tmpl, terr := javaReplacement(c.strOr("replacement", "$1"), re)
+		tmpl, terr := javaregex.Replacement(c.strOr("replacement", "$1"), re)
 		return func(src string) ([]result, error) {
 			loc := re.FindStringSubmatchIndex(src)
 			if loc == nil {
@@ -302,62 +302,6 @@ func cutIndices(s, by string, index int) (int, int) {
 		}
 	}
 	return -1, -1
-}
-
-// javaReplacement translates a Java replacement string ($1, ${name}, \$)
-// into a Go template for Regexp.Expand. A reference to a group the
-// expression lacks is an error, as in Java (at run time there).
-func javaReplacement(repl string, re *regexp.Regexp) (string, error) {
-	groups := re.NumSubexp()
-	var b strings.Builder
-	for i := 0; i < len(repl); i++ {
-		c := repl[i]
-		switch c {
-		case '\\':
-			i++
-			if i >= len(repl) {
-				return "", errors.New("character to be escaped is missing")
-			}
-			if repl[i] == '$' {
-				b.WriteString("$$")
-			} else {
-				b.WriteByte(repl[i])
-			}
-		case '$':
-			i++
-			if i >= len(repl) {
-				return "", errors.New("illegal group reference: group index is missing")
-			}
-			if repl[i] == '{' {
-				end := strings.IndexByte(repl[i:], '}')
-				if end < 0 {
-					return "", errors.New("named capturing group is missing trailing '}'")
-				}
-				name := repl[i+1 : i+end]
-				if re.SubexpIndex(name) < 0 {
-					return "", fmt.Errorf("no group with name {%s}", name)
-				}
-				b.WriteString("${" + name + "}")
-				i += end
-				continue
-			}
-			if repl[i] < '0' || repl[i] > '9' {
-				return "", errors.New("illegal group reference")
-			}
-			ref := int(repl[i] - '0')
-			for i+1 < len(repl) && repl[i+1] >= '0' && repl[i+1] <= '9' && ref*10+int(repl[i+1]-'0') <= groups {
-				i++
-				ref = ref*10 + int(repl[i]-'0')
-			}
-			if ref > groups {
-				return "", fmt.Errorf("no group %d", ref)
-			}
-			b.WriteString("${" + strconv.Itoa(ref) + "}")
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String(), nil
 }
 
 // jsonExtractor is JsonExtractor.

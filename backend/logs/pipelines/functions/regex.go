@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/loggate/loggate/backend/logs/grok"
+	"github.com/loggate/loggate/backend/logs/javaregex"
 	"github.com/loggate/loggate/backend/logs/pipelines/lang"
 )
 
@@ -92,13 +93,19 @@ func regexFunctions(d Deps) []*lang.Function {
 			if !ok {
 				return nil, errNullPattern
 			}
-			s, repl := a.String(1, ""), javaReplacement(a.String(2, ""))
-			if a.Bool(3, true) {
-				return re.ReplaceAllString(s, repl), nil
-			}
+			s := a.String(1, "")
 			loc := re.FindStringSubmatchIndex(s)
 			if loc == nil {
 				return s, nil
+			}
+			// As Java's Matcher, the replacement is read only to replace
+			// a match: its errors are those of a match.
+			repl, err := javaregex.Replacement(a.String(2, ""), re)
+			if err != nil {
+				return nil, err
+			}
+			if a.Bool(3, true) {
+				return re.ReplaceAllString(s, repl), nil
 			}
 			return s[:loc[0]] + string(re.ExpandString(nil, repl, s, loc)) + s[loc[1]:], nil
 		}, regexParam("The regular expression to match against 'value', uses Java regex syntax"),
@@ -193,47 +200,6 @@ func regexMatch(c *lang.Context, p *matchPattern, s string, names []any) (*lang.
 		groupsByName[name] = value(g)
 	}
 	return lang.NewMatchResult(true, groupsByName), nil
-}
-
-// javaReplacement turns a Java replacement string into Go's: $1 and
-// ${name} refer to groups, \x is a literal x; Go writes a literal $ as $$
-// and needs braces where a name could continue ($1x).
-func javaReplacement(s string) string {
-	if !strings.ContainsAny(s, `$\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '\\' && i+1 < len(s):
-			i++
-			if s[i] == '$' {
-				b.WriteString("$$")
-			} else {
-				b.WriteByte(s[i])
-			}
-		case c == '$' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
-			j := i + 1
-			for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-				j++
-			}
-			b.WriteString("${" + s[i+1:j] + "}")
-			i = j - 1
-		case c == '$' && i+1 < len(s) && s[i+1] == '{':
-			end := strings.IndexByte(s[i:], '}')
-			if end < 0 {
-				b.WriteString("$$")
-				continue
-			}
-			b.WriteString(s[i : i+end+1])
-			i += end
-		case c == '$':
-			b.WriteString("$$")
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
 }
 
 // javaSplit is Java's String.split: limit > 0 splits at most limit-1

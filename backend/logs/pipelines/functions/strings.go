@@ -173,37 +173,44 @@ func javaPrefix(s string, n int) string {
 	return string(utf16.Decode(u[:n]))
 }
 
-// keyValue is key_value(): Graylog splits on any of the delimiter
-// characters, then each pair on the first key/value delimiter character.
+// keyValue is key_value(), as Graylog's MapSplitter: the pairs are split on
+// any of the delimiter characters, each trimmed of white space, empty ones
+// skipped; each pair is split on the first key/value delimiter character
+// after its key, key and value trimmed of white space (Guava's
+// omitEmptyStrings().limit(2).trimResults()), then of the characters
+// given.
 func keyValue() *lang.Function {
 	return fn("key_value", lang.TMap, "Extracts key/value pairs from a string", func(_ *lang.Context, a lang.Args) (any, error) {
 		s := a.String(0, "")
-		delims := a.String(1, " \t\n\r\f")
+		isDelim := unicode.IsSpace
+		if d, ok := a.Get(1).(string); ok {
+			isDelim = func(r rune) bool { return strings.ContainsRune(d, r) }
+		}
 		kvDelims := a.String(2, "=")
+		isKVDelim := func(r rune) bool { return strings.ContainsRune(kvDelims, r) }
 		ignoreEmpty := a.Bool(3, true)
 		allowDup := a.Bool(4, true)
 		handle := a.String(5, "take_first")
 		trimKey, trimValue := a.String(6, ""), a.String(7, "")
 		out := map[string]any{}
-		pairs := strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune(delims, r) })
-		for _, pair := range pairs {
-			i := strings.IndexAny(pair, kvDelims)
-			if i < 0 {
+		for _, pair := range strings.FieldsFunc(s, isDelim) {
+			key, rest := splitEntry(strings.TrimFunc(pair, unicode.IsSpace), isKVDelim)
+			if key == "" {
 				continue
 			}
-			k := strings.Trim(pair[:i], trimKey)
-			_, size := utf8.DecodeRuneInString(pair[i:])
-			v := strings.Trim(pair[i+size:], trimValue)
-			if k == "" || (ignoreEmpty && v == "") {
-				continue
-			}
+			k := strings.Trim(key, trimKey)
 			old, dup := out[k]
+			if dup && !allowDup {
+				//lint:ignore ST1005 Graylog's words
+				return nil, fmt.Errorf("Duplicate key %s is not allowed in key_value function", k)
+			}
+			v := strings.Trim(rest, trimValue)
+			if rest == "" || (ignoreEmpty && v == "") {
+				continue
+			}
 			switch {
 			case !dup:
 				out[k] = v
-			case !allowDup:
-				//lint:ignore ST1005 Graylog's words
-				return nil, fmt.Errorf("Duplicate key %s is not allowed in key_value function", k)
 			case handle == "take_first":
 			case handle == "take_last":
 				out[k] = v
@@ -220,6 +227,44 @@ func keyValue() *lang.Function {
 		opt("handle_dup_keys", lang.TString, "How to handle duplicate keys: 'take_first': only use first value, 'take_last': only take last value, default is to concatenate the values"),
 		opt("trim_key_chars", lang.TString, "The characters to trim from keys, default is not to trim"),
 		opt("trim_value_chars", lang.TString, "The characters to trim from values, default is not to trim"))
+}
+
+// splitEntry splits a key/value pair as Guava's
+// Splitter.on(kvDelims).omitEmptyStrings().limit(2).trimResults() does:
+// the key is the first piece not blank, the value all that follows the
+// next piece not blank, each trimmed of white space; "" when missing.
+func splitEntry(pair string, isKVDelim func(rune) bool) (key, value string) {
+	rest := pair
+	for rest != "" {
+		piece := rest
+		i := strings.IndexFunc(rest, isKVDelim)
+		if i >= 0 {
+			piece = rest[:i]
+			_, size := utf8.DecodeRuneInString(rest[i:])
+			rest = rest[i+size:]
+		} else {
+			rest = ""
+		}
+		if piece = strings.TrimFunc(piece, unicode.IsSpace); piece != "" {
+			key = piece
+			break
+		}
+	}
+	if key == "" {
+		return "", ""
+	}
+	// The value starts at the next piece not blank and runs to the end.
+	for {
+		start := strings.TrimLeftFunc(rest, unicode.IsSpace)
+		if start == "" {
+			return key, ""
+		}
+		r, size := utf8.DecodeRuneInString(start)
+		if !isKVDelim(r) {
+			return key, strings.TrimRightFunc(start, unicode.IsSpace)
+		}
+		rest = start[size:]
+	}
 }
 
 // errWrongType is a run-time error for an argument of the wrong kind.

@@ -105,6 +105,13 @@ func TestFunctions(t *testing.T) {
 		{`key_value(value: "a=1 a=2", handle_dup_keys: ",")`, map[string]any{"a": "1,2"}, ""},
 		{`key_value(value: "a=1 a=2", allow_dup_keys: false)`, nil, "Duplicate key a"},
 		{`key_value(value: "a:1;b:'2'", delimiters: ";", kv_delimiters: ":", trim_value_chars: "'")`, map[string]any{"a": "1", "b": "2"}, ""},
+		// Pairs, keys and values are trimmed of white space, as Guava's
+		// trimResults() does, and blank pieces are skipped.
+		{`key_value(value: "a=1, b=2", delimiters: ",")`, map[string]any{"a": "1", "b": "2"}, ""},
+		{`key_value(value: "a = 1; b = 2 ;; ", delimiters: ";")`, map[string]any{"a": "1", "b": "2"}, ""},
+		{`key_value(value: "a=1, b=2", delimiters: ",")["b"]`, "2", ""},
+		{`key_value(value: "a=1, a=2", delimiters: ",", allow_dup_keys: false)`, nil, "Duplicate key a"},
+		{`key_value("a==b=c =x k= y\u00a0z=1")`, map[string]any{"a": "b=c", "z": "1"}, ""},
 		// regex, grok (grok needs the service: see the pipelines tests)
 		{`regex("(\\w+) (\\S+)", "GET /x")["1"]`, "/x", ""},
 		{`regex("(\\w+) (\\S+)", "GET /x").matches`, true, ""},
@@ -126,6 +133,13 @@ func TestFunctions(t *testing.T) {
 		{`regex_replace("(\\d+)", "a1b22", "<$1>")`, "a<1>b<22>", ""},
 		{`regex_replace("\\d", "a1b2", "#", false)`, "a#b2", ""},
 		{`regex_replace("\\d", "a1", "\\$")`, "a$", ""},
+		// As Java's Matcher: group numbers stop at the groups there are,
+		// a missing group is an error when a match is replaced, and only
+		// then.
+		{`regex_replace("port (\\d)", "port 8", "port $10")`, "port 80", ""},
+		{`regex_replace("(a)", "xax", "$2")`, nil, "no group 2"},
+		{`regex_replace("(a)", "xyz", "$2")`, "xyz", ""},
+		{`regex_replace("(?<w>a)", "xax", "<${w}>")`, "x<a>x", ""},
 		// JSON
 		{`to_string(parse_json("{\"a\":[1,2]}"))`, `{"a":[1,2]}`, ""},
 		{`select_jsonpath(parse_json("{\"a\":{\"b\":\"x\"},\"l\":[1,2]}"), {v: "$.a.b", w: "$.l[1]", every: "$.l[*]", m: "$.none"})`,
