@@ -250,13 +250,22 @@ func (h *Handler) sendDummy(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// history lists the alarm callback deliveries of an alert.
+// history lists the alarm callback deliveries of an alert of the path's
+// stream. An alert of another stream has none there, as an unknown one:
+// its deliveries name the callbacks of a stream the caller may not read.
 func (h *Handler) history(w http.ResponseWriter, r *http.Request) error {
-	if _, err := streamPerm(r, "read"); err != nil {
+	sid, err := streamPerm(r, "read")
+	if err != nil {
 		return err
 	}
-	hs, err := h.s.Histories(r.Context(), api.Var(r, "alertId"))
-	if err != nil {
+	hs := []History{}
+	a, err := h.s.Alert(r.Context(), api.Var(r, "alertId"))
+	switch {
+	case err == nil && a.StreamID == sid:
+		if hs, err = h.s.Histories(r.Context(), a.ID); err != nil {
+			return err
+		}
+	case err != nil && api.ErrorCode(err) != api.NotFound:
 		return err
 	}
 	api.WriteJSON(w, http.StatusOK, map[string]any{"total": len(hs), "histories": hs})

@@ -171,3 +171,41 @@ func hookCallback(t *testing.T, h *nodetest.Harness, sid, title, url string, as 
 	return h.Do("POST", "/streams/"+sid+"/alarmcallbacks", map[string]any{"type": "org.graylog2.alarmcallbacks.HTTPAlarmCallback", "title": title,
 		"configuration": map[string]any{"url": url}}, as...).Want(t, http.StatusCreated).Get("alarmcallback_id").String()
 }
+
+// TestLegacyHistoryOnlyThroughItsStream: the history of a legacy alert is
+// shown only through the alert's own stream. A user who may read stream A
+// read, through /streams/A/alerts/<alert of B>/history, the alarm
+// callbacks of stream B (URLs with their tokens, receivers).
+func TestLegacyHistoryOnlyThroughItsStream(t *testing.T) {
+	h := nodetest.Start(t, nodetest.WithConfig(func(c *config.Config) { c.EnableLegacyAlerts = true }))
+	root := nodetest.AsRoot()
+	hk := startHook(t)
+	allowURL(t, h, hk.url())
+	secret := webStream(t, h, root)
+	hookCallback(t, h, secret, "hook", hk.url()+"?token=s3cr3t", root)
+	h.Do("POST", "/streams/"+secret+"/alerts/conditions", map[string]any{"type": "message_count", "title": "busy",
+		"parameters": map[string]any{"time": 1, "threshold_type": "MORE", "threshold": 0, "grace": 0, "backlog": 0}},
+		root).Want(t, http.StatusCreated)
+	mine := h.Do("POST", "/streams", map[string]any{"title": "mine", "matching_type": "AND", "index_set_id": defaultIndexSet(t, h),
+		"rules": []map[string]any{}}, root).Want(t, http.StatusCreated).Get("stream_id").String()
+	_, addr := h.CreateInput(httpInput)
+	postGELF(t, addr, "web-1", "one", float64(h.Clock.Now().UnixMilli())/1000)
+	h.WaitProcessed(1)
+	h.Clock.Advance(time.Second)
+	_ = h.Node.Alerts.LegacyChecker.Check(context.Background())
+	aid := h.Do("GET", "/streams/"+secret+"/alerts", nil, root).Want(t, http.StatusOK).Get("alerts.0.id").String()
+	if aid == "" {
+		t.Fatal("no alert")
+	}
+	if got := h.Do("GET", "/streams/"+secret+"/alerts/"+aid+"/history", nil, root).Want(t, http.StatusOK); got.Get("total").Int() != 1 {
+		t.Fatalf("the alert's own stream shows %s, want its delivery", got.Body)
+	}
+	h.Do("POST", "/roles", map[string]any{"name": "MineReader", "permissions": []string{"streams:read:" + mine}}, root).Want(t, http.StatusCreated)
+	h.CreateUser("erin", "erin-secret-12", "Reader", "MineReader")
+	erin := nodetest.Basic("erin", "erin-secret-12")
+	h.Do("GET", "/streams/"+secret+"/alerts/"+aid+"/history", nil, erin).Want(t, http.StatusForbidden)
+	r := h.Do("GET", "/streams/"+mine+"/alerts/"+aid+"/history", nil, erin).Want(t, http.StatusOK)
+	if strings.Contains(string(r.Body), "s3cr3t") || r.Get("total").Int() != 0 {
+		t.Errorf("erin, who may read only %s, reads stream %s's callback through it: %s", mine, secret, r.Body)
+	}
+}
