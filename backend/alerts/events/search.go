@@ -98,6 +98,10 @@ func (req searchRequest) parameters() (searchParameters, error) {
 	if p.Page < 1 || p.PerPage < 1 {
 		return p, api.Errorf(api.Invalid, "page and per_page must be greater than 0")
 	}
+	// Graylog's are Java ints: larger values are refused as it reads them.
+	if p.Page > api.MaxInt32 || p.PerPage > api.MaxInt32 {
+		return p, api.Errorf(api.Invalid, "page and per_page must be at most %d", api.MaxInt32)
+	}
 	if len(req.TimeRange) > 0 && string(req.TimeRange) != "null" {
 		p.TimeRange = req.TimeRange
 	}

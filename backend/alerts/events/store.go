@@ -107,7 +107,8 @@ func (h *Handler) find(ctx context.Context, p searchParameters) (searchResponse,
 		}
 	}
 	out.TotalEvents = int64(len(visible))
-	start := min((p.Page-1)*p.PerPage, len(visible))
+	// In int64 whatever int's size: page and per_page are at most 2³¹-1.
+	start := int(min(int64(p.Page-1)*int64(p.PerPage), int64(len(visible))))
 	end := min(start+p.PerPage, len(visible))
 	for i := start; i < end; i++ {
 		ev := visible[i]

@@ -437,3 +437,14 @@ func TestAlertFilterDefinition(t *testing.T) {
 		}
 	}
 }
+
+// TestEventSearchPageBounds: page and per_page are Java ints in Graylog; a
+// page whose offset overflowed an int made the search panic (a 500).
+func TestEventSearchPageBounds(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	for _, body := range []string{`{"page":4611686018427387905,"per_page":2}`, `{"page":2,"per_page":4611686018427387905}`, `{"page":2147483648}`} {
+		h.Do("POST", "/events/search", body, root).WantError(t, http.StatusBadRequest, "page and per_page must be at most 2147483647")
+	}
+	h.Do("POST", "/events/search", `{"page":2147483647,"per_page":2147483647}`, root).Want(t, http.StatusOK)
+}
