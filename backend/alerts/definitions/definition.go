@@ -9,9 +9,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/loggate/loggate/backend/logs/streams"
 	"github.com/loggate/loggate/router/api"
@@ -324,6 +326,10 @@ func (d Definition) Validate() *Validation {
 }
 
 // Validate checks a config as AggregationEventProcessorConfig.validate does.
+// MaxIntervalMs is the longest search_within_ms and execute_every_ms, in
+// milliseconds: half of what a time.Duration holds.
+const MaxIntervalMs = math.MaxInt64 / 2 / int64(time.Millisecond)
+
 func (c Config) Validate() *Validation {
 	v := newValidation()
 	if c.Type != TypeAggregation {
@@ -335,6 +341,15 @@ func (c Config) Validate() *Validation {
 	}
 	if c.ExecuteEveryMs <= 0 {
 		v.add("execute_every_ms", "Filter & Aggregation execute_every_ms must be greater than 0.")
+	}
+	// Windows are moved in time.Duration, nanoseconds: past about 146
+	// years, a window and a hop added together would wrap around and
+	// move the next window into the past, due again at once.
+	if c.SearchWithinMs > MaxIntervalMs {
+		v.add("search_within_ms", fmt.Sprintf("Filter & Aggregation search_within_ms must be at most %d (146 years).", MaxIntervalMs))
+	}
+	if c.ExecuteEveryMs > MaxIntervalMs {
+		v.add("execute_every_ms", fmt.Sprintf("Filter & Aggregation execute_every_ms must be at most %d (146 years).", MaxIntervalMs))
 	}
 	hasConditions := c.Conditions != nil && c.Conditions.Expression != nil
 	switch {

@@ -72,6 +72,13 @@ func TestValidate(t *testing.T) {
 		{"windows", func(d *Definition) { d.Config.SearchWithinMs, d.Config.ExecuteEveryMs = 0, -1 }, map[string][]string{
 			"search_within_ms": {"Filter & Aggregation search_within_ms must be greater than 0."},
 			"execute_every_ms": {"Filter & Aggregation execute_every_ms must be greater than 0."}}},
+		// Past about 146 years a window and a hop wrap around in
+		// time.Duration: the next window would be in the past, due again
+		// at once, for ever.
+		{"windows too long", func(d *Definition) { d.Config.SearchWithinMs, d.Config.ExecuteEveryMs = MaxIntervalMs+1, 9223372036855 }, map[string][]string{
+			"search_within_ms": {"Filter & Aggregation search_within_ms must be at most 4611686018427 (146 years)."},
+			"execute_every_ms": {"Filter & Aggregation execute_every_ms must be at most 4611686018427 (146 years)."}}},
+		{"windows at most", func(d *Definition) { d.Config.SearchWithinMs, d.Config.ExecuteEveryMs = MaxIntervalMs, MaxIntervalMs }, nil},
 		{"group_by alone", func(d *Definition) { d.Config.GroupBy = []string{"source"} }, map[string][]string{
 			"series": {"Aggregation with group_by must also contain series"}, "conditions": {"Aggregation with group_by must also contain conditions"}}},
 		{"conditions alone", func(d *Definition) { d.Config.Conditions = cond }, map[string][]string{

@@ -148,6 +148,12 @@ func (p *Processor) Execute(ctx context.Context, job scheduler.JobDefinition, tr
 		}
 		return scheduler.Outcome{}, err
 	}
+	if d.Config.SearchWithinMs > MaxIntervalMs || d.Config.ExecuteEveryMs > MaxIntervalMs {
+		// Stored by another server (Graylog's takes any positive window):
+		// the next window would wrap around into the past, due again at
+		// once.
+		return scheduler.Outcome{}, &scheduler.Permanent{Err: fmt.Errorf("event definition %s: search_within_ms and execute_every_ms must be at most %d", d.ID, MaxIntervalMs)}
+	}
 	from, to := data.TimerangeFrom.Time, p.catchup(ctx, d, data.TimerangeTo.Time, now)
 	if err := p.Run(ctx, d, api.Time{Time: from}, api.Time{Time: to}); err != nil {
 		return scheduler.Outcome{}, err
@@ -205,7 +211,20 @@ func (p *Processor) catchup(ctx context.Context, d Definition, to, now time.Time
 		return to
 	}
 	// Whole hops only, so that the next windows stay aligned.
-	return to.Add(c - c%hop)
+	ext := c - c%hop
+	// Not past what is indexed: the trigger moves past the search's end,
+	// so messages still being processed there would never be searched.
+	// The window itself is indexed, which the caller checked.
+	if p.opts.Indexed != nil {
+		upTo, err := p.opts.Indexed(ctx)
+		if err != nil {
+			return to
+		}
+		if most := upTo.Sub(to); most < ext {
+			ext = max(most-most%hop, 0)
+		}
+	}
+	return to.Add(ext)
 }
 
 // Run runs a definition over [from, to]: its events are stored and their

@@ -179,6 +179,48 @@ func TestCatchup(t *testing.T) {
 	}
 }
 
+// TestCatchupStopsAtIndexed checks that a definition catching up merges
+// windows only up to what processing has indexed: the window itself was
+// checked, but the merged search ended up to the catch-up window later,
+// and the trigger moved past messages still in the journal, never to
+// evaluate them. What is indexed later is caught up in turn.
+func TestCatchupStopsAtIndexed(t *testing.T) {
+	ms, g, end := storeMessages(t, 3000, 10) // 300 s of messages
+	start := end.Add(-150 * time.Second)
+	clock := testclock.New(start)
+	indexed := start.Add(5 * time.Second) // processing lags: 5 s past the first window
+	var seen []events.Event
+	ds, sched, _ := newRig(t, ms, g, clock, rigOptions{seen: &seen, proc: definitions.ProcessorOptions{
+		CatchupWindow: 30 * time.Second,
+		Indexed:       func(context.Context) (time.Time, error) { return indexed, nil }}})
+	saveAggregation(t, ds, "behind", "", "", "count", "", -1, 10*time.Second, 10*time.Second)
+	clock.Advance(100 * time.Second)
+	ctx := context.Background()
+	if _, err := sched.RunDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i, ev := range seen {
+		if _, to, _ := windowOf(t, ev); to.After(indexed) {
+			t.Errorf("event %d covers a window ending %v, after the indexed %v", i, to, indexed)
+		}
+	}
+	// Processing catches up: every message is counted once.
+	indexed = clock.Now()
+	clock.Advance(definitions.IndexedRetry)
+	if _, err := sched.RunDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s := func(n int) time.Time { return start.Add(time.Duration(n) * time.Second) }
+	var total int64
+	for _, ev := range seen {
+		_, _, n := windowOf(t, ev)
+		total += n
+	}
+	if all := storedCount(t, ms, s(-10).Add(time.Millisecond), s(100)); total != all || all == 0 {
+		t.Errorf("the windows counted %d messages, the store has %d over them", total, all)
+	}
+}
+
 // TestWindowEndIndexed checks that a window ending after what processing
 // has indexed is not evaluated but tried again 5 s later, unchanged, and
 // is evaluated once its end is indexed: messages still in the journal are
