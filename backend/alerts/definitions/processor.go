@@ -471,7 +471,14 @@ func (p *Processor) finish(ctx context.Context, ev *events.Event, d Definition, 
 				if err != nil {
 					continue
 				}
-				if v := t.Execute(model); v != "" || !pr.RequireValues {
+				v, err := t.Execute(model)
+				if err != nil {
+					// Rendering past its bounds: an error field, left out
+					// as a lookup without a value is.
+					delete(ev.Fields, name)
+					continue
+				}
+				if v != "" || !pr.RequireValues {
 					ev.Fields[name] = v
 				}
 			case TypeLookupField:

@@ -212,7 +212,7 @@ func render(src string, model map[string]any) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return t.Execute(model), nil
+	return t.Execute(model)
 }
 
 // send delivers one message per recipient over SMTP.

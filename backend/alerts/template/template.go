@@ -194,10 +194,37 @@ func (p *parser) parse(depth int) ([]node, string, error) {
 
 // Execute renders the template over model, a tree of maps, lists and
 // scalars as JSON decoding makes them.
-func (t *Template) Execute(model map[string]any) string {
-	var b strings.Builder
-	render(&b, t.nodes, scope{vars: model})
-	return b.String()
+func (t *Template) Execute(model map[string]any) (string, error) {
+	r := renderer{steps: MaxSteps}
+	r.render(t.nodes, scope{vars: model})
+	if r.steps < 0 || r.b.Len() > MaxOutput {
+		return "", ErrTooBig
+	}
+	return r.b.String(), nil
+}
+
+// MaxSteps and MaxOutput bound one rendering: nested foreach loops
+// multiply, so that a template of a few lines over a message of a few
+// fields could otherwise render for hours, on the scheduler that runs
+// every definition's firings, and fill the memory.
+const (
+	MaxSteps  = 1_000_000 // parts of the template rendered
+	MaxOutput = 4 << 20   // bytes
+)
+
+// ErrTooBig is the error of a rendering past MaxSteps or MaxOutput.
+var ErrTooBig = fmt.Errorf("template renders more than %d parts or %d bytes", MaxSteps, MaxOutput)
+
+// renderer writes one rendering, counting down what it may still do.
+type renderer struct {
+	b     strings.Builder
+	steps int
+}
+
+// spent reports whether the rendering is past its bounds; it then stops.
+func (r *renderer) spent() bool {
+	r.steps--
+	return r.steps < 0 || r.b.Len() > MaxOutput
 }
 
 // scope is the model plus the names foreach bound.
@@ -228,8 +255,12 @@ func walk(v any, path []string) (any, bool) {
 	return v, v != nil
 }
 
-func render(b *strings.Builder, nodes []node, sc scope) {
+func (r *renderer) render(nodes []node, sc scope) {
+	b := &r.b
 	for _, n := range nodes {
+		if r.spent() {
+			return
+		}
 		switch n.kind {
 		case kindText:
 			b.WriteString(n.text)
@@ -246,17 +277,20 @@ func render(b *strings.Builder, nodes []node, sc scope) {
 		case kindIf:
 			v, ok := sc.lookup(n.path)
 			if truthy(v, ok) != n.negate {
-				render(b, n.body, sc)
+				r.render(n.body, sc)
 			} else {
-				render(b, n.orElse, sc)
+				r.render(n.orElse, sc)
 			}
 		case kindForeach:
 			v, _ := sc.lookup(n.path)
 			for i, item := range elements(v) {
+				if r.spent() {
+					return
+				}
 				if i > 0 {
 					b.WriteString(n.sep)
 				}
-				render(b, n.body, scope{vars: map[string]any{n.item: item}, parent: &sc})
+				r.render(n.body, scope{vars: map[string]any{n.item: item}, parent: &sc})
 			}
 		}
 	}

@@ -2,6 +2,8 @@ package template
 
 import (
 	"encoding/json"
+	"errors"
+	"strings"
 	"testing"
 )
 
@@ -28,8 +30,8 @@ func TestExecute(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := tpl.Execute(model); got != tt.want {
-				t.Errorf("got %q, want %q", got, tt.want)
+			if got, err := tpl.Execute(model); err != nil || got != tt.want {
+				t.Errorf("got %q, %v; want %q", got, err, tt.want)
 			}
 		})
 	}
@@ -61,6 +63,35 @@ func FuzzTemplate(f *testing.F) {
 		if err != nil {
 			return
 		}
-		_ = tpl.Execute(model)
+		_, _ = tpl.Execute(model)
 	})
+}
+
+// TestExecuteBounded: nested loops multiply. Twelve foreach over a message
+// of ten fields are 10¹² renderings: one template, a field of an event
+// definition or an email, kept the scheduler busy for hours. A rendering
+// stops past MaxSteps or MaxOutput with ErrTooBig.
+func TestExecuteBounded(t *testing.T) {
+	source := map[string]any{}
+	for _, k := range []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"} {
+		source[k] = strings.Repeat(k, 100)
+	}
+	model := map[string]any{"source": source}
+	for name, src := range map[string]string{
+		"steps":  strings.Repeat("${foreach source f}", 12) + "x" + strings.Repeat("${end}", 12),
+		"output": strings.Repeat("${foreach source f}", 5) + "${f}" + strings.Repeat("${end}", 5), // 10⁵ × 100 bytes
+	} {
+		tpl, err := Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := tpl.Execute(model); !errors.Is(err, ErrTooBig) || got != "" {
+			t.Errorf("%s: %d bytes, %v; want ErrTooBig", name, len(got), err)
+		}
+	}
+	// Within the bounds, nesting renders.
+	tpl, _ := Parse(strings.Repeat("${foreach source f}", 3) + "x" + strings.Repeat("${end}", 3))
+	if got, err := tpl.Execute(model); err != nil || len(got) != 1000 {
+		t.Errorf("three loops: %d bytes, %v; want 1000", len(got), err)
+	}
 }
