@@ -89,12 +89,14 @@ func cors(next http.Handler) http.Handler {
 			return
 		}
 		h := w.Header()
-		// The request's own origin, as Graylog 3.x's CORSFilter sent it.
-		// 4.0 sends a literal "*", which browsers refuse on a response that
-		// allows credentials, so no browser could use it; the echo keeps
-		// the headers' meaning and works.
-		h.Set("Access-Control-Allow-Origin", r.Header.Get("Origin"))
-		h.Add("Vary", "Origin")
+		// A literal "*", as Graylog 4.0's CORSFilter sends: scripts of any
+		// origin may call the API with the credentials they hold (an
+		// Authorization header they set), while browsers send none of
+		// their own, since they refuse "*" beside Allow-Credentials. 3.x
+		// echoed the request's origin, so that any web page could use
+		// the Basic credentials or session a browser keeps for loggate,
+		// and read the answers.
+		h.Set("Access-Control-Allow-Origin", "*")
 		h.Set("Access-Control-Allow-Credentials", "true")
 		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, X-Graylog-No-Session-Extension, X-Requested-With, X-Requested-By")
 		h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE, OPTIONS")
