@@ -379,6 +379,7 @@ type pivot struct {
 	took  int64
 	from  string
 	to    string
+	read  []row // rows, read once (see all)
 }
 
 // row is one pivot row: its keys, source and values by series.
@@ -388,7 +389,13 @@ type row struct {
 	values map[string]gjson.Result
 }
 
-func (p *pivot) each(fn func(r row)) {
+// all returns the rows, read from the answer the first time only: a
+// terms histogram goes over them once per time bucket.
+func (p *pivot) all() []row {
+	if p.read != nil || len(p.rows) == 0 {
+		return p.read
+	}
+	p.read = make([]row, 0, len(p.rows))
 	for _, r := range p.rows {
 		out := row{leaf: r.Get("source").String() == "leaf", values: map[string]gjson.Result{}}
 		for _, k := range r.Get("key").Array() {
@@ -400,7 +407,14 @@ func (p *pivot) each(fn func(r row)) {
 				out.values[keys[len(keys)-1].String()] = v.Get("value")
 			}
 		}
-		fn(out)
+		p.read = append(p.read, out)
+	}
+	return p.read
+}
+
+func (p *pivot) each(fn func(r row)) {
+	for _, r := range p.all() {
+		fn(r)
 	}
 }
 
@@ -427,7 +441,7 @@ func aggregationResponse(_ context.Context, x *Exchange, body []byte) ([]byte, e
 		o.add("built_query", built)
 	case "terms":
 		o.add("time", p.took)
-		a.terms(&o, p, nil, p.total, built)
+		a.terms(&o, p.all(), nil, p.total, built)
 	case "termsstats":
 		o.raw("terms", a.termsStats(p))
 		o.add("time", p.took)
@@ -589,13 +603,13 @@ type term struct {
 // terms writes 3.x's TermsResult from the rows under prefix (the rows of
 // one time bucket for terms-histogram): the terms, and missing, other and
 // total from the total row of the prefix.
-func (a *oldAggregation) terms(o *object, p *pivot, prefix []string, total int64, built string) []term {
+func (a *oldAggregation) terms(o *object, rows []row, prefix []string, total int64, built string) []term {
 	var list []term
 	var withField, first int64
 	depth := len(prefix) + 1 + len(a.Stacked)
-	p.each(func(r row) {
+	for _, r := range rows {
 		if len(r.key) < len(prefix) || !slices.Equal(r.key[:len(prefix)], prefix) {
-			return
+			continue
 		}
 		switch {
 		case len(r.key) == len(prefix):
@@ -608,7 +622,7 @@ func (a *oldAggregation) terms(o *object, p *pivot, prefix []string, total int64
 		if len(r.key) == len(prefix)+1 {
 			first += r.values["count()"].Int()
 		}
-	})
+	}
 	if len(a.Stacked) > 0 {
 		// Nested values are the top combinations of the top values; their
 		// order and size are the terms'.
@@ -668,12 +682,21 @@ func (a *oldAggregation) termsHistogram(o *object, p *pivot, built string) {
 	var buckets object
 	seen := map[string]bool{}
 	all := []string{}
+	// The rows of each time bucket, found once: terms goes over a
+	// bucket's rows only, not over every row once per bucket.
 	var starts []string
-	p.each(func(r row) {
-		if len(r.key) == 1 && !slices.Contains(starts, r.key[0]) {
+	rowsOf := map[string][]row{}
+	started := map[string]bool{}
+	for _, r := range p.all() {
+		if len(r.key) == 0 {
+			continue
+		}
+		if len(r.key) == 1 && !started[r.key[0]] {
+			started[r.key[0]] = true
 			starts = append(starts, r.key[0])
 		}
-	})
+		rowsOf[r.key[0]] = append(rowsOf[r.key[0]], r)
+	}
 	type merged struct {
 		at     int64
 		counts map[string]int64
@@ -692,7 +715,7 @@ func (a *oldAggregation) termsHistogram(o *object, p *pivot, built string) {
 		}
 		m := ms[len(ms)-1]
 		var one object
-		list := a.terms(&one, p, []string{start}, 0, built)
+		list := a.terms(&one, rowsOf[start], []string{start}, 0, built)
 		for _, t := range list {
 			if _, ok := m.counts[t.key]; !ok {
 				m.order = append(m.order, t.key)
