@@ -22,11 +22,15 @@ type Deps struct {
 	IndexSets IndexSets
 	// LegacyAlerts migrates the alert conditions of clients before 3.1.
 	LegacyAlerts LegacyAlerts
+	// Upstream is set when the backend is an upstream Graylog (gateway
+	// mode): it authenticates callers and checks their permissions, so
+	// changes that turn a request into another leave their checks to it.
+	Upstream bool
 }
 
 // All returns every version change loggate applies, oldest release first.
 func All(d Deps) []*Change {
-	changes := []*Change{OutputIDs(), StreamIndexSet(d.IndexSets), CSRFHeader(), PipelinesPath(), EventDefinitions(d.LegacyAlerts), LegacyViewsAPI(d.LegacyViews), UsersByID(d.Users), LegacyViewsRemoval(d.LegacyViews), LegacyLDAPAPI(d.LegacyLDAP), AuthenticationConfigAPI(d.AuthenticationConfig), CountTotal(), SearchAggregations()}
+	changes := []*Change{OutputIDs(), StreamIndexSet(d.IndexSets), CSRFHeader(), PipelinesPath(), EventDefinitions(d.LegacyAlerts), LegacyViewsAPI(d.LegacyViews), UsersByID(d.Users), LegacyViewsRemoval(d.LegacyViews), LegacyLDAPAPI(d.LegacyLDAP), AuthenticationConfigAPI(d.AuthenticationConfig), CountTotal(), SearchAggregations(d.Upstream)}
 	return NewChain("", append(changes, FieldAdditions()...)...).Changes()
 }
 

@@ -30,7 +30,11 @@ var aggregationEndpoints = []string{"histogram", "fieldhistogram", "terms", "ter
 // search (POST /views/search/sync) with one pivot search type, and the pivot
 // result back into the 3.x response. The paths do not exist in 4.0, so they
 // are recognised on every release.
-func SearchAggregations() *Change {
+//
+// The caller's 3.x permissions are checked here, unless upstream is set:
+// then no one is authenticated here, and the upstream Graylog judges the
+// search it is sent.
+func SearchAggregations(upstream bool) *Change {
 	var routes []Route
 	for _, kind := range []string{"relative", "absolute", "keyword"} {
 		for _, agg := range aggregationEndpoints {
@@ -44,8 +48,10 @@ func SearchAggregations() *Change {
 			"they are still answered in their 3.x shapes, from pivot searches of `POST /views/search/sync` within the caller's streams.",
 		Routes:    routes,
 		Recognise: func(context.Context, *http.Request, Vars) bool { return true },
-		Request:   aggregationRequest,
-		Response:  aggregationResponse,
+		Request: func(ctx context.Context, x *Exchange) error {
+			return aggregationRequest(ctx, x, upstream)
+		},
+		Response: aggregationResponse,
 	}
 }
 
@@ -72,7 +78,7 @@ const defaultTermsSize = 50
 // stackSeparator joins the values of stacked fields into one term.
 const stackSeparator = " - "
 
-func aggregationRequest(ctx context.Context, x *Exchange) error {
+func aggregationRequest(ctx context.Context, x *Exchange, upstream bool) error {
 	path := x.Route.Template.String()
 	rest := strings.TrimPrefix(path, "/search/universal/")
 	kind, endpoint, _ := strings.Cut(rest, "/")
@@ -89,7 +95,7 @@ func aggregationRequest(ctx context.Context, x *Exchange) error {
 	if err != nil {
 		return err
 	}
-	if a.Streams, err = checkFilter(ctx, kind, q.Get("filter")); err != nil {
+	if a.Streams, err = checkFilter(ctx, kind, q.Get("filter"), !upstream); err != nil {
 		return err
 	}
 	query := map[string]any{
@@ -144,12 +150,16 @@ func oldTimerange(kind string, q url.Values) (map[string]any, error) {
 	return map[string]any{"type": "keyword", "keyword": q.Get("keyword")}, nil
 }
 
-// checkFilter applies 3.x's permissions: without a stream filter the
-// caller needs searches:<kind>, with one streams:read on every stream.
-func checkFilter(ctx context.Context, kind, filter string) ([]string, error) {
+// checkFilter reads a 3.x stream filter and, when check is set, applies
+// 3.x's permissions: without a stream filter the caller needs
+// searches:<kind>, with one streams:read on every stream.
+func checkFilter(ctx context.Context, kind, filter string, check bool) ([]string, error) {
 	filter = strings.TrimSpace(filter)
 	switch {
 	case filter == "" || filter == "*":
+		if !check {
+			return nil, nil
+		}
 		return nil, auth.Require(ctx, "searches:"+kind)
 	case strings.HasPrefix(filter, "streams:"):
 		ids := []string{}
@@ -157,7 +167,7 @@ func checkFilter(ctx context.Context, kind, filter string) ([]string, error) {
 			if id = strings.TrimSpace(id); id == "" {
 				continue
 			}
-			if p := auth.FromContext(ctx); p == nil || !p.Permits("streams:read:"+id) {
+			if p := auth.FromContext(ctx); check && (p == nil || !p.Permits("streams:read:"+id)) {
 				if p == nil {
 					return nil, auth.Require(ctx, "streams:read:"+id)
 				}

@@ -262,7 +262,7 @@ func FuzzSearchAggregations(f *testing.F) {
 	f.Add("terms-histogram", "query=*&field=f&interval=year&order=count:desc", `{"key":["2024-05-01T00:00:00.000Z","v"],"values":[],"source":"leaf"}`)
 	f.Add("fieldhistogram", "query=*&field=took&interval=minute&cardinality=true", `{"key":["bad"],"values":[{"key":["card(took)"],"value":"x"}],"source":"leaf"}`)
 	f.Add("stats", "query=*&field=took&filter=streams:a,,b&range=-1", `{"key":[],"values":[{"key":["avg(took)"],"value":1.5}],"source":"leaf"}`)
-	ch := compat.SearchAggregations()
+	ch := compat.SearchAggregations(false)
 	ctx := auth.WithPrincipal(context.Background(), routertest.Principal(f, "*"))
 	f.Fuzz(func(t *testing.T, endpoint, query, row string) {
 		path := "/search/universal/relative/" + endpoint

@@ -87,7 +87,7 @@ func NewGateway(ctx context.Context, cfg config.Config, o Options) (n *Node, err
 	// The same changes as a native node. Those that answer old requests
 	// from loggate's own stores (the 3.x LDAP settings, the legacy
 	// dashboards and saved searches) have no dependency here and answer 404.
-	chain := compat.NewChain(router.Prefix, compat.All(compat.Deps{Users: users})...)
+	chain := compat.NewChain(router.Prefix, compat.All(compat.Deps{Users: users, Upstream: true})...)
 	n.Router = router.New(router.Options{
 		Backend: proxy, Chain: chain, DefaultRelease: rel.def, MinRelease: rel.min, AccessLog: accessLog,
 		EnableCORS: cfg.HTTPEnableCORS, EnableGzip: cfg.HTTPEnableGzip, MaxBodySize: cfg.HTTPMaxBodySize,

@@ -478,3 +478,28 @@ func TestNewGatewayRefusesABadConfiguration(t *testing.T) {
 		})
 	}
 }
+
+// TestGatewayServesSearchAggregations: the 3.x aggregations an old client
+// asks a gateway for are converted and judged by the upstream Graylog. The
+// gateway checked the caller's permissions itself, where no one is
+// authenticated, so every aggregation was a 401.
+func TestGatewayServesSearchAggregations(t *testing.T) {
+	up, gw, _ := setup(t)
+	v33 := nodetest.Header("X-API-Version", "3.3")
+	for _, path := range []string{
+		"/count/total",
+		"/search/universal/relative/histogram?query=%2A&interval=day&range=0",
+		"/search/universal/relative/terms?query=%2A&field=source&range=0",
+	} {
+		t.Run(path, func(t *testing.T) {
+			want := up.Do("GET", path, nil, nodetest.AsRoot(), v33).Want(t, http.StatusOK)
+			got := gw.Do("GET", path, nil, nodetest.AsRoot(), v33).Want(t, http.StatusOK)
+			if want.Get("total").Int() != got.Get("total").Int() {
+				t.Errorf("total %d through the gateway, %d upstream", got.Get("total").Int(), want.Get("total").Int())
+			}
+		})
+	}
+	// The upstream still refuses those it does not know.
+	gw.Do("GET", "/search/universal/relative/terms?query=%2A&field=source&range=0", nil, nodetest.Basic("nobody", "wrong-password"), v33).
+		Want(t, http.StatusUnauthorized)
+}
