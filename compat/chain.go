@@ -141,7 +141,9 @@ func (c *Chain) Wrap(next http.Handler, fail func(http.ResponseWriter, *http.Req
 			path, inAPI = strings.CutPrefix(r.URL.EscapedPath(), c.prefix)
 			first = firstSegment(path)
 		}
-		if !needsResponse(applied) {
+		// A HEAD answer has no body to convert: its headers are the
+		// converted request's.
+		if !needsResponse(applied) || r.Method == http.MethodHead {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -216,9 +218,12 @@ func warnRemoved(w http.ResponseWriter, r *http.Request, ch *Change, route Route
 	traceRemoved(r.Context(), route)
 }
 
+// match finds the route of ch that takes method and path. HEAD takes the
+// GET routes, as the router answers HEAD for every GET route (Jersey's
+// way): an old client's HEAD is converted as its GET is.
 func match(ch *Change, method, path string, v *Vars) (Route, bool) {
 	for _, rt := range ch.Routes {
-		if rt.Method != method {
+		if rt.Method != method && (method != http.MethodHead || rt.Method != http.MethodGet) {
 			continue
 		}
 		if vals, ok := rt.Template.Match(path, v.vals[:0]); ok {

@@ -43,6 +43,9 @@ var fieldHistory = []struct {
 	{"users", "account_status", "4.0"},
 	{"users", "service_account", "4.0"},
 	{"sessions", "user_id", "4.0"},
+	// loggate's own: the release a token is pinned to. Pinned tokens are
+	// for old clients, which must not meet a field no Graylog had.
+	{"tokens", "api_release", "4.0"},
 }
 
 // placement is where records of a resource sit in one route's answer: path
