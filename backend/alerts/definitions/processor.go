@@ -109,9 +109,6 @@ func NewProcessor(defs *Service, s Searcher, out EventWriter, n Notifier, st Str
 	return &Processor{defs: defs, search: s, out: out, notify: n, streams: st, now: now, source: source, opts: opts}
 }
 
-// maxFiltered bounds the events one window of a filter definition makes.
-const maxFiltered = 10_000
-
 // groupLimit is how many groups of a group_by an aggregation keeps.
 const groupLimit = 10_000
 
@@ -228,18 +225,18 @@ func (p *Processor) catchup(ctx context.Context, d Definition, to, now time.Time
 }
 
 // Run runs a definition over [from, to]: its events are stored and their
-// notifications scheduled.
+// notifications scheduled, a batch at a time. A run that fails part way
+// is run again whole; events and notifications have fixed ids, so what
+// the first stored is replaced, not doubled.
 func (p *Processor) Run(ctx context.Context, d Definition, from, to api.Time) error {
-	evs, err := p.Events(ctx, d, from.Time, to.Time)
-	if err != nil || len(evs) == 0 {
-		return err
-	}
-	if len(d.Notifications) > 0 && p.notify != nil {
-		if err := p.notify.Notify(ctx, d, evs); err != nil {
-			return err
+	return p.events(ctx, d, from.Time, to.Time, func(evs []events.Event) error {
+		if len(d.Notifications) > 0 && p.notify != nil {
+			if err := p.notify.Notify(ctx, d, evs); err != nil {
+				return err
+			}
 		}
-	}
-	return p.out.WriteEvents(ctx, evs)
+		return p.out.WriteEvents(ctx, evs)
+	})
 }
 
 // request is the search of a definition over a window.
@@ -276,32 +273,43 @@ func (p *Processor) Backlog(ctx context.Context, d Definition, ev events.Event, 
 	return out, cur.Err()
 }
 
-// Events computes the events of a definition over [from, to].
-func (p *Processor) Events(ctx context.Context, d Definition, from, to time.Time) ([]events.Event, error) {
+// events computes the events of a definition over [from, to] and hands
+// them to fn, a batch at a time.
+func (p *Processor) events(ctx context.Context, d Definition, from, to time.Time, fn func([]events.Event) error) error {
 	if d.Config.Type != TypeAggregation {
-		return nil, &scheduler.Permanent{Err: fmt.Errorf("event definition %s has config type %q", d.ID, d.Config.Type)}
+		return &scheduler.Permanent{Err: fmt.Errorf("event definition %s has config type %q", d.ID, d.Config.Type)}
 	}
 	ctx = SystemContext(ctx)
 	r := p.request(d, from, to)
 	if len(r.Streams) == 0 {
-		return nil, nil
+		return nil
 	}
 	if d.Config.IsAggregation() {
-		return p.aggregate(ctx, d, r, from, to)
+		evs, err := p.aggregate(ctx, d, r, from, to)
+		if err != nil || len(evs) == 0 {
+			return err
+		}
+		return fn(evs)
 	}
-	return p.filter(ctx, d, r)
+	return p.filter(ctx, d, r, fn)
 }
 
-// filter makes one event per matching message.
-func (p *Processor) filter(ctx context.Context, d Definition, r search.Request) ([]events.Event, error) {
+// filterBatch is how many events of a filter definition are stored and
+// notified at once, as Graylog pages through the matches of a window
+// (batches of 500): however many messages match, a window holds one
+// batch.
+const filterBatch = 500
+
+// filter makes one event per matching message, every one of the window.
+func (p *Processor) filter(ctx context.Context, d Definition, r search.Request, fn func([]events.Event) error) error {
 	r.Sort = messages.Sort{Asc: true}
-	r.Limit = maxFiltered
-	cur, _, err := p.search.Scan(ctx, r, maxFiltered)
+	r.Limit = 0 // all, past the result window as exports read
+	cur, _, err := p.search.Scan(ctx, r, api.MaxInt32)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer cur.Close()
-	var out []events.Event
+	batch := make([]events.Event, 0, filterBatch)
 	for h, ok := cur.Next(); ok; h, ok = cur.Next() {
 		m := h.Message
 		origin := "urn:graylog:message:es:" + h.Index + ":" + m.ID
@@ -310,9 +318,20 @@ func (p *Processor) filter(ctx context.Context, d Definition, r search.Request) 
 		ev.SourceStreams = sourceStreams(m.Streams, d.Config.Streams)
 		source := m.Map()
 		p.finish(ctx, &ev, d, source)
-		out = append(out, ev)
+		if batch = append(batch, ev); len(batch) == filterBatch {
+			if err := fn(batch); err != nil {
+				return err
+			}
+			batch = make([]events.Event, 0, filterBatch)
+		}
 	}
-	return out, cur.Err()
+	if err := cur.Err(); err != nil {
+		return err
+	}
+	if len(batch) == 0 {
+		return nil
+	}
+	return fn(batch)
 }
 
 func sourceStreams(msg, def []string) []string {

@@ -221,6 +221,42 @@ func TestCatchupStopsAtIndexed(t *testing.T) {
 	}
 }
 
+// TestFilterKeepsEveryMessage checks that a filter definition makes one
+// event per matching message of its window, as Graylog's does (paging
+// through them in batches of 500), past 10,000 messages too: the rest
+// were dropped, and the trigger moved on.
+func TestFilterKeepsEveryMessage(t *testing.T) {
+	ms, g, end := storeMessages(t, 12_000, 2000) // 6 s of messages
+	clock := testclock.New(end.Add(-10 * time.Second))
+	var seen []events.Event
+	ds, sched, _ := newRig(t, ms, g, clock, rigOptions{seen: &seen})
+	body := `{"title":"every message","description":"","priority":2,"alert":false,"config":{"type":"aggregation-v1","query":"","streams":[],
+"group_by":[],"series":[],"conditions":null,"search_within_ms":10000,"execute_every_ms":10000},"key_spec":[],
+"notification_settings":{"grace_period_ms":0,"backlog_size":0}}`
+	d, err := definitions.ParseDefinition([]byte(body), func() string { return "x" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ds.Save(context.Background(), d, true); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(10 * time.Second)
+	if _, err := sched.RunDue(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	from, to := end.Add(-10*time.Second).Add(time.Millisecond), end
+	if want := storedCount(t, ms, from, to); int64(len(seen)) != want || want <= 10_000 {
+		t.Errorf("%d events for a window with %d matching messages", len(seen), want)
+	}
+	ids := map[string]bool{}
+	for _, ev := range seen {
+		ids[ev.ID] = true
+	}
+	if len(ids) != len(seen) {
+		t.Errorf("%d distinct events of %d", len(ids), len(seen))
+	}
+}
+
 // TestWindowEndIndexed checks that a window ending after what processing
 // has indexed is not evaluated but tried again 5 s later, unchanged, and
 // is evaluated once its end is indexed: messages still in the journal are

@@ -33,6 +33,10 @@ const (
 	retryBase   = 5 * time.Second
 	retryMax    = 5 * time.Minute
 	maxAttempts = 10
+	// maxBacklog is the most messages a notification shows with its
+	// event: a search's default result window, which a backlog_size
+	// beyond it could not be read past anyway.
+	maxBacklog = messages.DefaultResultWindow
 )
 
 // System notification types of failed deliveries (Graylog's).
@@ -75,12 +79,24 @@ func (j *Job) Execute(ctx context.Context, job scheduler.JobDefinition, tr sched
 		return scheduler.Outcome{}, err
 	}
 	ev := data.EventDto
+	// A failed delivery, or a backlog that cannot be read, is tried again
+	// later, maxAttempts times at most.
+	retry := func(err error) (scheduler.Outcome, error) {
+		j.raise(ctx, n, err)
+		data.Attempts++
+		if data.Attempts >= maxAttempts {
+			return scheduler.Outcome{}, &scheduler.Permanent{Err: fmt.Errorf("notification %s given up after %d attempts: %w", n.ID, data.Attempts, err)}
+		}
+		next, _ := json.Marshal(data)
+		return scheduler.Outcome{}, &scheduler.Retry{Err: fmt.Errorf("notification %s: %w", n.ID, err), After: backoff(data.Attempts), Data: next}
+	}
 	var def *definitions.Definition
 	var backlog []messages.Hit
 	if d, err := j.defs.Get(ctx, ev.EventDefinitionID); err == nil {
 		def = &d
-		if backlog, err = j.backlog.Backlog(ctx, d, ev, int(d.NotificationSettings.BacklogSize)); err != nil {
-			return scheduler.Outcome{}, err
+		size := int(min(max(d.NotificationSettings.BacklogSize, 0), maxBacklog))
+		if backlog, err = j.backlog.Backlog(ctx, d, ev, size); err != nil {
+			return retry(fmt.Errorf("reading the backlog: %w", err))
 		}
 	}
 	key := ""
@@ -97,15 +113,8 @@ func (j *Job) Execute(ctx context.Context, job scheduler.JobDefinition, tr sched
 			return scheduler.Outcome{Done: true}, nil
 		}
 	}
-	err = j.out.Deliver(ctx, n, NewModel(def, job.ID, tr.ID, ev, backlog))
-	if err != nil {
-		j.raise(ctx, n, err)
-		data.Attempts++
-		if data.Attempts >= maxAttempts {
-			return scheduler.Outcome{}, &scheduler.Permanent{Err: fmt.Errorf("notification %s given up after %d attempts: %w", n.ID, data.Attempts, err)}
-		}
-		next, _ := json.Marshal(data)
-		return scheduler.Outcome{}, &scheduler.Retry{Err: fmt.Errorf("notification %s: %w", n.ID, err), After: backoff(data.Attempts), Data: next}
+	if err := j.out.Deliver(ctx, n, NewModel(def, job.ID, tr.ID, ev, backlog)); err != nil {
+		return retry(err)
 	}
 	j.clear(ctx, n)
 	now := api.Time{Time: j.now().UTC()}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -447,4 +448,32 @@ func TestEventSearchPageBounds(t *testing.T) {
 		h.Do("POST", "/events/search", body, root).WantError(t, http.StatusBadRequest, "page and per_page must be at most 2147483647")
 	}
 	h.Do("POST", "/events/search", `{"page":2147483647,"per_page":2147483647}`, root).Want(t, http.StatusOK)
+}
+
+// TestAlertHugeBacklog: a backlog_size past what a search reads is read up
+// to the result window and the notification goes out. The backlog search
+// was refused, and the delivery tried again every 5 s for ever, never
+// counted against its attempts.
+func TestAlertHugeBacklog(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	hk := startHook(t)
+	allowURL(t, h, hk.url())
+	nid := h.Do("POST", "/events/notifications", map[string]any{"title": "hook", "description": "d",
+		"config": map[string]any{"type": "http-notification-v1", "url": hk.url()}}, root).Want(t, http.StatusOK).Get("id").String()
+	t0 := h.Clock.Now().UTC().Truncate(time.Millisecond)
+	def := countDefinition("Errors", 2, nid)
+	def["notification_settings"] = map[string]any{"grace_period_ms": 0, "backlog_size": int64(math.MaxInt64)}
+	h.Do("POST", "/events/definitions", def, root).Want(t, http.StatusOK)
+	_, addr := h.CreateInput(httpInput)
+	at := float64(t0.Add(10*time.Second).UnixMilli()) / 1000
+	for _, src := range []string{"web-1", "web-1", "web-1"} {
+		postGELF(t, addr, src, "failed "+src, at)
+	}
+	h.WaitProcessed(3)
+	h.Clock.Advance(61 * time.Second)
+	runAlerts(t, h, func() bool { return len(hk.received()) == 1 })
+	if n := gjson.GetBytes(hk.received()[0].body, "backlog.#").Int(); n != 3 {
+		t.Errorf("backlog of %d messages, want the window's 3", n)
+	}
 }
