@@ -58,7 +58,14 @@ func New(o Options) (*Handler, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("web_interface_dir: %s is not a directory", o.Dir)
 	}
-	files := os.DirFS(o.Dir)
+	// Confined to the directory: os.DirFS follows symbolic links
+	// anywhere, so a link in the directory would serve any file the
+	// server may read, to anyone. Links within it still work.
+	root, err := os.OpenRoot(o.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("web_interface_dir: %w", err)
+	}
+	files := root.FS()
 	index, err := page(files)
 	if err != nil {
 		return nil, fmt.Errorf("web_interface_dir: %s %w", o.Dir, err)
@@ -220,6 +227,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
+	// Every answer is of the type it says; the page, which holds the
+	// signed-in interface, is not framed by other sites.
+	w.Header().Set("X-Content-Type-Options", "nosniff")
 	switch p := path.Clean(r.URL.Path); {
 	case p == "/config.js":
 		b, err := configJS(h.o)
@@ -243,6 +253,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-cache")
+		w.Header().Set("X-Frame-Options", "DENY")
+		w.Header().Set("Content-Security-Policy", "frame-ancestors 'none'")
 		http.ServeContent(w, r, "index.html", h.start, bytes.NewReader(h.index))
 	}
 }

@@ -145,3 +145,47 @@ func TestUnusableDirectories(t *testing.T) {
 		})
 	}
 }
+
+// TestSymlinksStayInDir: a symbolic link in web_interface_dir serves no file
+// from outside it. os.DirFS followed links anywhere, so one link served any
+// file the server could read (/etc/passwd), to anyone. Links within the
+// directory still work.
+func TestSymlinksStayInDir(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(outside, []byte("root:secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d := dir(t, map[string]string{"index.html": "<html><head></head></html>", "real.js": "inside"})
+	for link, target := range map[string]string{"leak.js": outside, "etc": "/etc", "alias.js": "real.js"} {
+		if err := os.Symlink(target, filepath.Join(d, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := serve(t, d)
+	for _, p := range []string{"/assets/leak.js", "/leak.js", "/assets/etc/passwd", "/etc/passwd"} {
+		if code, body, _ := get(h, "GET", p); code == http.StatusOK && strings.Contains(body, "root:") {
+			t.Errorf("GET %s: %d %.40q, a file outside web_interface_dir", p, code, body)
+		}
+	}
+	if code, body, _ := get(h, "GET", "/assets/alias.js"); code != http.StatusOK || body != "inside" {
+		t.Errorf("a link within the directory: %d %q", code, body)
+	}
+}
+
+// TestPageRefusesFraming: the page, which holds the signed-in interface,
+// may not be framed by other sites (clickjacking), and no answer is
+// content-sniffed.
+func TestPageRefusesFraming(t *testing.T) {
+	h := serve(t, dir(t, map[string]string{"index.html": "<html><head></head></html>", "app.js": "x"}))
+	for _, p := range []string{"/", "/system/users"} {
+		_, _, hdr := get(h, "GET", p)
+		if hdr.Get("X-Frame-Options") != "DENY" || hdr.Get("Content-Security-Policy") != "frame-ancestors 'none'" {
+			t.Errorf("GET %s: X-Frame-Options %q, Content-Security-Policy %q", p, hdr.Get("X-Frame-Options"), hdr.Get("Content-Security-Policy"))
+		}
+	}
+	for _, p := range []string{"/", "/config.js", "/assets/app.js", "/app.js"} {
+		if _, _, hdr := get(h, "GET", p); hdr.Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("GET %s: no X-Content-Type-Options: nosniff", p)
+		}
+	}
+}

@@ -232,9 +232,23 @@ func (h *Handler) write(w http.ResponseWriter, r *http.Request, f *file) {
 
 func acceptsGzip(r *http.Request) bool {
 	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
-		name, q, _ := strings.Cut(strings.TrimSpace(part), ";")
-		if strings.EqualFold(strings.TrimSpace(name), "gzip") && strings.ReplaceAll(strings.TrimSpace(q), " ", "") != "q=0" {
+		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if strings.EqualFold(strings.TrimSpace(name), "gzip") && !refused(params) {
 			return true
+		}
+	}
+	return false
+}
+
+// refused reports whether an Accept-Encoding entry's parameters give it a
+// weight of zero: "q=0", "Q=0.000" (RFC 9110 §12.4.2; names are
+// case-insensitive).
+func refused(params string) bool {
+	for _, p := range strings.Split(params, ";") {
+		k, v, _ := strings.Cut(p, "=")
+		if strings.EqualFold(strings.TrimSpace(k), "q") {
+			q, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			return err == nil && q == 0
 		}
 	}
 	return false

@@ -84,7 +84,7 @@ func TestGzip(t *testing.T) {
 			t.Fatal("inflated file differs")
 		}
 	}
-	for _, accept := range []string{"", "gzip;q=0", "br"} {
+	for _, accept := range []string{"", "gzip;q=0", "gzip;q=0.0", "gzip; q=0.000", "gzip;Q=0", "br"} {
 		if rec := serve(t, h, "GET", h.Base()+"vendor/uPlot.esm.js", "Accept-Encoding", accept); rec.Header().Get("Content-Encoding") != "" {
 			t.Errorf("Accept-Encoding %q: compressed", accept)
 		}
