@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loggate/loggate/auth"
 	"github.com/loggate/loggate/compat"
@@ -44,7 +45,28 @@ type accessLog struct {
 }
 
 func newAccessLog(w io.Writer) *accessLog {
-	return &accessLog{enc: json.NewEncoder(w), now: time.Now}
+	enc := json.NewEncoder(w)
+	// <, > and & as they are: escaped, each took six bytes.
+	enc.SetEscapeHTML(false)
+	return &accessLog{enc: enc, now: time.Now}
+}
+
+// maxAccessField bounds the path and the user agent an entry keeps: both
+// are the caller's, up to the 1 MiB of headers net/http reads, and a line
+// of the log is read whole (loggate compat report).
+const maxAccessField = 2048
+
+// clip cuts s to maxAccessField bytes, on a character boundary, marking
+// the cut.
+func clip(s string) string {
+	if len(s) <= maxAccessField {
+		return s
+	}
+	i := maxAccessField
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
 }
 
 // statusWriter remembers the status a handler wrote.
@@ -82,8 +104,8 @@ func (rt *Router) logAccess(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := rt.access.now()
 		e := &AccessEntry{
-			Time: start.UTC(), Method: r.Method, Path: redactPath(r.URL.Path),
-			UserAgent: r.UserAgent(), Remote: r.RemoteAddr,
+			Time: start.UTC(), Method: clip(r.Method), Path: clip(redactPath(r.URL.Path)),
+			UserAgent: clip(r.UserAgent()), Remote: r.RemoteAddr,
 		}
 		ctx := compat.WithTrace(r.Context(), func(change string) { e.Changes = append(e.Changes, change) })
 		ctx = compat.WithRemovedTrace(ctx, func(route string) { e.Removed = append(e.Removed, route) })

@@ -109,3 +109,29 @@ func TestAccessLogRedactsSessionIDs(t *testing.T) {
 		t.Errorf("%d redacted logout entries, want 2:\n%s", redacted, raw)
 	}
 }
+
+// TestAccessLogClipsWhatCallersSend: a caller's user agent and path are cut
+// to 2 KiB in the access log, and '<' stays one byte. One unauthenticated
+// request with a 200 KB user agent of '<' wrote a 1.2 MB line, which
+// failed the compatibility report from then on.
+func TestAccessLogClipsWhatCallersSend(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "access.log")
+	h := nodetest.Start(t, nodetest.WithConfig(func(c *config.Config) { c.AccessLog = path }))
+	h.Do("GET", "/cluster", nil, nodetest.Header("User-Agent", strings.Repeat("<", 200_000))).Want(t, http.StatusUnauthorized)
+	h.Do("GET", "/cluster/"+strings.Repeat("é", 100_000), nil, nodetest.AsRoot())
+	h.Do("GET", "/system/compat/report", nil, nodetest.AsRoot()).Want(t, http.StatusOK)
+	h.Stop()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range bytes.Split(bytes.TrimSpace(raw), []byte("\n")) {
+		var e router.AccessEntry
+		if err := json.Unmarshal(line, &e); err != nil || len(line) > 8<<10 {
+			t.Errorf("a line of %d bytes: %v", len(line), err)
+		}
+		if strings.HasPrefix(e.UserAgent, "<") && !strings.HasSuffix(e.UserAgent, "<…") {
+			t.Errorf("user agent of %d bytes not cut", len(e.UserAgent))
+		}
+	}
+}

@@ -6,6 +6,7 @@ package report
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -51,11 +52,17 @@ type Summary struct {
 func Read(r io.Reader, since time.Time) (Summary, error) {
 	s := Summary{Removed: map[string]int{}}
 	byClient := map[Client]*Usage{}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	for sc.Scan() {
+	lines := &lineReader{r: bufio.NewReaderSize(r, 64<<10)}
+	for {
+		line, err := lines.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return s, fmt.Errorf("read access log: %w", err)
+		}
 		var e router.AccessEntry
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil || e.Method == "" {
+		if line == nil || json.Unmarshal(line, &e) != nil || e.Method == "" {
 			s.Skipped++
 			continue
 		}
@@ -85,9 +92,6 @@ func Read(r io.Reader, since time.Time) (Summary, error) {
 		for _, route := range e.Removed {
 			s.Removed[route]++
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return s, fmt.Errorf("read access log: %w", err)
 	}
 	slices.SortStableFunc(s.Clients, func(a, b *Usage) int { return b.Requests - a.Requests })
 	return s, nil
@@ -201,4 +205,42 @@ func Run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return s.Write(stdout)
+}
+
+// maxLine is the longest access log line read; longer ones are skipped.
+// loggate's own entries clip what callers send well below it.
+const maxLine = 1 << 20
+
+// lineReader reads the lines of a log, a line longer than maxLine as nil,
+// having skipped it: one such line must not stop the report.
+type lineReader struct {
+	r   *bufio.Reader
+	buf []byte
+}
+
+func (l *lineReader) next() ([]byte, error) {
+	l.buf = l.buf[:0]
+	long := false
+	for {
+		part, err := l.r.ReadSlice('\n')
+		if !long {
+			if len(l.buf)+len(part) > maxLine {
+				long, l.buf = true, l.buf[:0]
+			} else {
+				l.buf = append(l.buf, part...)
+			}
+		}
+		switch {
+		case err == bufio.ErrBufferFull:
+			continue
+		case err == io.EOF && (len(l.buf) > 0 || long):
+			err = nil
+		case err != nil:
+			return nil, err
+		}
+		if long {
+			return nil, nil
+		}
+		return bytes.TrimRight(l.buf, "\r\n"), nil
+	}
 }

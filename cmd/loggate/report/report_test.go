@@ -77,3 +77,20 @@ func FuzzRead(f *testing.F) {
 		_ = s.Write(&bytes.Buffer{})
 	})
 }
+
+// TestReadSkipsOverlongLines: a line longer than the reader takes is
+// skipped and counted, and the lines after it are read: one such line used
+// to fail every report (and the web interface's compatibility page) until
+// the log was rotated.
+func TestReadSkipsOverlongLines(t *testing.T) {
+	lines := strings.Split(strings.TrimSpace(sample), "\n")
+	long := `{"time":"2026-11-20T10:30:00Z","method":"GET","path":"/api/cluster","user_agent":"` + strings.Repeat("<", maxLine) + `"}`
+	log := lines[0] + "\n" + long + "\r\n" + strings.Join(lines[1:], "\n") // the last line without its newline
+	s, err := Read(strings.NewReader(log), time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Read != 6 || s.Skipped != 2 || s.Clients[0].Requests != 2 {
+		t.Errorf("read %d, skipped %d, top client %+v; want 6 read, the long line and the bad one skipped", s.Read, s.Skipped, s.Clients[0])
+	}
+}
