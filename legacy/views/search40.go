@@ -11,6 +11,7 @@ import (
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
+	"go.mongodb.org/mongo-driver/bson/primitive"
 
 	"github.com/loggate/loggate/backend/analysis/views"
 	"github.com/loggate/loggate/backend/store"
@@ -133,6 +134,16 @@ var dashboardScope = scope{TimeRange: json.RawMessage(`{"type":"relative","range
 // (widget_mapping). It changes v.State, so it runs before v is stored: the
 // search is stored first, so that a view never names a missing search.
 func (s *Service) writeSearch(ctx context.Context, v *views.View, owner string) error {
+	// A view may name a search of someone else's that its owner may read
+	// (the 4.0 API allows it): that one is left as it is, and the view
+	// gets a search of its own.
+	switch old, err := s.searches.Get(ctx, v.SearchID); {
+	case errors.Is(err, store.ErrNotFound):
+	case err != nil:
+		return fmt.Errorf("view %s: %w", v.ID, err)
+	case old.Owner == nil || *old.Owner != owner:
+		v.SearchID = primitive.NewObjectID().Hex()
+	}
 	search := views.ViewSearch{
 		ID: v.SearchID, Queries: []json.RawMessage{}, Parameters: []json.RawMessage{}, Requires: map[string]json.RawMessage{},
 	}

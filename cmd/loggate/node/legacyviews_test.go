@@ -203,3 +203,42 @@ func TestLegacyViewsOpenInWebInterface(t *testing.T) {
 		h.Do("GET", "/views/search/"+searchID, nil, root).Want(t, http.StatusNotFound)
 	}
 }
+
+// TestLegacyEditLeavesOthersSearches: a view of bob's may name a search of
+// alice's that bob may read; editing the view through the legacy API
+// gives it a search of its own. It overwrote alice's: her view showed
+// bob's queries, and the search became bob's.
+func TestLegacyEditLeavesOthersSearches(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	h.CreateUser("alice", "alicepassword")
+	h.CreateUser("bob", "bobpassword")
+	alice, bob := nodetest.Basic("alice", "alicepassword"), nodetest.Basic("bob", "bobpassword")
+
+	const sid = "5f1a2b3c4d5e6f7a8b9c0e01"
+	h.Do("POST", "/views/search", viewSearch(sid, "source:alice"), alice).Want(t, http.StatusCreated)
+	view := h.Do("POST", "/views", map[string]any{"type": "SEARCH", "title": "alice's", "search_id": sid, "state": map[string]any{}},
+		alice).Want(t, http.StatusOK).Get("id").String()
+	h.Do("POST", "/roles", map[string]any{"name": "Read alice", "permissions": []string{"view:read:" + view}}, root).Want(t, http.StatusCreated)
+	h.Do("PUT", "/roles/Read alice/members/bob", nil, root).Want(t, http.StatusNoContent)
+
+	h.Do("POST", "/views/search", viewSearch(sid, "bob"), bob).Want(t, http.StatusForbidden)
+	mine := h.Do("POST", "/views", map[string]any{"type": "SEARCH", "title": "bob's", "search_id": sid, "state": map[string]any{}},
+		bob).Want(t, http.StatusOK).Get("id").String()
+	h.Do("PUT", "/search/saved/"+mine, map[string]any{"title": "bob's", "query": map[string]any{
+		"query": "source:bob", "rangeType": "relative", "relative": 3600}}, bob, nodetest.Header("X-API-Version", "2.4")).Want(t, http.StatusOK)
+
+	s := h.Do("GET", "/views/search/"+sid, nil, root).Want(t, http.StatusOK)
+	if owner, qs := s.Get("owner").String(), s.Get("queries.0.query.query_string").String(); owner != "alice" || qs != "source:alice" {
+		t.Errorf("alice's search is now %q's, querying %q", owner, qs)
+	}
+	v := h.Do("GET", "/views/"+mine, nil, bob).Want(t, http.StatusOK)
+	other := v.Get("search_id").String()
+	if other == sid {
+		t.Fatalf("bob's view still names alice's search")
+	}
+	if s := h.Do("GET", "/views/search/"+other, nil, bob).Want(t, http.StatusOK); s.Get("owner").String() != "bob" ||
+		s.Get("queries.0.query.query_string").String() != "source:bob" {
+		t.Errorf("bob's view's search: %s", s.Body)
+	}
+}
