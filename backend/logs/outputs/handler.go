@@ -71,6 +71,17 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
 	if err := api.Decode(r, &req, true); err != nil {
 		return err
 	}
+	// Attaching it to streams is what POST /streams/{id}/outputs does,
+	// with its permissions, checked before anything is stored (and before
+	// a stream is looked up, so that unknown ids tell nothing).
+	for _, sid := range req.Streams {
+		if err := auth.Require(r.Context(), "stream_outputs:create"); err != nil {
+			return err
+		}
+		if err := auth.Require(r.Context(), "streams:edit:"+sid); err != nil {
+			return err
+		}
+	}
 	out, err := h.outputs.Create(r.Context(), req, auth.FromContext(r.Context()).Username)
 	if err != nil {
 		return err

