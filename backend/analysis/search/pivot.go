@@ -274,6 +274,9 @@ func (h *Handler) runPivot(ctx context.Context, st searchType, req Request) (piv
 	if err != nil {
 		return pivotResult{}, err
 	}
+	if err := countPivotValues(ctx, &requestSize{}, pivotValues(res.Root, len(a.Series))); err != nil {
+		return pivotResult{}, err
+	}
 	return pivotResult{ID: st.ID, Type: "pivot", Rows: pivotRows(a, a.Series, res.Root, rollup),
 		Total: res.Total, EffectiveTimerange: effective(req.Range)}, nil
 }

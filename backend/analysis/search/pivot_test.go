@@ -1,7 +1,9 @@
 package search
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"reflect"
 	"strings"
@@ -11,6 +13,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/loggate/loggate/backend/logs/messages"
+	"github.com/loggate/loggate/router/api"
 	"github.com/loggate/loggate/router/routertest"
 )
 
@@ -215,4 +218,67 @@ func every5s(a, b int) string {
 	}
 	out, _ := json.Marshal(keys)
 	return string(out)
+}
+
+// TestPivotValuesBounded: the values the pivots of one request answer are
+// bounded together. Empty time buckets are filled in and every series
+// multiplies them: one pivot of a 1 ms interval and 64 series over two
+// messages a minute apart answered 220 MB (and a request may hold 256
+// pivots). Within the bound, a histogram of the most buckets still runs.
+func TestPivotValuesBounded(t *testing.T) {
+	msgs := generated(2)
+	msgs[1].Timestamp = msgs[0].Timestamp.Add(60 * time.Second)
+	e := newEnv(t, msgs, msgs[1].Timestamp.Add(time.Second), Options{})
+	h := NewHandler(e.svc)
+	pivot := func(id string, series int) string {
+		var ss []string
+		for i := range series {
+			ss = append(ss, fmt.Sprintf(`{"type":"count","id":"c%d"}`, i))
+		}
+		return `{"id":"` + id + `","type":"pivot","rollup":true,"column_groups":[],"sort":[],` +
+			`"row_groups":[{"type":"time","field":"timestamp","interval":{"type":"timeunit","timeunit":"1ms"}}],` +
+			`"series":[` + strings.Join(ss, ",") + `]}`
+	}
+	query := func(types ...string) json.RawMessage {
+		return json.RawMessage(`{"id":"q1","query":{"type":"elasticsearch","query_string":""},"timerange":{"type":"relative","range":0},` +
+			`"search_types":[` + strings.Join(types, ",") + `]}`)
+	}
+	_, err := h.RunQuery(WithRequestSize(as(t, "*")), query(pivot("p", MaxSeries)), e.now)
+	if api.ErrorCode(err) != api.Invalid || !strings.Contains(err.Error(), "at most") {
+		t.Errorf("64 series over 60,001 buckets: %v, want a 400", err)
+	}
+	if _, err := h.RunQuery(WithRequestSize(as(t, "*")), query(pivot("p", 1)), e.now); err != nil {
+		t.Errorf("one series over 60,001 buckets: %v", err)
+	}
+	// Together, across the queries of one request.
+	ctx := WithRequestSize(as(t, "*"))
+	var types []string
+	for i := range 9 {
+		types = append(types, pivot(fmt.Sprint("p", i), 1))
+	}
+	if _, err := h.RunQuery(ctx, query(types...), e.now); api.ErrorCode(err) != api.Invalid {
+		t.Errorf("nine histograms of 60,001 buckets: %v, want a 400", err)
+	}
+}
+
+// TestRunQueryTakesAPlace: executing a stored search takes a place among
+// the concurrent searches (search_max_concurrent), as every other search
+// does; it ran beside them without one.
+func TestRunQueryTakesAPlace(t *testing.T) {
+	e := newEnv(t, generated(100), generated(100)[99].Timestamp.Add(time.Minute),
+		Options{MaxConcurrent: 1, MaxQueueDuration: 50 * time.Millisecond})
+	h := NewHandler(e.svc)
+	_, release, err := e.svc.gate.admit(context.Background()) // another search holds the only place
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := json.RawMessage(`{"id":"q1","query":{"type":"elasticsearch","query_string":""},"timerange":{"type":"relative","range":0},` +
+		`"search_types":[{"id":"m","type":"messages","limit":10}]}`)
+	if _, err := h.RunQuery(WithRequestSize(as(t, "*")), q, e.now); api.ErrorCode(err) != api.Unavailable {
+		t.Errorf("RunQuery with every place taken: %v, want a 503", err)
+	}
+	release()
+	if _, err := h.RunQuery(WithRequestSize(as(t, "*")), q, e.now); err != nil {
+		t.Errorf("RunQuery with a place free: %v", err)
+	}
 }

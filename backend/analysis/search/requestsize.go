@@ -23,11 +23,18 @@ const (
 	MaxGroupings = 16
 	// MaxSeries is the most series of one pivot.
 	MaxSeries = 64
+	// MaxRequestValues is the most values the pivots of one request may
+	// answer together, a value being a series in a bucket: the buckets of
+	// a pivot are bounded (Options.MaxBuckets), but empty time buckets are
+	// filled in and every series multiplies them, so that one pivot of a
+	// millisecond interval and 64 series answered 220 MB. It is eight
+	// histograms of the most buckets.
+	MaxRequestValues = 8 * DefaultMaxBuckets
 )
 
 // requestSize is what a request has asked for so far.
 type requestSize struct {
-	types, messages int
+	types, messages, values int
 }
 
 type requestSizeKey struct{}
@@ -54,4 +61,36 @@ func countSearchType(ctx context.Context, size *requestSize, limit int) error {
 		return api.Errorf(api.Invalid, "The message lists of a search may ask for at most %d messages together", MaxRequestMessages)
 	}
 	return nil
+}
+
+// countPivotValues counts the values a pivot answers towards the
+// request's bounds, before its rows are made of them.
+func countPivotValues(ctx context.Context, size *requestSize, values int) error {
+	if s, ok := ctx.Value(requestSizeKey{}).(*requestSize); ok {
+		size = s
+	}
+	size.values += values
+	if size.values > MaxRequestValues {
+		return api.Errorf(api.Invalid, "The pivots of a search may answer at most %d values (series in buckets) together; ask for fewer buckets (a longer interval) or fewer series", MaxRequestValues)
+	}
+	return nil
+}
+
+// pivotValues is how many values the rows of a pivot over root hold: a
+// value for each series (one at least) in each bucket, the rolled-up ones
+// included.
+func pivotValues(root *Bucket, series int) int {
+	if root == nil {
+		return 0
+	}
+	n := 0
+	var walk func(b *Bucket)
+	walk = func(b *Bucket) {
+		n++
+		for _, c := range b.Buckets {
+			walk(c)
+		}
+	}
+	walk(root)
+	return n * max(series, 1)
 }

@@ -332,6 +332,13 @@ func (h *Handler) RunQuery(ctx context.Context, query json.RawMessage, now time.
 	if err := api.DecodeBytes(query, &q, false); err != nil {
 		return nil, err
 	}
+	// A place among the concurrent searches, as every other search
+	// takes (unless ctx holds one already).
+	ctx, release, err := h.svc.gate.admit(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	return h.runQuery(ctx, q, now)
 }
 
