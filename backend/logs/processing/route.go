@@ -2,6 +2,7 @@ package processing
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/loggate/loggate/backend/logs/messages"
 	"github.com/loggate/loggate/backend/logs/streams"
@@ -44,11 +45,14 @@ type prefix struct {
 func newRouter(all []*streams.Stream, prefixOf func(indexSetID string) (string, bool)) *router {
 	r := &router{prefixOf: prefixOf, prefixes: map[string]prefix{}, fields: map[string]bool{}, setOf: make(map[string]string, len(all))}
 	for _, st := range all {
+		// Ids in lower case, as index sets are keyed: a stream stored
+		// before they were kept so may name one in upper case.
+		set := strings.ToLower(st.IndexSetID)
 		if st.ID == streams.DefaultStreamID {
-			r.defaultSet = st.IndexSetID
+			r.defaultSet = set
 		}
 		if !st.Disabled {
-			r.setOf[st.ID] = st.IndexSetID
+			r.setOf[st.ID] = set
 		}
 		if st.Disabled || len(st.Rules) == 0 || streams.IsBuiltin(st.ID) {
 			continue

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/loggate/loggate/backend/logs/outputs"
 	"github.com/loggate/loggate/backend/store"
@@ -109,7 +110,9 @@ func (s *Service) UsingIndexSet(ctx context.Context, indexSetID string) ([]strin
 		if err := json.Unmarshal(doc, &d); err != nil {
 			return fmt.Errorf("decode stream %s: %w", id, err)
 		}
-		if d.IndexSetID == indexSetID {
+		// Streams stored before ids were kept in lower case may hold one
+		// in upper case.
+		if strings.EqualFold(d.IndexSetID, indexSetID) {
 			ids = append(ids, id)
 		}
 		return nil

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"maps"
 	"testing"
+	"time"
 
 	"github.com/loggate/loggate/backend/logs/streams"
 )
@@ -31,7 +32,11 @@ func TestRuleMatchers(t *testing.T) {
 		{"exact empty string is absent", one(streams.RuleExact, "source", "", false), msg{"source": ""}, false},
 		{"exact blank inverted", one(streams.RuleExact, "source", "x", true), msg{"source": "  "}, true},
 		{"exact nil is absent", one(streams.RuleExact, "source", "x", true), msg{"source": nil}, true},
-		{"exact integral float64", one(streams.RuleExact, "status", "200", false), msg{"status": 200.0}, true},
+		// A float64 is a Double (GELF's 200.0), whose text is "200.0".
+		{"exact integral float64", one(streams.RuleExact, "status", "200.0", false), msg{"status": 200.0}, true},
+		{"exact integral float64 is no Long", one(streams.RuleExact, "status", "200", false), msg{"status": 200.0}, false},
+		{"regex on a timestamp", one(streams.RuleRegex, "timestamp", `^2023-11-14T22:13:20\.000Z$`, false),
+			msg{"timestamp": time.Date(2023, 11, 14, 22, 13, 20, 0, time.UTC)}, true},
 		{"exact int64", one(streams.RuleExact, "status", "200", false), msg{"status": int64(200)}, true},
 		{"exact int", one(streams.RuleExact, "status", "-7", false), msg{"status": -7}, true},
 		{"exact uint8", one(streams.RuleExact, "status", "7", false), msg{"status": uint8(7)}, true},
@@ -49,7 +54,7 @@ func TestRuleMatchers(t *testing.T) {
 		{"regex dot matches newline", one(streams.RuleRegex, "message", "a.b", false), msg{"message": "a\nb"}, true},
 		{"regex inverted", one(streams.RuleRegex, "message", "err", true), msg{"message": "fine"}, true},
 		{"regex missing inverted", one(streams.RuleRegex, "message", "err", true), msg{}, true},
-		{"regex on a number", one(streams.RuleRegex, "status", "^5\\d\\d$", false), msg{"status": 503.0}, true},
+		{"regex on a number", one(streams.RuleRegex, "status", "^5\\d\\d$", false), msg{"status": int64(503)}, true},
 		{"regex that does not compile", one(streams.RuleRegex, "message", "(", false), msg{"message": "("}, false},
 		{"regex that does not compile, inverted", one(streams.RuleRegex, "message", "(", true), msg{"message": "("}, false},
 

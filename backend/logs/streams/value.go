@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/loggate/loggate/backend/logs/messages"
 )
@@ -49,22 +50,19 @@ func (f fieldValue) number() (float64, bool) {
 	return number(f.v)
 }
 
-// maxExact is the largest magnitude below which every integer is a float64.
-const maxExact = 1 << 53
-
 // appendText appends the Java toString() of a non-string field value.
-// Integers (and integral float64 values, which is how encoding/json decodes
-// every JSON integer) print as a Long does; other float64 values as a Double
-// does; a json.Number as the type Jackson would have read it as.
+// Integers print as a Long does, float64 values as a Double does (5.0 is
+// "5.0": messages keep GELF's integers as int64 and its decimals as
+// float64, as Graylog's Long and Double); a json.Number as the type Jackson
+// would have read it as; a time as Joda's DateTime, the timestamp's type.
 func appendText(b []byte, v any) []byte {
 	switch v := v.(type) {
 	case string:
 		return append(b, v...)
 	case float64:
-		if v == math.Trunc(v) && math.Abs(v) < maxExact {
-			return strconv.AppendInt(b, int64(v), 10)
-		}
 		return appendJavaDouble(b, v)
+	case time.Time:
+		return v.UTC().AppendFormat(b, "2006-01-02T15:04:05.000Z07:00")
 	case float32:
 		return appendText(b, float64(v))
 	case int64:

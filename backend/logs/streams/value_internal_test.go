@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/loggate/loggate/backend/logs/messages"
 )
@@ -54,8 +55,12 @@ func TestAppendText(t *testing.T) {
 		in   any
 		want string
 	}{
-		{200.0, "200"},
-		{-3.0, "-3"},
+		// A float64 is a Double, integral or not: messages keep
+		// integers as int64.
+		{200.0, "200.0"},
+		{-3.0, "-3.0"},
+		{2e7, "2.0E7"},
+		{time.Date(2023, 11, 14, 22, 13, 20, 5e6, time.FixedZone("CET", 3600)), "2023-11-14T21:13:20.005Z"},
 		{1.5, "1.5"},
 		{0.001, "0.001"},
 		{0.0001, "1.0E-4"},

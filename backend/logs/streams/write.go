@@ -5,25 +5,28 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/loggate/loggate/backend/store"
 	"github.com/loggate/loggate/router/api"
 )
 
 // checkIndexSet answers Graylog's 400s for an index set a stream cannot
-// write to.
-func (s *Service) checkIndexSet(ctx context.Context, id string) error {
+// write to, and returns its id as stored: ObjectIds in lower case. An id
+// in upper case finds the index set too, but routing and the checks of
+// what uses an index set compare ids as stored.
+func (s *Service) checkIndexSet(ctx context.Context, id string) (string, error) {
 	writable, err := s.indexSets.Writable(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return api.Errorf(api.Invalid, "Index set with ID <%s> does not exist!", id)
+		return "", api.Errorf(api.Invalid, "Index set with ID <%s> does not exist!", id)
 	}
 	if err != nil {
-		return fmt.Errorf("index set %s: %w", id, err)
+		return "", fmt.Errorf("index set %s: %w", id, err)
 	}
 	if !writable {
-		return api.Errorf(api.Invalid, "Assigned index set must be writable!")
+		return "", api.Errorf(api.Invalid, "Assigned index set must be writable!")
 	}
-	return nil
+	return strings.ToLower(id), nil
 }
 
 // Create stores a new stream. It assigns the ids of the stream and of its
@@ -45,9 +48,11 @@ func (s *Service) Create(ctx context.Context, st *Stream) error {
 			return api.Errorf(api.Invalid, "Unknown stream rule type %d", int(r.Type))
 		}
 	}
-	if err := s.checkIndexSet(ctx, st.IndexSetID); err != nil {
+	ix, err := s.checkIndexSet(ctx, st.IndexSetID)
+	if err != nil {
 		return err
 	}
+	st.IndexSetID = ix
 	st.ID = newID()
 	if st.CreatedAt.IsZero() {
 		st.CreatedAt = api.Time{Time: s.now().UTC()}
@@ -79,7 +84,7 @@ func (s *Service) Update(ctx context.Context, id string, set Settings) (*Stream,
 	if set.IndexSetID != nil {
 		ix = *set.IndexSetID
 	}
-	if err := s.checkIndexSet(ctx, ix); err != nil {
+	if ix, err = s.checkIndexSet(ctx, ix); err != nil {
 		return nil, err
 	}
 	return s.modify(ctx, id, func(st *Stream) error {

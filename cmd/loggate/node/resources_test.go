@@ -1,6 +1,7 @@
 package node_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -309,5 +310,70 @@ func TestOutputCreateNeedsStreamEdit(t *testing.T) {
 	h.Do("POST", "/system/outputs", body(secret), root).Want(t, http.StatusCreated)
 	if outs := h.Do("GET", "/streams/"+secret, nil, root).Want(t, http.StatusOK).Get("outputs.#").Int(); outs != 1 {
 		t.Errorf("an administrator's output with streams: %d attached, want 1", outs)
+	}
+}
+
+// indexSetBody is a writable index set of prefix, deleting old indices.
+func indexSetBody(title, prefix string) map[string]any {
+	return map[string]any{
+		"title": title, "description": title, "index_prefix": prefix, "shards": 1, "replicas": 0,
+		"rotation_strategy_class":  "org.graylog2.indexer.rotation.strategies.MessageCountRotationStrategy",
+		"rotation_strategy":        map[string]any{"type": "org.graylog2.indexer.rotation.strategies.MessageCountRotationStrategyConfig", "max_docs_per_index": 20000000},
+		"retention_strategy_class": "org.graylog2.indexer.retention.strategies.DeletionRetentionStrategy",
+		"retention_strategy":       map[string]any{"type": "org.graylog2.indexer.retention.strategies.DeletionRetentionStrategyConfig", "max_number_of_indices": 20},
+		"index_analyzer":           "standard", "index_optimization_max_num_segments": 1, "index_optimization_disabled": false,
+		"field_type_refresh_interval": 5000, "writable": true,
+	}
+}
+
+// TestStreamIndexSetIDCase: a stream given its index set's id in upper case
+// writes to that index set, and the index set cannot be deleted while the
+// stream uses it. The id was stored as given: routing did not find it and
+// wrote to the default index set, and the in-use check passed it.
+func TestStreamIndexSetIDCase(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	set := h.Do("POST", "/system/indices/index_sets", indexSetBody("Web", "web"), root).Want(t, http.StatusOK).Get("id").String()
+	st := h.Do("POST", "/streams", map[string]any{
+		"title": "web", "index_set_id": strings.ToUpper(set), "remove_matches_from_default_stream": true,
+		"rules": []map[string]any{{"field": "source", "type": 1, "value": "web-1", "inverted": false}},
+	}, root).Want(t, http.StatusCreated).Get("stream_id").String()
+	h.Do("POST", "/streams/"+st+"/resume", nil, root).Want(t, http.StatusNoContent)
+	if got := h.Do("GET", "/streams/"+st, nil, root).Want(t, http.StatusOK).Get("index_set_id").String(); got != set {
+		t.Errorf("stored index_set_id %q, want %q", got, set)
+	}
+	_, addr := h.CreateInput(httpInput)
+	postGELF(t, addr, "web-1", "GET /", 1700000000)
+	h.WaitProcessed(1)
+	if n := h.Do("GET", "/system/indices/index_sets/"+set+"/stats", nil, root).Want(t, http.StatusOK).Get("documents").Int(); n != 1 {
+		t.Errorf("the stream's index set holds %d documents, want 1", n)
+	}
+	h.Do("DELETE", "/system/indices/index_sets/"+set, nil, root).Want(t, http.StatusConflict)
+}
+
+// TestStreamRuleOnGELFDouble: a stream rule reads a GELF decimal (5.0) as
+// Graylog's Double does, "5.0", as testMatch says; routing read it as "5".
+func TestStreamRuleOnGELFDouble(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	sid := h.Do("POST", "/streams", map[string]any{
+		"title": "slow", "index_set_id": defaultIndexSet(t, h),
+		"rules": []map[string]any{{"field": "duration", "type": 1, "value": "5.0", "inverted": false}},
+	}, root).Want(t, http.StatusCreated).Get("stream_id").String()
+	h.Do("POST", "/streams/"+sid+"/resume", nil, root).Want(t, http.StatusNoContent)
+	if tm := h.Do("POST", "/streams/"+sid+"/testMatch", map[string]any{"message": map[string]any{"duration": json.RawMessage("5.0")}}, root).
+		Want(t, http.StatusOK); !tm.Get("matches").Bool() {
+		t.Fatalf("testMatch: %s", tm.Body)
+	}
+	_, addr := h.CreateInput(httpInput)
+	resp, err := http.Post("http://"+addr.String()+"/gelf", "application/json", strings.NewReader(gelfJSON("web-5", "slow request", 1700000000, `,"_duration":5.0`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	h.WaitProcessed(1)
+	res := h.Do("GET", "/search/universal/relative?query=source:web-5&range=0", nil, root).Want(t, http.StatusOK)
+	if !strings.Contains(res.Get("messages.0.message.streams").Raw, sid) {
+		t.Errorf("routed to %s, not to %s", res.Get("messages.0.message.streams").Raw, sid)
 	}
 }
