@@ -213,15 +213,15 @@ func (h *Handler) setDefault(w http.ResponseWriter, r *http.Request) error {
 	return h.summary(w, r, is)
 }
 
-// delete removes the index set. delete_indices (default true) is read and
-// checked as Graylog reads it; loggate's message index keeps no indices of
-// its own yet, so there are none to remove with the index set.
+// delete removes the index set and, unless delete_indices is false, its
+// indices with their messages.
 func (h *Handler) delete(w http.ResponseWriter, r *http.Request) error {
 	id := api.Var(r, "id")
-	if _, err := boolParam(r.URL.Query(), "delete_indices", true); err != nil {
+	indices, err := boolParam(r.URL.Query(), "delete_indices", true)
+	if err != nil {
 		return err
 	}
-	err := h.svc.Delete(r.Context(), id)
+	err = h.svc.Delete(r.Context(), id, indices)
 	if errors.Is(err, store.ErrNotFound) {
 		return api.Errorf(api.NotFound, "Index set <%s> not found.", id)
 	}

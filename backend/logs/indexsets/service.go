@@ -47,6 +47,19 @@ type Service struct {
 	// mu serialises the writes whose checks read other index sets (prefix
 	// conflicts, the default) with those that could invalidate them.
 	mu sync.Mutex
+	// onChange, when set, is called after every change of an index set.
+	onChange atomic.Pointer[func()]
+}
+
+// OnChange sets fn to be called after every change of an index set or of
+// the default: caches of them (processing's prefixes) reload at once, so
+// that a stream of an index set created a moment ago is routed to it.
+func (s *Service) OnChange(fn func()) { s.onChange.Store(&fn) }
+
+func (s *Service) changed() {
+	if fn := s.onChange.Load(); fn != nil {
+		(*fn)()
+	}
 }
 
 // NewService returns the index set service and creates, on the first start,
@@ -194,6 +207,7 @@ func (s *Service) Create(ctx context.Context, is IndexSet) (IndexSet, error) {
 	if err := s.insert(ctx, is); err != nil {
 		return IndexSet{}, err
 	}
+	s.changed()
 	return is, nil
 }
 
@@ -263,6 +277,7 @@ func (s *Service) Update(ctx context.Context, is IndexSet) (IndexSet, error) {
 	if err != nil {
 		return IndexSet{}, fmt.Errorf("index set %s: %w", is.ID, err)
 	}
+	s.changed()
 	return is, nil
 }
 
@@ -281,6 +296,7 @@ func (s *Service) SetDefault(ctx context.Context, id string) (IndexSet, error) {
 	if err := s.putDefault(ctx, is.ID); err != nil {
 		return IndexSet{}, err
 	}
+	s.changed()
 	return is, nil
 }
 
@@ -292,10 +308,19 @@ func (s *Service) putDefault(ctx context.Context, id string) error {
 	return nil
 }
 
-// Delete removes an index set. The default index set cannot be deleted
+// IndexDeleter is implemented by a Stats that can delete the indices of an
+// index set, as Graylog's IndexSetCleanupJob does.
+type IndexDeleter interface {
+	// DeleteIndices deletes every message of the series of prefix: all
+	// its indices, its write index emptied.
+	DeleteIndices(ctx context.Context, prefix string) error
+}
+
+// Delete removes an index set, and with indices its indices and messages
+// (Graylog's delete_indices). The default index set cannot be deleted
 // (400, as Graylog), nor one that streams still use (409: loggate never
 // leaves a stream pointing at nothing, where Graylog answers 404).
-func (s *Service) Delete(ctx context.Context, id string) error {
+func (s *Service) Delete(ctx context.Context, id string, indices bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	is, err := s.Get(ctx, id)
@@ -320,6 +345,19 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 	}
 	if err := s.st.Delete(ctx, Collection, is.ID); err != nil {
 		return fmt.Errorf("index set %s: %w", id, err)
+	}
+	s.changed()
+	if !indices {
+		return nil
+	}
+	s.statsMu.Lock()
+	d, ok := s.stats.(IndexDeleter)
+	s.statsMu.Unlock()
+	if !ok {
+		return nil // no message is stored yet
+	}
+	if err := d.DeleteIndices(ctx, is.IndexPrefix); err != nil {
+		return fmt.Errorf("index set %s is deleted, but not all of its indices (prefix %s): %w", is.ID, is.IndexPrefix, err)
 	}
 	return nil
 }

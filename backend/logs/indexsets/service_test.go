@@ -66,7 +66,7 @@ func TestRestart(t *testing.T) {
 	}
 	// The seeded default may go once it is no longer the default: a
 	// restart must not bring it back.
-	if err := e.svc.Delete(ctx, e.ids["default"]); err != nil {
+	if err := e.svc.Delete(ctx, e.ids["default"], true); err != nil {
 		t.Fatal(err)
 	}
 	before, err := e.svc.All(ctx)
@@ -102,7 +102,7 @@ func TestRestartRecreatesDeletedEventsIndexSet(t *testing.T) {
 	e := newEnv(t)
 	ctx := t.Context()
 	e.svc.SetStreams(nil)
-	if err := e.svc.Delete(ctx, e.ids["system"]); err != nil {
+	if err := e.svc.Delete(ctx, e.ids["system"], true); err != nil {
 		t.Fatal(err)
 	}
 	svc := reopen(t, e)
@@ -144,7 +144,7 @@ func TestSeedRefusesForeignEventsPrefix(t *testing.T) {
 	e := newEnv(t)
 	ctx := t.Context()
 	e.svc.SetStreams(nil)
-	if err := e.svc.Delete(ctx, e.ids["events"]); err != nil {
+	if err := e.svc.Delete(ctx, e.ids["events"], true); err != nil {
 		t.Fatal(err)
 	}
 	// A messages index set takes the events prefix meanwhile.

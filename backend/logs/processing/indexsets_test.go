@@ -60,7 +60,7 @@ func TestIndexSetCache(t *testing.T) {
 		{name: "default prefix is cached", advance: time.Second, want: e.defaultPrefix, wantOK: true, wantLoads: 3},
 		{name: "deleted index set is remembered until the TTL",
 			advance: time.Second, before: func() {
-				if err := e.sets.Delete(ctx, a); err != nil {
+				if err := e.sets.Delete(ctx, a, true); err != nil {
 					t.Fatal(err)
 				}
 			},

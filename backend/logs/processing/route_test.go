@@ -182,7 +182,7 @@ func TestRoute(t *testing.T) {
 				names[e.stream(st)] = sp.name
 			}
 			for _, prefix := range tc.gone {
-				if err := e.sets.Delete(ctx, sets[prefix]); err != nil {
+				if err := e.sets.Delete(ctx, sets[prefix], true); err != nil {
 					t.Fatal(err)
 				}
 			}

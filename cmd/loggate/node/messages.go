@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -92,6 +93,7 @@ func (n *Node) messagePipeline(ctx context.Context, cfg config.Config, o Options
 	}
 
 	m.sets = processing.NewIndexSetCache(n.IndexSets, time.Second, o.Now)
+	n.IndexSets.OnChange(m.sets.Invalidate)
 	n.IndexSets.SetStats(indexSetStats{sets: n.IndexSets, store: m.Store})
 	m.Outputs = forward.NewRouter(forward.RouterOptions{Metrics: n.Metrics, Logger: n.Levels.Logger("loggate.outputs")})
 	m.Fields = views.NewFields(m.Store, n.Streams, n.IndexSets)
@@ -237,6 +239,32 @@ type indexSetStats struct {
 		Get(ctx context.Context, id string) (indexsets.IndexSet, error)
 	}
 	store messages.Store
+}
+
+// DeleteIndices deletes the messages of an index set's series, as
+// Graylog's IndexSetCleanupJob does: the store cannot drop a write index,
+// which writes may still reach, so a new and empty one is started, then
+// every other index deleted.
+func (s indexSetStats) DeleteIndices(ctx context.Context, prefix string) error {
+	list, err := s.store.Indices(ctx, prefix)
+	if err != nil || len(list) == 0 {
+		return err
+	}
+	if list[len(list)-1].Count > 0 {
+		if _, err := s.store.Rotate(ctx, prefix); err != nil {
+			return fmt.Errorf("rotate %s: %w", prefix, err)
+		}
+		if list, err = s.store.Indices(ctx, prefix); err != nil {
+			return err
+		}
+	}
+	var errs []error
+	for _, ix := range list[:len(list)-1] {
+		if err := s.store.Delete(ctx, ix.Name); err != nil && !errors.Is(err, messages.ErrNotFound) {
+			errs = append(errs, fmt.Errorf("delete %s: %w", ix.Name, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func (s indexSetStats) IndexSetStats(ctx context.Context, id string) (indices, documents, size int64, err error) {

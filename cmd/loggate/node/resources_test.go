@@ -377,3 +377,46 @@ func TestStreamRuleOnGELFDouble(t *testing.T) {
 		t.Errorf("routed to %s, not to %s", res.Get("messages.0.message.streams").Raw, sid)
 	}
 }
+
+// TestIndexSetDeleteDeletesIndices: deleting an index set deletes its
+// messages unless delete_indices=false, as Graylog's cleanup job does. They
+// were kept: the disk space was never given back, and a new index set of
+// the same prefix started with every message of the deleted one.
+func TestIndexSetDeleteDeletesIndices(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	_, addr := h.CreateInput(httpInput)
+	sent := uint64(0)
+	for _, c := range []struct {
+		prefix, query string
+		keep          bool
+	}{{"hr", "", false}, {"ops", "?delete_indices=false", true}} {
+		set := h.Do("POST", "/system/indices/index_sets", indexSetBody(c.prefix, c.prefix), root).Want(t, http.StatusOK).Get("id").String()
+		sid := h.Do("POST", "/streams", map[string]any{
+			"title": c.prefix, "index_set_id": set, "remove_matches_from_default_stream": true,
+			"rules": []map[string]any{{"field": "source", "type": 1, "value": c.prefix + "-1", "inverted": false}},
+		}, root).Want(t, http.StatusCreated).Get("stream_id").String()
+		h.Do("POST", "/streams/"+sid+"/resume", nil, root).Want(t, http.StatusNoContent)
+		postGELF(t, addr, c.prefix+"-1", "salary list", 1700000000)
+		sent++
+		h.WaitProcessed(sent)
+		h.Do("POST", "/system/deflector/"+set+"/cycle", nil, root) // a second index
+		postGELF(t, addr, c.prefix+"-1", "salary list 2", 1700000001)
+		sent++
+		h.WaitProcessed(sent)
+		if n := h.Do("GET", "/system/indices/index_sets/"+set+"/stats", nil, root).Want(t, http.StatusOK).Get("documents").Int(); n != 2 {
+			t.Fatalf("%s holds %d documents before the delete, want 2", c.prefix, n)
+		}
+		h.Do("PUT", "/streams/"+sid, map[string]any{"index_set_id": defaultIndexSet(t, h)}, root).Want(t, http.StatusOK)
+		h.Do("DELETE", "/system/indices/index_sets/"+set+c.query, nil, root).Want(t, http.StatusNoContent)
+
+		again := h.Do("POST", "/system/indices/index_sets", indexSetBody(c.prefix+" again", c.prefix), root).Want(t, http.StatusOK).Get("id").String()
+		st := h.Do("GET", "/system/indices/index_sets/"+again+"/stats", nil, root).Want(t, http.StatusOK)
+		if kept := st.Get("documents").Int(); kept != 0 && !c.keep || kept != 2 && c.keep {
+			t.Errorf("%s%s: a new index set of its prefix holds %s", c.prefix, c.query, st.Body)
+		}
+		if found := h.Do("GET", "/search/universal/relative?query=source:"+c.prefix+"-1&range=0", nil, root).Want(t, http.StatusOK).Get("total_results").Int(); found != 0 && !c.keep {
+			t.Errorf("%s: %d messages still found", c.prefix, found)
+		}
+	}
+}
