@@ -56,6 +56,9 @@ func (s *Service) CreateComponent(ctx context.Context, k Kind, c Component) (Com
 	if err != nil {
 		return Component{}, err
 	}
+	if err := s.checkRemote(ctx, k, c, nil); err != nil {
+		return Component{}, err
+	}
 	c.ID = newID()
 	if err := s.save(ctx, k.coll, k.what, c.ID, c.Name, c, true); err != nil {
 		return Component{}, err
@@ -77,6 +80,9 @@ func (s *Service) UpdateComponent(ctx context.Context, k Kind, idOrName string, 
 	}
 	c, err := k.normalize(c)
 	if err != nil {
+		return Component{}, err
+	}
+	if err := s.checkRemote(ctx, k, c, nil); err != nil {
 		return Component{}, err
 	}
 	if c.ID == "" {
@@ -143,7 +149,40 @@ func (s *Service) ValidateComponent(ctx context.Context, k Kind, c Component) (m
 	if mv, ok := cfg.(validator); ok {
 		mv.validate(&v)
 	}
+	if err := s.checkRemote(ctx, k, c, &v); err != nil {
+		return nil, err
+	}
 	return v.Fields, nil
+}
+
+// checkRemote refuses the URL of an HTTP adapter the URL whitelist does not
+// permit, as Graylog validates it: into v when given, else as a 400. The
+// key stands in for ${key}; the URL each lookup calls is checked again.
+func (s *Service) checkRemote(ctx context.Context, k Kind, c Component, v *api.ValidationError) error {
+	if s.opts.URLPermitted == nil {
+		return nil
+	}
+	_, cfg, err := parseConfig(c.Config, k.kinds, k.what)
+	if err != nil {
+		return nil // refused elsewhere
+	}
+	r, ok := cfg.(remote)
+	if !ok || r.remoteURL() == "" {
+		return nil
+	}
+	u := strings.ReplaceAll(r.remoteURL(), "${key}", "key")
+	permitted, err := s.opts.URLPermitted(ctx, u)
+	if err != nil {
+		return err
+	}
+	if permitted {
+		return nil
+	}
+	if v != nil {
+		v.Add("url", "URL <%s> is not whitelisted.", r.remoteURL())
+		return nil
+	}
+	return api.Invalidf("url", "URL <%s> is not whitelisted.", r.remoteURL())
 }
 
 // CreateTable stores a new lookup table.

@@ -151,11 +151,14 @@ func csvTable(text string, sep, quote rune, keyCol, valueCol string, lower bool)
 		return nil, errors.New("the file is empty: the first line must name the columns")
 	}
 	ki, vi := slices.Index(recs[0], keyCol), slices.Index(recs[0], valueCol)
+	// The error names the columns asked for, never what the file holds:
+	// it is shown to every reader of lookup tables, and the path may name
+	// any file the server can read.
 	if ki < 0 {
-		return nil, fmt.Errorf("couldn't find key column %q in the header %q", keyCol, recs[0])
+		return nil, fmt.Errorf("couldn't find key column %q in the first line of the file", keyCol)
 	}
 	if vi < 0 {
-		return nil, fmt.Errorf("couldn't find value column %q in the header %q", valueCol, recs[0])
+		return nil, fmt.Errorf("couldn't find value column %q in the first line of the file", valueCol)
 	}
 	m := make(map[string]string, len(recs)-1)
 	for _, r := range recs[1:] {
@@ -191,6 +194,8 @@ func newDSVConfig() *dsvConfig {
 		Separator: ",", Quotechar: `"`, KeyColumn: 0, ValueColumn: 1}
 }
 
+func (c *dsvConfig) remoteURL() string { return c.URL }
+
 func (c *dsvConfig) check(v *api.ValidationError) {
 	checkURL(v, c.URL)
 	checkChars(v, c.Separator, c.Quotechar)
@@ -219,7 +224,7 @@ func checkURL(v *api.ValidationError, raw string) {
 func newDSVAdapter(cfg config, e env) adapter {
 	c := cfg.(*dsvConfig)
 	load := func(ctx context.Context) (map[string]string, error) {
-		b, err := fetch(ctx, e.client, c.URL, nil)
+		b, err := fetch(ctx, e.client, e.permitted, c.URL, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -263,13 +268,27 @@ func dsvTable(text string, c *dsvConfig) map[string]string {
 }
 
 // fetch GETs a URL and returns its body; any status but 200 is an error.
-func fetch(ctx context.Context, client *http.Client, u string, header http.Header) ([]byte, error) {
+// permitted, when set, is asked for the URL and every redirect's.
+func fetch(ctx context.Context, client *http.Client, permitted func(context.Context, string) (bool, error), u string, header http.Header) ([]byte, error) {
+	if err := checkPermitted(ctx, permitted, u); err != nil {
+		return nil, err
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, err
 	}
 	for k, vs := range header {
 		req.Header[k] = vs
+	}
+	if permitted != nil {
+		c := *client
+		c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+			if len(via) >= 10 {
+				return errors.New("stopped after 10 redirects")
+			}
+			return checkPermitted(req.Context(), permitted, req.URL.String())
+		}
+		client = &c
 	}
 	resp, err := client.Do(req)
 	if err != nil {
@@ -287,4 +306,21 @@ func fetch(ctx context.Context, client *http.Client, u string, header http.Heade
 		return nil, fmt.Errorf("%s answered more than %d bytes", u, limitBody)
 	}
 	return b, nil
+}
+
+// checkPermitted refuses a URL permitted does not permit, in Graylog's
+// words.
+func checkPermitted(ctx context.Context, permitted func(context.Context, string) (bool, error), u string) error {
+	if permitted == nil {
+		return nil
+	}
+	ok, err := permitted(ctx, u)
+	if err != nil {
+		return fmt.Errorf("checking the URL whitelist: %w", err)
+	}
+	if !ok {
+		//lint:ignore ST1005 Graylog's words
+		return fmt.Errorf("URL <%s> is not whitelisted.", u)
+	}
+	return nil
 }

@@ -33,6 +33,8 @@ func newJSONPathConfig() *jsonPathConfig {
 	return &jsonPathConfig{Type: "httpjsonpath", UserAgent: "Graylog Lookup - https://www.graylog.org/", Headers: map[string]string{}}
 }
 
+func (c *jsonPathConfig) remoteURL() string { return c.URL }
+
 func (c *jsonPathConfig) check(v *api.ValidationError) {
 	checkURL(v, c.URL)
 	if c.SinglePath == "" {
@@ -50,6 +52,7 @@ func (c *jsonPathConfig) check(v *api.ValidationError) {
 type jsonPathAdapter struct {
 	c             *jsonPathConfig
 	client        *http.Client
+	permitted     func(ctx context.Context, url string) (bool, error)
 	header        http.Header
 	single, multi *jsonpath.Path
 	err           atomic.Pointer[string]
@@ -57,7 +60,7 @@ type jsonPathAdapter struct {
 
 func newJSONPathAdapter(cfg config, e env) adapter {
 	c := cfg.(*jsonPathConfig)
-	a := &jsonPathAdapter{c: c, client: e.client, header: http.Header{"Accept": {"application/json"}}}
+	a := &jsonPathAdapter{c: c, client: e.client, permitted: e.permitted, header: http.Header{"Accept": {"application/json"}}}
 	for k, v := range c.Headers {
 		a.header.Set(k, v)
 	}
@@ -80,7 +83,7 @@ func (a *jsonPathAdapter) failure() string {
 
 func (a *jsonPathAdapter) get(ctx context.Context, key string) (Result, error) {
 	u := strings.ReplaceAll(a.c.URL, "${key}", url.QueryEscape(key))
-	b, err := fetch(ctx, a.client, u, a.header)
+	b, err := fetch(ctx, a.client, a.permitted, u, a.header)
 	if err != nil {
 		msg := err.Error()
 		a.err.Store(&msg)

@@ -35,6 +35,12 @@ type Options struct {
 	// RefreshInterval bounds how long another node's change takes to
 	// apply here (a second by default).
 	RefreshInterval time.Duration
+	// URLPermitted, when set, is asked for every URL the HTTP adapters
+	// would call, redirects included, and for their configured URLs when
+	// they are stored: Graylog's URL whitelist, without which any user
+	// allowed to create an adapter could make the server fetch internal
+	// addresses and read the answers.
+	URLPermitted func(ctx context.Context, url string) (bool, error)
 }
 
 // Service stores lookup tables, caches and data adapters and keeps them
@@ -207,7 +213,7 @@ func (s *Service) liveAdapter(old *state, c Component) *liveAdapter {
 		s.opts.Logger.Warn("data adapter does not start", "adapter", c.Name, "err", err)
 		return nil
 	}
-	e := env{id: c.ID, now: s.opts.Now, client: s.opts.Client, st: s.st}
+	e := env{id: c.ID, now: s.opts.Now, client: s.opts.Client, st: s.st, permitted: s.opts.URLPermitted}
 	return &liveAdapter{c: c, impl: k.adapter(cfg, e), config: string(c.Config)}
 }
 

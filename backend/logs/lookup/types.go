@@ -49,7 +49,12 @@ type env struct {
 	now    func() time.Time
 	client *http.Client
 	st     store.Store
+	// permitted checks the URLs the HTTP adapters call; nil permits all.
+	permitted func(ctx context.Context, url string) (bool, error)
 }
+
+// remote is implemented by the configs of adapters that call a URL.
+type remote interface{ remoteURL() string }
 
 // config is one type's settings, decoded with the type's defaults.
 type config interface {

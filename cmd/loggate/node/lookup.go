@@ -15,7 +15,8 @@ import (
 // up in, and returns the /system/lookup routes. It runs before the
 // pipelines and extractors that use them.
 func (n *Node) lookupTables(ctx context.Context, st store.Store, now func() time.Time) ([]api.Route, error) {
-	svc, err := lookup.NewService(ctx, st, lookup.Options{Now: now, Logger: n.Levels.Logger("loggate.lookup")})
+	svc, err := lookup.NewService(ctx, st, lookup.Options{Now: now, Logger: n.Levels.Logger("loggate.lookup"),
+		URLPermitted: urlAllowList{n}.Permits})
 	if err != nil {
 		return nil, fmt.Errorf("lookup tables: %w", err)
 	}

@@ -2,8 +2,12 @@ package node_test
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -168,5 +172,73 @@ func TestLookupEventField(t *testing.T) {
 	}
 	if len(teams) != 1 || teams[0] != "payments" {
 		t.Errorf("teams of the two events: %q, want only pay-1's %q", teams, "payments")
+	}
+}
+
+// TestLookupHTTPAdaptersHonourURLWhitelist: the HTTP data adapters call only
+// URLs the URL whitelist permits, as Graylog's do: stored URLs are checked
+// when saved, and every URL called, redirects included. Any URL was
+// called, so that a user allowed to create adapters made the server fetch
+// internal addresses and read the answers.
+func TestLookupHTTPAdaptersHonourURLWhitelist(t *testing.T) {
+	var internalHits atomic.Int32
+	internal := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		internalHits.Add(1)
+		_, _ = w.Write([]byte(`{"secret":"instance-metadata-credentials"}`))
+	}))
+	defer internal.Close()
+	allowed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("k") == "jump" {
+			http.Redirect(w, r, internal.URL+"/latest", http.StatusFound)
+			return
+		}
+		_, _ = w.Write([]byte(`{"secret":"fine"}`))
+	}))
+	defer allowed.Close()
+
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	adapter := func(name, base string) map[string]any {
+		return map[string]any{"title": name, "name": name, "description": "",
+			"config": map[string]any{"type": "httpjsonpath", "url": base + "/q?k=${key}", "single_value_jsonpath": "$.secret"}}
+	}
+	if r := h.Do("POST", "/system/lookup/adapters", adapter("meta", internal.URL), root).Want(t, http.StatusBadRequest); !strings.Contains(r.Get("validation_errors.url.0.error").String(), "is not whitelisted") {
+		t.Errorf("create: %s", r.Body)
+	}
+	if v := h.Do("POST", "/system/lookup/adapters/validate", adapter("meta", internal.URL), root).Want(t, http.StatusOK); !strings.Contains(v.Get("errors.url.0").String(), "is not whitelisted") {
+		t.Errorf("validate: %s", v.Body)
+	}
+	h.Do("PUT", "/system/urlwhitelist", map[string]any{"disabled": false, "entries": []map[string]any{
+		{"id": "a9a4cbd2-1b6b-4b37-9a4a-0c1f5e3b7e11", "type": "regex", "value": "^" + regexp.QuoteMeta(allowed.URL) + "/.*", "title": "allowed"}}},
+		root).Want(t, http.StatusNoContent)
+	h.Do("POST", "/system/lookup/adapters", adapter("ok", allowed.URL), root).Want(t, http.StatusOK)
+	if r := h.Do("GET", "/system/lookup/adapters/ok/query?key=x", nil, root).Want(t, http.StatusOK); r.Get("single_value").String() != "fine" {
+		t.Errorf("an allowed URL: %s", r.Body)
+	}
+	if r := h.Do("GET", "/system/lookup/adapters/ok/query?key=jump", nil, root); r.Get("single_value").String() != "" && r.Status == http.StatusOK {
+		t.Errorf("a redirect to an URL not allowed was followed: %s", r.Body)
+	}
+	if n := internalHits.Load(); n != 0 {
+		t.Errorf("the internal server was called %d times", n)
+	}
+}
+
+// TestLookupCSVErrorShowsNoContent: a CSV file adapter's error names the
+// column asked for, not the file's first line: the error state is shown to
+// every reader of lookup tables, and the path may name any file the server
+// can read (/proc/self/environ, with a NUL separator, was one "header").
+func TestLookupCSVErrorShowsNoContent(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	secretFile := filepath.Join(t.TempDir(), "server.conf")
+	if err := os.WriteFile(secretFile, []byte("password_secret=TOPSECRET-0123456789\nroot_password_sha2=abc\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.Do("POST", "/system/lookup/adapters", map[string]any{"title": "Conf", "name": "conf", "description": "",
+		"config": map[string]any{"type": "csvfile", "path": secretFile, "separator": "\u0000", "key_column": "k", "value_column": "v"}}, root).Want(t, http.StatusOK)
+	h.Do("GET", "/system/lookup/adapters/conf/query?key=x", nil, root)
+	res := h.Do("POST", "/system/lookup/errorstates", map[string]any{"data_adapters": []string{"conf"}}, root).Want(t, http.StatusOK)
+	if !strings.Contains(string(res.Body), "key column") || strings.Contains(string(res.Body), "TOPSECRET") {
+		t.Errorf("error state: %s", res.Body)
 	}
 }

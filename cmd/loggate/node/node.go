@@ -25,6 +25,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/loggate/loggate/backend/system/clusterconfig"
 	"github.com/loggate/loggate/backend/system/notifications"
 	"github.com/loggate/loggate/backend/system/systemmessages"
 	legacyldap "github.com/loggate/loggate/legacy/ldap"
@@ -301,6 +302,11 @@ func (n *Node) routes(ctx context.Context, o Options) ([]api.Route, error) {
 	n.Nodes = nodes.New(st, o.Now, n.Info.Info, nodes.Options{Exclusive: embedded})
 	config, err := n.configResources(ctx, st, o.Now)
 	if err != nil {
+		return nil, err
+	}
+	// The cluster configuration first: the lookup adapters ask its URL
+	// whitelist from their first load on.
+	if n.System.ClusterConfig, err = clusterconfig.NewService(ctx, st); err != nil {
 		return nil, err
 	}
 	lookupRoutes, err := n.lookupTables(ctx, st, o.Now)

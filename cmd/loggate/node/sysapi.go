@@ -40,9 +40,11 @@ const trafficInterval = time.Minute
 // the metrics read.
 func (n *Node) systemResources(ctx context.Context, st store.Store, now func() time.Time) ([]api.Route, error) {
 	r := &n.System
-	var err error
-	if r.ClusterConfig, err = clusterconfig.NewService(ctx, st); err != nil {
-		return nil, err
+	if r.ClusterConfig == nil {
+		var err error
+		if r.ClusterConfig, err = clusterconfig.NewService(ctx, st); err != nil {
+			return nil, err
+		}
 	}
 	r.Decorators = decorators.NewService(st)
 	n.registerGauges()
