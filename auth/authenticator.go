@@ -127,6 +127,12 @@ type Options struct {
 	// against the active authentication backend.
 	External External
 	Now      func() time.Time
+	// RootUsername and RootPasswordHash are the root user's, from the
+	// configuration: the root's cached password checks are keyed with the
+	// hash too, so that none made before root_password_sha2 changed
+	// (before a restart, or on a node still on the old configuration)
+	// lets the old password in.
+	RootUsername, RootPasswordHash string
 }
 
 // Authenticator verifies credentials, trusting the credential cache for
@@ -187,6 +193,9 @@ func (a *Authenticator) Authenticate(ctx context.Context, header string, extend 
 // verified the same pair before.
 func (a *Authenticator) VerifyPassword(ctx context.Context, username, password string) (*Principal, error) {
 	key := a.keys.CacheKey(Password, username, password)
+	if a.o.RootUsername != "" && strings.EqualFold(username, a.o.RootUsername) {
+		key = a.keys.CacheKey(Password, username, password, a.o.RootPasswordHash)
+	}
 	if e := a.o.Cache.lookup(ctx, key, ""); e != nil {
 		return e.p, nil
 	}
@@ -203,6 +212,14 @@ func (a *Authenticator) VerifyPassword(ctx context.Context, username, password s
 		ok, err := CheckPasswordContext(ctx, id.PasswordHash, password)
 		if err != nil {
 			return nil, err
+		}
+		if strings.HasPrefix(id.PasswordHash, sha256Prefix) {
+			// The root's SHA-256 takes microseconds, every other check a
+			// bcrypt comparison: as slow as they are, the answer does not
+			// tell which username is the root's.
+			if _, err := CheckPasswordContext(ctx, a.dummyHash(), password); err != nil {
+				return nil, err
+			}
 		}
 		if !ok || !id.Enabled {
 			return nil, errInvalidCredentials

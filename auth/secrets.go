@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/loggate/loggate/router/api"
 	"golang.org/x/crypto/bcrypt"
 	"golang.org/x/crypto/hkdf"
 )
@@ -265,6 +266,10 @@ func HashPassword(password string) (string, error) {
 	_ = acquire(context.Background())
 	defer release()
 	h, err := bcrypt.GenerateFromPassword([]byte(password), BcryptCost)
+	if errors.Is(err, bcrypt.ErrPasswordTooLong) {
+		// bcrypt reads 72 bytes; Graylog's jBCrypt ignored the rest.
+		return "", api.Errorf(api.Invalid, "Password must be at most 72 bytes long")
+	}
 	if err != nil {
 		return "", fmt.Errorf("hash password: %w", err)
 	}

@@ -332,6 +332,14 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
 			return api.Errorf(api.Invalid, "timezone must be a string")
 		}
 	}
+	// Whether an account may start sessions is an administrator's call
+	// on another's account: every user holds users:edit on their own, so
+	// a service account could otherwise clear its flag with its token
+	// and log in.
+	if req.ServiceAccount != nil && *req.ServiceAccount != u.ServiceAccount && (!p.Permits("users:edit") || p.UserID == u.ID) {
+		return api.Errorf(api.Forbidden, "Not allowed to change whether user %s is a service account", u.Username)
+	}
+	becameService := false
 	err = h.users.Update(ctx, u.ID, func(u *User) error {
 		if !u.External {
 			if req.Email != nil {
@@ -358,6 +366,7 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
 			u.Startpage = req.Startpage
 		}
 		if req.ServiceAccount != nil {
+			becameService = *req.ServiceAccount && !u.ServiceAccount
 			u.ServiceAccount = *req.ServiceAccount
 		}
 		if req.SessionTimeoutMs != nil && *req.SessionTimeoutMs > 0 && p.Permits("*") {
@@ -367,6 +376,12 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
 	})
 	if err != nil {
 		return err
+	}
+	if becameService {
+		// A service account has no sessions.
+		if err := h.users.endSessions(ctx, u.ID, ""); err != nil {
+			return err
+		}
 	}
 	api.NoContent(w)
 	return nil

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -302,10 +301,15 @@ func (s *Service) EffectivePermissions(ctx context.Context, u *User) ([]string, 
 	if err != nil {
 		return nil, err
 	}
-	// Lower-cased, as Graylog shows them: they match case-insensitively.
+	// In canonical form, as Graylog shows them: ASCII letters lowercased.
+	// They match case-insensitively; lowercasing other letters would
+	// change what they match (U+0130 'İ' becomes 'i', which it does not
+	// fold to), and a user named İlker lost users:edit:İlker.
 	perms := slices.Concat(u.Permissions, rolePerms, selfPermissions(u.Username))
 	for i, p := range perms {
-		perms[i] = strings.ToLower(p)
+		if parsed, err := permission.Parse(p); err == nil {
+			perms[i] = parsed.String()
+		}
 	}
 	slices.Sort(perms)
 	return slices.Compact(perms), nil

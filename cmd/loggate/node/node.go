@@ -285,7 +285,8 @@ func (n *Node) openAuth(ctx context.Context, keys *auth.Keys, o Options) error {
 	n.AuthServices.SetLoginCache(creds)
 	n.Auth = auth.New(auth.Options{
 		Cache: creds, Directory: n.Users, Tokens: n.Tokens, Sessions: n.Sessions, Now: o.Now,
-		External: directoryLogin{backends: n.AuthServices, users: n.Users, log: authLog},
+		External:     directoryLogin{backends: n.AuthServices, users: n.Users, log: authLog},
+		RootUsername: cfg.RootUsername, RootPasswordHash: rootHash,
 	})
 	return nil
 }
