@@ -3,6 +3,7 @@ package views
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"net/http"
 	"slices"
 
@@ -55,7 +56,46 @@ func (h *SearchHandler) Routes() []api.Route {
 		{Method: "GET", Path: "/views/fields", Summary: "Retrieve the field list of all streams the user may read", Handler: h.allFields},
 		{Method: "POST", Path: "/views/fields", Summary: "Retrieve the field list of the given streams", Body: `{"streams":["000000000000000000000001"]}`, Handler: h.streamFields},
 		{Method: "GET", Path: "/views/functions", Summary: "Get the available aggregation functions", Handler: api.JSON(h.functions)},
+		// The stream rule form's field names (the 4.0 interface's
+		// TypeAheadFieldInput).
+		{Method: "GET", Path: "/system/fields", Summary: "Get list of message fields that exist", Permission: "fieldnames:read",
+			Query: []string{"limit"}, Handler: api.JSON(h.fieldNames)},
 	}
+}
+
+// standardFields are listed first by /system/fields, whatever its limit
+// (Graylog's Message.RESERVED_FIELDS that messages carry).
+var standardFields = []string{"_id", "message", "source", "timestamp", "streams", "full_message"}
+
+// fieldNames is Graylog's SystemFieldsResource: the names of the fields of
+// every message index set, whatever streams the caller may read (as
+// Graylog's, under fieldnames:read alone), the standard ones first; limit
+// (0 or less for all) cuts the rest.
+func (h *SearchHandler) fieldNames(r *http.Request) (any, error) {
+	limit, err := api.IntParam(r.URL.Query(), "limit", 0, math.MinInt32, api.MaxInt32)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, st := range h.fields.streams.All() {
+		if st.ID != streams.EventsStreamID && st.ID != streams.SystemEventsStreamID {
+			ids = append(ids, st.ID)
+		}
+	}
+	types, err := h.fields.Types(r.Context(), ids)
+	if err != nil {
+		return nil, err
+	}
+	names := slices.Clone(standardFields)
+	for _, t := range types {
+		if limit > 0 && len(names) >= limit+len(standardFields) {
+			break
+		}
+		if !slices.Contains(names, t.Name) {
+			names = append(names, t.Name)
+		}
+	}
+	return map[string]any{"fields": names}, nil
 }
 
 func (h *SearchHandler) create(w http.ResponseWriter, r *http.Request) error {

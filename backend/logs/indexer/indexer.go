@@ -79,6 +79,8 @@ func (h *Handler) Routes() []api.Route {
 			Permission: "indices:read", Handler: h.listNames(isClosed)},
 		{Method: "GET", Path: "/system/indexer/indices/{indexSetId}/reopened", Summary: "Get a list of reopened indices, which will not be cleaned by retention cleaning",
 			Permission: "indices:read", Handler: h.listNames(isReopened)},
+		{Method: "POST", Path: "/system/indexer/indices/multiple", Summary: "Get information of multiple indices and their shards",
+			Permission: "indices:read", Handler: api.JSON(h.multiple)},
 		{Method: "POST", Path: "/system/indexer/indices/{index}/close", Summary: "Close an index. This will also trigger an index ranges rebuild job",
 			Permission: "indices:changestate", Handler: h.closeIndex},
 		{Method: "POST", Path: "/system/indexer/indices/{index}/reopen", Summary: "Reopen a closed index. This will also trigger an index ranges rebuild job",

@@ -3,6 +3,7 @@ package indexer
 import (
 	"net/http"
 
+	"github.com/loggate/loggate/auth"
 	"github.com/loggate/loggate/backend/logs/indexsets"
 	"github.com/loggate/loggate/backend/logs/messages"
 	"github.com/loggate/loggate/router/api"
@@ -167,6 +168,34 @@ func (h *Handler) index(r *http.Request) (any, error) {
 		return nil, err
 	}
 	return h.info(ix), nil
+}
+
+// multiple answers each open index the body names, as GET .../{index}
+// does, by name: the index set page polls its expanded indices so. Indices
+// that are unknown, closed or not the caller's to read are left out.
+func (h *Handler) multiple(r *http.Request) (any, error) {
+	var req struct {
+		Indices []string `json:"indices"`
+	}
+	if err := api.Decode(r, &req, false); err != nil {
+		return nil, err
+	}
+	p := auth.FromContext(r.Context())
+	out := map[string]IndexInfo{}
+	for _, name := range req.Indices {
+		if p == nil || !p.Permits("indices:read:"+name) {
+			continue
+		}
+		_, ix, err := h.find(r.Context(), name)
+		if api.ErrorCode(err) == api.NotFound || err == nil && ix.Closed {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out[ix.Name] = h.info(ix)
+	}
+	return out, nil
 }
 
 // IndexSummary is Graylog's IndexSummary of the overview.

@@ -24,6 +24,20 @@ func (h *Handler) SystemRoutes() []api.Route {
 			Handler: h.everyNode("GET /system/jobs")},
 		{Method: "GET", Path: "/cluster/inputstates", Summary: "Get all input states of every node",
 			Permission: "inputs:read", Handler: h.everyNodeField("GET /system/inputstates", "states")},
+		// The inputs page's Start and Stop: each node's answer ({"id": …}),
+		// null for a node that failed.
+		{Method: "PUT", Path: "/cluster/inputstates/{inputId}", Summary: "Start or restart specified input in all nodes",
+			Permission: "inputs:changestate:{inputId}", PathChecked: true, Handler: h.everyNode("PUT /system/inputstates/{inputId}")},
+		{Method: "DELETE", Path: "/cluster/inputstates/{inputId}", Summary: "Stop specified input in all nodes",
+			Permission: "inputs:changestate:{inputId}", PathChecked: true, Handler: h.everyNode("DELETE /system/inputstates/{inputId}")},
+		// The nodes page's actions, on the node they name; its own
+		// handler checks processing:changestate:<its id>.
+		{Method: "POST", Path: "/cluster/{nodeId}/processing/pause", Summary: "Pause message processing on node",
+			Handler: h.oneNode("PUT /system/processing/pause")},
+		{Method: "POST", Path: "/cluster/{nodeId}/processing/resume", Summary: "Resume message processing on node",
+			Handler: h.oneNode("PUT /system/processing/resume")},
+		{Method: "PUT", Path: "/cluster/{nodeId}/lbstatus/override/{status}", Summary: "Override load balancer status of a node",
+			Permission: "lbstatus:change", Handler: h.oneNode("PUT /system/lbstatus/override/{status}")},
 	}
 }
 
