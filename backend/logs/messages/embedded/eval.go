@@ -86,6 +86,9 @@ func (e *evaluator) each(field string, fn func(set bitset, f string)) bitset {
 		for _, f := range e.s.names {
 			fn(set, f)
 		}
+		// The timestamp is a field too for Elasticsearch's default_field
+		// "*", read leniently.
+		fn(set, messages.FieldTimestamp)
 	case strings.ContainsAny(field, "*?"):
 		for _, f := range e.s.names {
 			if ok, _ := path.Match(field, f); ok {
@@ -113,8 +116,10 @@ func (e *evaluator) term(set bitset, field string, t *query.Term) {
 		e.s.ids.lookup(t.Value, set.set)
 		return
 	case messages.FieldTimestamp:
-		if ms, ok := parseTime(t.Value); ok {
-			lo, hi := e.s.timeRange(ms, ms)
+		// A date is the range it names, as Elasticsearch's date term
+		// query: 2024-01-02 is the whole day.
+		if ms, span, ok := parseTime(t.Value); ok {
+			lo, hi := e.s.timeRange(ms, ms+span)
 			set.setRange(lo, hi)
 		}
 		return
@@ -386,45 +391,66 @@ func numBounds(r *query.Range) (lo, hi float64, ok bool) {
 	return lo, hi, true
 }
 
-// timeBounds turns a range on timestamp into inclusive milliseconds.
+// timeBounds turns a range on timestamp into inclusive milliseconds. As
+// Elasticsearch's date ranges, the bounds that take a date's end are
+// rounded up to it (2024-01-02 ends at 23:59:59.999): an inclusive upper
+// one and an exclusive lower one.
 func timeBounds(r *query.Range) (lo, hi int64, ok bool) {
 	lo, hi = math.MinInt64, math.MaxInt64
 	if r.Lower != "" {
-		if lo, ok = parseTime(r.Lower); !ok {
+		var span int64
+		if lo, span, ok = parseTime(r.Lower); !ok {
 			return 0, 0, false
 		}
 		if !r.IncludeLower {
-			lo++
+			lo += span + 1
 		}
 	}
 	if r.Upper != "" {
-		if hi, ok = parseTime(r.Upper); !ok {
+		var span int64
+		if hi, span, ok = parseTime(r.Upper); !ok {
 			return 0, 0, false
 		}
-		if !r.IncludeUpper {
+		if r.IncludeUpper {
+			hi += span
+		} else {
 			hi--
 		}
 	}
 	return lo, hi, true
 }
 
-var timeLayouts = []string{
-	messages.TimeLayout, time.RFC3339Nano, "2006-01-02 15:04:05.000", "2006-01-02 15:04:05",
-	"2006-01-02T15:04:05", "2006-01-02",
+// timeLayouts are the date formats read, with the milliseconds a date of
+// each spans past its start (-1: by the fraction it has).
+var timeLayouts = []struct {
+	layout string
+	span   int64
+}{
+	{messages.TimeLayout, 0}, {time.RFC3339Nano, -1}, {"2006-01-02 15:04:05.000", 0}, {"2006-01-02 15:04:05", 999},
+	{"2006-01-02T15:04:05", 999}, {"2006-01-02", 24*60*60*1000 - 1},
 }
 
 // parseTime reads a date as Elasticsearch's default date format would:
-// ISO 8601 (UTC unless a zone is given) or epoch milliseconds.
-func parseTime(s string) (int64, bool) {
+// ISO 8601 (UTC unless a zone is given) or epoch milliseconds. span is
+// how many milliseconds past ms the date names: 999 for one without
+// milliseconds, a day less one for a day.
+func parseTime(s string) (ms, span int64, ok bool) {
 	for _, l := range timeLayouts {
-		if t, err := time.Parse(l, s); err == nil {
-			return t.UnixMilli(), true
+		if t, err := time.Parse(l.layout, s); err == nil {
+			span = l.span
+			if span < 0 {
+				span = 0
+				if !strings.Contains(s, ".") {
+					span = 999
+				}
+			}
+			return t.UnixMilli(), span, true
 		}
 	}
 	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return ms, true
+		return ms, 0, true
 	}
-	return 0, false
+	return 0, 0, false
 }
 
 func (e *evaluator) exists(set bitset, field string) {

@@ -101,6 +101,18 @@ func testQuery(t *testing.T, f Factory) {
 		{`timestamp:["2024-01-02T03:04:07.000Z" TO "2024-01-02T03:04:08.000Z"]`, []string{"m2", "m3"}},
 		{`timestamp:{"2024-01-02T03:04:07.000Z" TO "2024-01-02T03:04:08.000Z"]`, []string{"m3"}},
 		{`timestamp:["2024-01-02 03:04:08.000" TO *]`, []string{"m3", "m4"}},
+		// a date names all of its span, as Elasticsearch's date queries
+		// round it up: a day, a second without milliseconds
+		{`timestamp:2024-01-02`, []string{"m1", "m2", "m3", "m4"}},
+		{`timestamp:"2024-01-02T03:04:07Z"`, []string{"m2"}},
+		{`timestamp:[* TO 2024-01-02]`, []string{"m1", "m2", "m3", "m4"}},
+		{`timestamp:[* TO 2024-01-01]`, nil},
+		{`timestamp:{2024-01-02 TO *}`, nil},
+		{`timestamp:[2024-01-02 TO *]`, []string{"m1", "m2", "m3", "m4"}},
+		{`timestamp:{* TO "2024-01-02T03:04:08"}`, []string{"m1", "m2"}},
+		{`timestamp:["2024-01-02T03:04:06" TO "2024-01-02T03:04:07"]`, []string{"m1", "m2"}},
+		// an unfielded term searches the timestamp too
+		{`"2024-01-02T03:04:06.000Z"`, []string{"m1"}},
 		// exists, streams, _id
 		{"_exists_:full_message", []string{"m3"}},
 		{"_exists_:host", []string{"m4"}},
