@@ -213,10 +213,11 @@ func (a *Authenticator) VerifyPassword(ctx context.Context, username, password s
 		if err != nil {
 			return nil, err
 		}
-		if strings.HasPrefix(id.PasswordHash, sha256Prefix) {
+		if !ok && strings.HasPrefix(id.PasswordHash, sha256Prefix) {
 			// The root's SHA-256 takes microseconds, every other check a
-			// bcrypt comparison: as slow as they are, the answer does not
-			// tell which username is the root's.
+			// bcrypt comparison: a refusal as slow as theirs does not tell
+			// which username is the root's. (Only the right password is
+			// answered faster, and whoever sends it knows already.)
 			if _, err := CheckPasswordContext(ctx, a.dummyHash(), password); err != nil {
 				return nil, err
 			}
