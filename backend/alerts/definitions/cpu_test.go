@@ -235,7 +235,14 @@ func saveAggregation(t *testing.T, ds *definitions.Service, title, query, group,
 			"search_within_ms": within.Milliseconds(), "execute_every_ms": every.Milliseconds()},
 		"key_spec": []string{}, "notification_settings": map[string]any{"grace_period_ms": 0}}
 	b, _ := json.Marshal(body)
-	d, err := definitions.ParseDefinition(b, func() string { return "s" })
+	return saveDefinition(t, ds, b, "s")
+}
+
+// saveDefinition stores and schedules the definition of a request body,
+// its ids made of id.
+func saveDefinition(t *testing.T, ds *definitions.Service, body []byte, id string) definitions.Definition {
+	t.Helper()
+	d, err := definitions.ParseDefinition(body, func() string { return id })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,6 +250,15 @@ func saveAggregation(t *testing.T, ds *definitions.Service, title, query, group,
 		t.Fatal(err)
 	}
 	return d
+}
+
+// runAfter moves clock by d and runs the firings then due.
+func runAfter(t *testing.T, clock *testclock.Clock, sched *scheduler.Scheduler, d time.Duration) {
+	t.Helper()
+	clock.Advance(d)
+	if _, err := sched.RunDue(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func ptr[T any](v T) *T { return &v }

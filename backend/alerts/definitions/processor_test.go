@@ -233,17 +233,8 @@ func TestFilterKeepsEveryMessage(t *testing.T) {
 	body := `{"title":"every message","description":"","priority":2,"alert":false,"config":{"type":"aggregation-v1","query":"","streams":[],
 "group_by":[],"series":[],"conditions":null,"search_within_ms":10000,"execute_every_ms":10000},"key_spec":[],
 "notification_settings":{"grace_period_ms":0,"backlog_size":0}}`
-	d, err := definitions.ParseDefinition([]byte(body), func() string { return "x" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ds.Save(context.Background(), d, true); err != nil {
-		t.Fatal(err)
-	}
-	clock.Advance(10 * time.Second)
-	if _, err := sched.RunDue(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	saveDefinition(t, ds, []byte(body), "x")
+	runAfter(t, clock, sched, 10*time.Second)
 	from, to := end.Add(-10*time.Second).Add(time.Millisecond), end
 	if want := storedCount(t, ms, from, to); int64(len(seen)) != want || want <= 10_000 {
 		t.Errorf("%d events for a window with %d matching messages", len(seen), want)
@@ -335,17 +326,8 @@ func TestLookupFieldProvider(t *testing.T) {
 {"type":"lookup-v1","table_name":"owners","key_field":"http_method"}]},
 "other":{"data_type":"string","providers":[{"type":"lookup-v1","table_name":"missing","key_field":"http_method"}]}},
 "key_spec":["owner"],"notification_settings":{"grace_period_ms":0,"backlog_size":0}}`
-	d, err := definitions.ParseDefinition([]byte(body), func() string { return "c" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ds.Save(context.Background(), d, true); err != nil {
-		t.Fatal(err)
-	}
-	clock.Advance(10 * time.Second)
-	if _, err := sched.RunDue(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	saveDefinition(t, ds, []byte(body), "c")
+	runAfter(t, clock, sched, 10*time.Second)
 	methods := map[string]bool{}
 	for _, ev := range seen {
 		method, _, _ := strings.Cut(strings.TrimPrefix(ev.Message, "by method: "), " ")
@@ -376,10 +358,7 @@ func TestCatchupOff(t *testing.T) {
 	ds, sched, _ := newRig(t, ms, g, clock, rigOptions{seen: &seen, proc: definitions.ProcessorOptions{
 		CatchupWindow: time.Second, Catchup: func(context.Context) (time.Duration, error) { return 0, nil }}})
 	saveAggregation(t, ds, "behind", "", "", "count", "", -1, 10*time.Second, 10*time.Second)
-	clock.Advance(50 * time.Second)
-	if _, err := sched.RunDue(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	runAfter(t, clock, sched, 50*time.Second)
 	if len(seen) != 6 {
 		t.Fatalf("%d windows, want the 6 windows of 10 s one by one", len(seen))
 	}

@@ -36,9 +36,7 @@ func TestAlertsLeaderKilled(t *testing.T) {
 	}
 	root := nodetest.AsRoot()
 	hk := startHook(t)
-	allowURL(t, n1, hk.url())
-	nid := n1.Do("POST", "/events/notifications", map[string]any{"title": "hook", "description": "",
-		"config": map[string]any{"type": "http-notification-v1", "url": hk.url()}}, root).Want(t, http.StatusOK).Get("id").String()
+	nid := hookNotification(t, n1, hk, "hook")
 	// No messages, so a count below one fires in every window.
 	def := countDefinition("Quiet", 0, nid)
 	cfg := def["config"].(map[string]any)

@@ -51,6 +51,15 @@ func startHook(t *testing.T) *hook {
 
 func (h *hook) url() string { return h.srv.URL + "/hook" }
 
+// hookNotification puts hk's URL on the allow-list of h and creates an
+// HTTP notification to it; it returns the notification's id.
+func hookNotification(t *testing.T, h *nodetest.Harness, hk *hook, title string) string {
+	t.Helper()
+	allowURL(t, h, hk.url())
+	return h.Do("POST", "/events/notifications", map[string]any{"title": title, "description": "d",
+		"config": map[string]any{"type": "http-notification-v1", "url": hk.url()}}, nodetest.AsRoot()).Want(t, http.StatusOK).Get("id").String()
+}
+
 func (h *hook) received() []hookPost {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -113,9 +122,7 @@ func TestAlertHTTPNotification(t *testing.T) {
 	h := nodetest.Start(t)
 	root := nodetest.AsRoot()
 	hk := startHook(t)
-	allowURL(t, h, hk.url())
-	nid := h.Do("POST", "/events/notifications", map[string]any{"title": "hook", "description": "d",
-		"config": map[string]any{"type": "http-notification-v1", "url": hk.url()}}, root).Want(t, http.StatusOK).Get("id").String()
+	nid := hookNotification(t, h, hk, "hook")
 	t0 := h.Clock.Now().UTC().Truncate(time.Millisecond)
 	def := h.Do("POST", "/events/definitions", countDefinition("Errors", 2, nid), root).Want(t, http.StatusOK)
 	did := def.Get("id").String()
@@ -304,9 +311,7 @@ func TestAlertDeliveryRetried(t *testing.T) {
 	root := nodetest.AsRoot()
 	hk := startHook(t)
 	hk.status = http.StatusServiceUnavailable
-	allowURL(t, h, hk.url())
-	nid := h.Do("POST", "/events/notifications", map[string]any{"title": "flaky hook", "description": "",
-		"config": map[string]any{"type": "http-notification-v1", "url": hk.url()}}, root).Want(t, http.StatusOK).Get("id").String()
+	nid := hookNotification(t, h, hk, "flaky hook")
 	t0 := h.Clock.Now()
 	h.Do("POST", "/events/definitions", countDefinition("Errors", 0, nid), root).Want(t, http.StatusOK)
 	_, addr := h.CreateInput(httpInput)
@@ -458,9 +463,7 @@ func TestAlertHugeBacklog(t *testing.T) {
 	h := nodetest.Start(t)
 	root := nodetest.AsRoot()
 	hk := startHook(t)
-	allowURL(t, h, hk.url())
-	nid := h.Do("POST", "/events/notifications", map[string]any{"title": "hook", "description": "d",
-		"config": map[string]any{"type": "http-notification-v1", "url": hk.url()}}, root).Want(t, http.StatusOK).Get("id").String()
+	nid := hookNotification(t, h, hk, "hook")
 	t0 := h.Clock.Now().UTC().Truncate(time.Millisecond)
 	def := countDefinition("Errors", 2, nid)
 	def["notification_settings"] = map[string]any{"grace_period_ms": 0, "backlog_size": int64(math.MaxInt64)}

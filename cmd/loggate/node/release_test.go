@@ -17,11 +17,7 @@ func TestReleaseResolution(t *testing.T) {
 	}))
 	gm := h.CreateUser("GM", "superpower")
 	user := nodetest.Basic("GM", "superpower")
-	pinned := h.Do("POST", "/users/"+gm+"/tokens/old-script?api_release=2.4", nil, user).Want(t, http.StatusOK)
-	if pinned.Get("api_release").String() != "2.4" {
-		t.Fatalf("pinned token: %s", pinned.Body)
-	}
-	tok := nodetest.Token(pinned.Get("token").String())
+	tok, tid := pinnedToken(t, h, gm, "old-script", user)
 	plain, _ := h.CreateToken(gm, "new-script", user)
 	via := nodetest.Via(h.Node.CompatAddrs()[0])
 
@@ -50,7 +46,6 @@ func TestReleaseResolution(t *testing.T) {
 	}
 
 	// Unpinning takes effect at once, also for the cached token.
-	tid := pinned.Get("id").String()
 	h.Do("PUT", "/users/"+gm+"/tokens/"+tid+"/api_release", map[string]any{"api_release": nil}, user).Want(t, http.StatusOK)
 	if got := h.Do("GET", "/users/GM/tokens", nil, tok).Header.Get("X-Api-Version"); got != "4.0" {
 		t.Errorf("after unpinning served as %s", got)
@@ -146,11 +141,7 @@ func TestOldClientsDoNotGetAPIRelease(t *testing.T) {
 	h := nodetest.Start(t)
 	id := h.CreateUser("bob", "bobpass12")
 	bob := nodetest.Basic("bob", "bobpass12")
-	created := h.Do("POST", "/users/"+id+"/tokens/script?api_release=2.4", nil, bob).Want(t, http.StatusOK)
-	if created.Get("api_release").String() != "2.4" {
-		t.Fatalf("a 4.0 client creating the token does not see its release: %s", created.Body)
-	}
-	tok := nodetest.Token(created.Get("token").String())
+	tok, _ := pinnedToken(t, h, id, "script", bob)
 	list := h.Do("GET", "/users/bob/tokens", nil, tok).Want(t, http.StatusOK)
 	if got := list.Header.Get("X-Api-Version"); got != "2.4" {
 		t.Fatalf("served as %q, want 2.4", got)
@@ -158,4 +149,16 @@ func TestOldClientsDoNotGetAPIRelease(t *testing.T) {
 	if list.Get("tokens.0.api_release").Exists() || !list.Get("tokens.0.name").Exists() {
 		t.Errorf("the 2.4 client's token list: %s", list.Body)
 	}
+}
+
+// pinnedToken creates, as a 4.0 client, a token of the user pinned to
+// release 2.4, which the answer must show, and returns it as a credential
+// with its id.
+func pinnedToken(t *testing.T, h *nodetest.Harness, userID, name string, as nodetest.ReqOption) (nodetest.ReqOption, string) {
+	t.Helper()
+	created := h.Do("POST", "/users/"+userID+"/tokens/"+name+"?api_release=2.4", nil, as).Want(t, http.StatusOK)
+	if created.Get("api_release").String() != "2.4" {
+		t.Fatalf("a 4.0 client creating a pinned token does not see its release: %s", created.Body)
+	}
+	return nodetest.Token(created.Get("token").String()), created.Get("id").String()
 }
