@@ -20,6 +20,7 @@ import (
 // are empty.
 type evaluator struct {
 	s   *segment
+	now time.Time // of the search, for date math: one instant in every segment
 	err error
 	re  map[string]*regexp.Regexp // compiled once per search, shared by segments
 }
@@ -118,7 +119,7 @@ func (e *evaluator) term(set bitset, field string, t *query.Term) {
 	case messages.FieldTimestamp:
 		// A date is the range it names, as Elasticsearch's date term
 		// query: 2024-01-02 is the whole day.
-		if ms, span, ok := parseTime(t.Value); ok {
+		if ms, span, ok := parseTime(t.Value, e.now); ok {
 			lo, hi := e.s.timeRange(ms, ms+span)
 			set.setRange(lo, hi)
 		}
@@ -145,7 +146,7 @@ func (e *evaluator) term(set bitset, field string, t *query.Term) {
 		words = tokens(t.Value)
 	}
 	if t.Phrase && len(words) > 1 {
-		e.phrase(set, f, words)
+		e.phrase(set, f, words, phraseSlop(t))
 		return
 	}
 	for _, w := range words {
@@ -193,11 +194,22 @@ func (e *evaluator) fuzzy(set bitset, f *fieldMeta, w string, dist int) {
 	})
 }
 
-// phrase matches documents whose field holds the words consecutively.
-// Positions are not indexed, so candidates (documents with every word) are
-// checked against their stored text: only that field's value is read of
-// each, and its tokens are matched as they come, without a copy.
-func (e *evaluator) phrase(set bitset, f *fieldMeta, words []string) {
+// phraseSlop is the slop of a phrase, "a b"~2, read as Lucene's query
+// parser reads it: a number, its fraction dropped; "~" alone is 0.
+func phraseSlop(t *query.Term) int {
+	d, err := strconv.ParseFloat(strings.TrimPrefix(t.Fuzzy, "~"), 64)
+	if err != nil || d < 0 || math.IsNaN(d) {
+		return 0
+	}
+	return int(min(d, math.MaxInt32))
+}
+
+// phrase matches documents whose field holds the words consecutively, or
+// with slop as near as Lucene's sloppy phrases. Positions are not indexed,
+// so candidates (documents with every word) are checked against their
+// stored text: only that field's value is read of each, and its tokens are
+// matched as they come, without a copy.
+func (e *evaluator) phrase(set bitset, f *fieldMeta, words []string, slop int) {
 	cand := fullBitset(e.s.n)
 	for _, w := range words {
 		p, err := e.s.lookupTerm(f, w)
@@ -217,7 +229,10 @@ func (e *evaluator) phrase(set bitset, f *fieldMeta, words []string) {
 			e.fail(err)
 			return
 		}
-		if ok && t.containsRun(s, words) {
+		if !ok {
+			continue
+		}
+		if slop == 0 && t.containsRun(s, words) || slop > 0 && t.containsNear(s, words, slop) {
 			set.set(d)
 		}
 	}
@@ -259,6 +274,69 @@ func (t *tokenizer) containsRun(s string, words []string) bool {
 		found = at&(1<<(n-1)) != 0
 	})
 	return found
+}
+
+// containsNear reports whether the tokens of s hold words within slop, as
+// Lucene's sloppy phrase query: word i at position p[i], every word at its
+// own position, with max(p[i]-i) - min(p[i]-i) <= slop. "b a"~2 finds
+// "a b", a swap costing two moves.
+//
+// A window of offsets [lo, lo+slop] fits when each word i takes the first
+// free position at or after lo+i not past lo+slop+i; a repeated word takes
+// its positions in order. When word i's first such position p is past
+// that, no window below p-i-slop fits either (positions taken only move
+// right as lo grows), so lo leaps there: each leap passes a position.
+func (t *tokenizer) containsNear(s string, words []string, slop int) bool {
+	// ids numbers the distinct words; the tokens each gives are not
+	// kept (they share the tokenizer's buffer), not even as map keys.
+	ids := make(map[string]int, len(words))
+	word := make([]int, len(words)) // words[i]'s id
+	for i, w := range words {
+		id, ok := ids[w]
+		if !ok {
+			id = len(ids)
+			ids[w] = id
+		}
+		word[i] = id
+	}
+	pos := make([][]int, len(ids))
+	n := 0
+	t.each(s, func(tok string) {
+		if id, ok := ids[tok]; ok {
+			pos[id] = append(pos[id], n)
+		}
+		n++
+	})
+	lo := math.MaxInt
+	for i, id := range word {
+		if len(pos[id]) == 0 {
+			return false
+		}
+		lo = min(lo, pos[id][0]-i)
+	}
+	taken := make([]int, len(ids)) // a word's last position taken, -1: none
+	for {
+		for id := range taken {
+			taken[id] = -1
+		}
+		fits := true
+		for i, id := range word {
+			from := max(lo+i, taken[id]+1)
+			ps := pos[id]
+			k := sort.SearchInts(ps, from)
+			if k == len(ps) {
+				return false
+			}
+			if p := ps[k]; p-i-slop > lo {
+				lo, fits = p-i-slop, false
+				break
+			}
+			taken[id] = ps[k]
+		}
+		if fits {
+			return true
+		}
+	}
 }
 
 func (e *evaluator) scan(f *fieldMeta, from string, fn func(term) bool) {
@@ -335,7 +413,7 @@ func (e *evaluator) regexp(set bitset, field, pattern string) {
 func (e *evaluator) rangeQ(set bitset, field string, r *query.Range) {
 	switch field {
 	case messages.FieldTimestamp:
-		lo, hi, ok := timeBounds(r)
+		lo, hi, ok := timeBounds(r, e.now)
 		if ok {
 			a, b := e.s.timeRange(lo, hi)
 			set.setRange(a, b)
@@ -395,11 +473,11 @@ func numBounds(r *query.Range) (lo, hi float64, ok bool) {
 // Elasticsearch's date ranges, the bounds that take a date's end are
 // rounded up to it (2024-01-02 ends at 23:59:59.999): an inclusive upper
 // one and an exclusive lower one.
-func timeBounds(r *query.Range) (lo, hi int64, ok bool) {
+func timeBounds(r *query.Range, now time.Time) (lo, hi int64, ok bool) {
 	lo, hi = math.MinInt64, math.MaxInt64
 	if r.Lower != "" {
 		var span int64
-		if lo, span, ok = parseTime(r.Lower); !ok {
+		if lo, span, ok = parseTime(r.Lower, now); !ok {
 			return 0, 0, false
 		}
 		if !r.IncludeLower {
@@ -408,7 +486,7 @@ func timeBounds(r *query.Range) (lo, hi int64, ok bool) {
 	}
 	if r.Upper != "" {
 		var span int64
-		if hi, span, ok = parseTime(r.Upper); !ok {
+		if hi, span, ok = parseTime(r.Upper, now); !ok {
 			return 0, 0, false
 		}
 		if r.IncludeUpper {
@@ -418,39 +496,6 @@ func timeBounds(r *query.Range) (lo, hi int64, ok bool) {
 		}
 	}
 	return lo, hi, true
-}
-
-// timeLayouts are the date formats read, with the milliseconds a date of
-// each spans past its start (-1: by the fraction it has).
-var timeLayouts = []struct {
-	layout string
-	span   int64
-}{
-	{messages.TimeLayout, 0}, {time.RFC3339Nano, -1}, {"2006-01-02 15:04:05.000", 0}, {"2006-01-02 15:04:05", 999},
-	{"2006-01-02T15:04:05", 999}, {"2006-01-02", 24*60*60*1000 - 1},
-}
-
-// parseTime reads a date as Elasticsearch's default date format would:
-// ISO 8601 (UTC unless a zone is given) or epoch milliseconds. span is
-// how many milliseconds past ms the date names: 999 for one without
-// milliseconds, a day less one for a day.
-func parseTime(s string) (ms, span int64, ok bool) {
-	for _, l := range timeLayouts {
-		if t, err := time.Parse(l.layout, s); err == nil {
-			span = l.span
-			if span < 0 {
-				span = 0
-				if !strings.Contains(s, ".") {
-					span = 999
-				}
-			}
-			return t.UnixMilli(), span, true
-		}
-	}
-	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return ms, 0, true
-	}
-	return 0, 0, false
 }
 
 func (e *evaluator) exists(set bitset, field string) {

@@ -113,3 +113,52 @@ func FuzzPhrase(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPhraseSlop checks the sloppy phrase matcher, which leaps between
+// windows of positions, against trying every choice of positions.
+func FuzzPhraseSlop(f *testing.F) {
+	f.Add("a b c a", "c a", uint8(1))
+	f.Add("foo bar baz", "baz foo", uint8(3))
+	f.Add("a a b a", "a b a a", uint8(2))
+	f.Add("x", "x x", uint8(5))
+	f.Fuzz(func(t *testing.T, text, phrase string, slop uint8) {
+		words, toks := tokens(phrase), tokens(text)
+		if len(words) == 0 || len(words) > 4 || len(toks) > 12 {
+			return
+		}
+		var want bool
+		p := make([]int, len(words))
+		var try func(i int)
+		try = func(i int) {
+			if want {
+				return
+			}
+			if i == len(words) {
+				lo, hi := p[0], p[0]
+				for j := range p {
+					lo, hi = min(lo, p[j]-j), max(hi, p[j]-j)
+				}
+				want = hi-lo <= int(slop)
+				return
+			}
+		next:
+			for at, tok := range toks {
+				if tok != words[i] {
+					continue
+				}
+				for j := range i {
+					if p[j] == at {
+						continue next
+					}
+				}
+				p[i] = at
+				try(i + 1)
+			}
+		}
+		try(0)
+		var tk tokenizer
+		if got := tk.containsNear(text, words, int(slop)); got != want {
+			t.Fatalf("containsNear(%q, %q, %d) = %v, want %v", text, words, slop, got, want)
+		}
+	})
+}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"time"
 
 	"github.com/loggate/loggate/backend/logs/messages"
 )
@@ -188,7 +189,7 @@ func (sn *snapshot) match(ctx context.Context, q messages.Query, fn func(vi int,
 		hi = q.To.UnixMilli()
 	}
 	var res messages.Result
-	ev := &evaluator{}
+	ev := &evaluator{now: time.Now()}
 	for vi, v := range sn.views {
 		if err := ctx.Err(); err != nil {
 			return messages.Result{}, err

@@ -34,6 +34,14 @@ func testQuery(t *testing.T, f Factory) {
 		{"message:foo", []string{"m1", "m4"}},
 		{`message:"in foo"`, []string{"m1"}},
 		{`message:"foo in"`, nil},
+		// phrase slop: how many moves the words may take, a swap two
+		{`message:"foo baz"`, nil},
+		{`message:"foo baz"~1`, []string{"m4"}},
+		{`message:"baz foo"~2`, nil},
+		{`message:"baz foo"~3`, []string{"m4"}},
+		{`message:"foo in"~2`, []string{"m1"}},
+		{`message:"connection from"~1`, []string{"m3"}},
+		{`message:"connection 10.0.0.1"~1`, nil},
 		{"message:err", nil},
 		{"full_message:stack", []string{"m3"}},
 		{"full_message:trace", []string{"m3"}},
@@ -111,6 +119,16 @@ func testQuery(t *testing.T, f Factory) {
 		{`timestamp:[2024-01-02 TO *]`, []string{"m1", "m2", "m3", "m4"}},
 		{`timestamp:{* TO "2024-01-02T03:04:08"}`, []string{"m1", "m2"}},
 		{`timestamp:["2024-01-02T03:04:06" TO "2024-01-02T03:04:07"]`, []string{"m1", "m2"}},
+		// date math: now, and a date followed by ||, then +N, -N and /
+		// (rounding) of y M w d h m s; bounds round as dates do
+		{`timestamp:[now-100y TO now]`, []string{"m1", "m2", "m3", "m4"}},
+		{`timestamp:[now-1d TO *]`, nil},
+		{`timestamp:["2024-01-02T03:04:06Z||+1s" TO *]`, []string{"m2", "m3", "m4"}},
+		{`timestamp:{"2024-01-02T03:04:06Z||+1s" TO *]`, []string{"m3", "m4"}},
+		{`timestamp:"2024-01-02T03:04:07.500Z||/s"`, []string{"m2"}},
+		{`timestamp:["2024-01-01||+1d" TO "2024-01-02||+1d"}`, []string{"m1", "m2", "m3", "m4"}},
+		{`timestamp:[* TO "2024-01-02T03:04:07.000Z||/m"}`, nil},
+		{`timestamp:[* TO "2024-01-02T03:04:07.000Z||/m"]`, []string{"m1", "m2", "m3", "m4"}},
 		// an unfielded term searches the timestamp too
 		{`"2024-01-02T03:04:06.000Z"`, []string{"m1"}},
 		// exists, streams, _id
