@@ -213,7 +213,10 @@ func (p Period) AddTo(t time.Time) time.Time {
 		t = time.Date(first.Year(), first.Month(), min(d, last), hh, mm, ss, t.Nanosecond(), t.Location())
 	}
 	t = t.AddDate(0, 0, p.Weeks*7+p.Days)
-	d := time.Duration(p.Hours)*time.Hour + time.Duration(p.Minutes)*time.Minute +
-		time.Duration(p.Seconds)*time.Second + time.Duration(p.Millis)*time.Millisecond
-	return t.Add(d)
+	// In seconds, not as a time.Duration: PT3000000H is more than a
+	// Duration's 292 years, and its overflow would make the sum earlier
+	// than t. Each field is an int32, so the seconds fit an int64.
+	secs := int64(p.Hours)*3600 + int64(p.Minutes)*60 + int64(p.Seconds)
+	nanos := int64(t.Nanosecond()) + int64(p.Millis)*int64(time.Millisecond)
+	return time.Unix(t.Unix()+secs, nanos).In(t.Location())
 }

@@ -66,6 +66,11 @@ func Run(ctx context.Context, sets IndexSets, st Store, now time.Time, log *slog
 }
 
 func runOne(ctx context.Context, is indexsets.IndexSet, st Store, now time.Time) ([]Action, error) {
+	if !is.Writable {
+		// As Graylog's rotation and retention threads do: an index set
+		// that is not written to is neither rotated nor retired.
+		return nil, nil
+	}
 	indices, err := st.Indices(ctx, is.IndexPrefix)
 	if err != nil || len(indices) == 0 {
 		// No index yet: the first write creates <prefix>_0.
@@ -73,7 +78,7 @@ func runOne(ctx context.Context, is indexsets.IndexSet, st Store, now time.Time)
 	}
 	var actions []Action
 	write := indices[len(indices)-1]
-	if reason := due(is, write, now); reason != "" && is.Writable {
+	if reason := due(is, write, now); reason != "" {
 		name, err := st.Rotate(ctx, is.IndexPrefix)
 		if err != nil {
 			return nil, fmt.Errorf("rotating: %w", err)

@@ -212,6 +212,9 @@ func TestRotate(t *testing.T) {
 		// January 31st plus a month is February 28th.
 		{name: "time by the calendar", rotation: period("P1M"), writable: true, counts: []int{1}, after: 28 * 24 * time.Hour, want: "p_1"},
 		{name: "time before the calendar period", rotation: period("P1M"), writable: true, counts: []int{1}, after: 28*24*time.Hour - time.Second},
+		// 3,000,000 hours (342 years) is more than a time.Duration holds.
+		{name: "time with a period longer than a Duration", rotation: period("PT3000000H"), writable: true, counts: []int{1}, after: 24 * time.Hour},
+		{name: "time with minutes longer than a Duration", rotation: period("PT200000000M"), writable: true, counts: []int{1}, after: 24 * time.Hour},
 		{name: "time with an empty write index", rotation: period("PT1H"), writable: true, counts: []int{0}, after: 2 * time.Hour},
 		{name: "time not writable", rotation: period("PT1H"), counts: []int{1}, after: 2 * time.Hour},
 	}
@@ -418,4 +421,32 @@ func TestRunErrors(t *testing.T) {
 			t.Errorf("Run = %v, %v; want no actions and an error", actions, err)
 		}
 	})
+}
+
+// TestRetentionSkipsReadOnlyIndexSets checks that, as Graylog 4.0's
+// IndexRetentionThread does, retention leaves the indices of an index set
+// that is not writable alone: nothing is written to it, and its indices are
+// kept however many there are.
+func TestRetentionSkipsReadOnlyIndexSets(t *testing.T) {
+	for _, class := range []string{indexsets.DeletionRetention, indexsets.ClosingRetention} {
+		t.Run(class, func(t *testing.T) {
+			e := newEnv(t)
+			e.fill("p", 1, 1, 1, 1)
+			e.set("read-only", "p", false, countRotation(1000), class, 1)
+			actions, err := e.run(t0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantActions(t, actions, nil)
+			left := e.indices("p")
+			if got := names(left); !slices.Equal(got, []string{"p_0", "p_1", "p_2", "p_3"}) {
+				t.Errorf("indices %v, want all four kept", got)
+			}
+			for _, ix := range left {
+				if ix.Closed {
+					t.Errorf("%s was closed", ix.Name)
+				}
+			}
+		})
+	}
 }

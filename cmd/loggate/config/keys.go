@@ -39,8 +39,10 @@ type Key struct {
 var table = []Key{
 	newKey("http_bind_address", "127.0.0.1:9000", "host:port the HTTP API listens on",
 		func(c *Config) *string { return &c.HTTPBindAddress }, parseHostPort, formatString),
-	newKey("http_publish_uri", "", "URI clients and other nodes reach this node at (default http://<http_bind_address>/)",
-		func(c *Config) *string { return &c.HTTPPublishURI }, parsePublishURI, formatString),
+	// Redacted although user info is refused: the error quoting a refused
+	// value must not show its password.
+	redacted(newKey("http_publish_uri", "", "URI clients and other nodes reach this node at (default http://<http_bind_address>/)",
+		func(c *Config) *string { return &c.HTTPPublishURI }, parsePublishURI, formatString), redactURI),
 	boolKey("http_enable_cors", false, "answer cross-origin requests from browsers",
 		func(c *Config) *bool { return &c.HTTPEnableCORS }),
 	boolKey("http_enable_gzip", true, "compress responses of 512 bytes or more for clients that accept gzip",

@@ -349,6 +349,11 @@ func parseUpstreamURI(s string) (string, error) {
 
 // parseHosts parses elasticsearch_hosts: comma-separated http(s) URLs.
 func parseHosts(s string) ([]string, error) {
+	if splitsUserInfo(s) {
+		// A ',' in a password: the parts are pieces of URLs, and quoting
+		// one would show a piece of the password.
+		return nil, errors.New("expected comma-separated http(s)://[user:password@]host:port URLs; write a ',' in a user name or password as %2C")
+	}
 	var hosts []string
 	for _, h := range strings.Split(s, ",") {
 		if h = strings.TrimSpace(h); h == "" {
@@ -365,7 +370,26 @@ func parseHosts(s string) ([]string, error) {
 
 func formatHosts(hosts []string) string { return strings.Join(hosts, ",") }
 
+// splitsUserInfo reports whether splitting s at its commas cuts through the
+// user info of a URL: some part after the first does not start a URL of its
+// own, and s has an '@'.
+func splitsUserInfo(s string) bool {
+	if !strings.Contains(s, "@") {
+		return false
+	}
+	for i, p := range strings.Split(s, ",") {
+		p = strings.ToLower(strings.TrimSpace(p))
+		if i > 0 && p != "" && !strings.HasPrefix(p, "http://") && !strings.HasPrefix(p, "https://") {
+			return true
+		}
+	}
+	return false
+}
+
 func redactHosts(s string) string {
+	if splitsUserInfo(s) {
+		return mask
+	}
 	parts := strings.Split(s, ",")
 	for i, p := range parts {
 		parts[i] = redactURI(strings.TrimSpace(p))

@@ -63,6 +63,13 @@ func runLDAP(ctx context.Context, args, environ []string, o Options) error {
 		return fmt.Errorf("open data_dir %s: %w", cfg.DataDir, err)
 	}
 	defer n.Close()
+	if pw := n.GeneratedRootPassword; pw != "" {
+		// No node has started on data_dir: opening it generated the
+		// administrator's password, and only its hash is kept.
+		fmt.Fprintf(o.Stdout, "First start of data_dir %s: the password of %q is %s\n"+
+			"It is shown this once; only its hash is kept. Set root_password_sha2 to choose your own.\n\n",
+			cfg.DataDir, cfg.RootUsername, pw)
+	}
 	svc := legacyldap.NewService(n.AuthServices, legacyldap.RoleService(n.Roles), n.Store, n.Levels.Logger("loggate.migrate"))
 	m := &ldapMigration{o: o, svc: svc, roles: legacyldap.RoleService(n.Roles), backends: n.AuthServices, users: n.Users, publish: cfg.HTTPPublishURI}
 	return m.run(ctx, source, docs, secret, f.apply, f.linkUsers)

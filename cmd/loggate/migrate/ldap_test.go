@@ -318,3 +318,39 @@ func TestMigrateLDAPWhileNodeRuns(t *testing.T) {
 		t.Errorf("got %v, want the lock message", err)
 	}
 }
+
+// On a data_dir no node has started on, opening it generates the root
+// password, as a first start does: the command must show it once, or no one
+// can ever log in as the administrator.
+func TestMigrateLDAPFreshDataDirShowsRootPassword(t *testing.T) {
+	t.Parallel()
+	dataDir := filepath.Join(t.TempDir(), "data")
+	file := filepath.Join(t.TempDir(), "ldap_settings.json")
+	if err := os.WriteFile(file, []byte(`{"_id":{"$oid":"5c0a1b2c3d4e5f6a7b8c9d0f"},"enabled":false,"ldap_uri":"ldap://old-ldap.example.org:389"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	args := []string{"ldap", "--from", file, "--data_dir", dataDir, "--password_secret", newSecret}
+	if err := migrate.Run(context.Background(), args, nil, migrate.Options{Stdout: &out, Stderr: &errOut}); err != nil {
+		t.Fatalf("migrate: %v\nstderr: %s", err, errOut.String())
+	}
+	cfg, _, err := config.Load([]string{"--data_dir", dataDir, "--password_secret", newSecret}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := node.New(context.Background(), cfg, node.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	if n.GeneratedRootPassword != "" {
+		return // the command left the store without a root password: nothing was lost
+	}
+	m := regexp.MustCompile(`password of "admin" is (\S+)`).FindStringSubmatch(out.String() + errOut.String())
+	if m == nil {
+		t.Fatalf("the root password was generated and stored, but the output does not show it:\n%s%s", out.String(), errOut.String())
+	}
+	if _, err := n.Auth.VerifyPassword(context.Background(), "admin", m[1]); err != nil {
+		t.Errorf("the password shown does not log admin in: %v", err)
+	}
+}
