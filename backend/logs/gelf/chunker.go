@@ -198,6 +198,17 @@ func (c *Chunker) expire(now time.Time) int {
 	return n
 }
 
+// Clear drops every incomplete message, for an input that stops: nothing
+// would complete or expire them, and whatever keeps the Chunker reachable
+// (its metrics) would keep their chunks in memory.
+func (c *Chunker) Clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.pending)
+	clear(c.queue)
+	c.queue, c.head, c.bytes = nil, 0, 0
+}
+
 // evictOldest drops the oldest incomplete message to make room.
 func (c *Chunker) evictOldest() {
 	c.evictOldestExcept(nil)

@@ -241,6 +241,10 @@ func (r *Runner) Stop(inputID string) bool {
 	return true
 }
 
+// Runs reports whether the input runs on this node: a global input, or
+// one of this node's.
+func (r *Runner) Runs(in inputs.Input) bool { return r.mine(in) }
+
 // mine reports whether the input runs on this node.
 func (r *Runner) mine(in inputs.Input) bool {
 	return in.Global || in.Node != nil && *in.Node == r.opts.NodeID

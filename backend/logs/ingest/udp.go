@@ -78,6 +78,8 @@ func (s *udpServer) stop() {
 	close(s.stopped)
 	s.conn.Close()
 	s.wg.Wait()
+	// The input's metrics gauges keep the chunker: free what it holds.
+	s.chunker.Clear()
 }
 
 // read is the reader goroutine. A non-empty batch is sent to the appender

@@ -244,3 +244,38 @@ func TestUDPJournalFull(t *testing.T) {
 		t.Errorf("rejectedMessages = %d, want 1", got)
 	}
 }
+
+// TestUDPStopDropsPendingChunks: stopping or deleting a UDP input frees
+// the chunks of its incomplete messages. Its metrics gauges keep its
+// chunk reassembly reachable, so without this up to MaxChunkedBytes
+// (64 MiB) that any sender put there stayed in memory for good once the
+// input was deleted (no expiry runs for a stopped input).
+func TestUDPStopDropsPendingChunks(t *testing.T) {
+	for _, how := range []string{"stop", "delete"} {
+		t.Run(how, func(t *testing.T) {
+			e := newEnv(t, nil)
+			in := input("u1", inputs.GELFUDPType, nil)
+			c := dial(t, "udp", e.start(in))
+			var firsts [][]byte
+			for id := range uint64(10) {
+				firsts = append(firsts, chunks(100+id, []byte(strings.Repeat("x", 3000)), 3)[0])
+			}
+			sendThenWait(e, c, firsts...)
+			waiting := inputs.GELFUDPType + ".u1.waiting-messages"
+			if got := e.count(waiting); got != 10 {
+				t.Fatalf("waiting-messages = %d before the stop, want 10", got)
+			}
+			switch how {
+			case "stop":
+				if !e.runner.Stop(in.ID) {
+					t.Fatal("Stop reported the input unknown")
+				}
+			case "delete":
+				e.runner.Apply(context.Background(), nil)
+			}
+			if got := e.count(waiting); got != 0 {
+				t.Errorf("waiting-messages = %d after the %s, want 0: the chunks are still held", got, how)
+			}
+		})
+	}
+}

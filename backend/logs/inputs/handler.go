@@ -24,6 +24,22 @@ type Control interface {
 	Stop(inputID string) bool
 }
 
+// NodeControl is a Control that also tells which inputs this node runs:
+// global ones and those of its own node. With it, /system/inputstates
+// shows only those, as Graylog's shows its node's input registry; without
+// it, every input is shown.
+type NodeControl interface {
+	Control
+	Runs(in Input) bool
+}
+
+// runsHere reports whether this node runs the input, as far as the
+// handler knows.
+func (h *Handler) runsHere(in Input) bool {
+	nc, ok := h.control.(NodeControl)
+	return !ok || nc.Runs(in)
+}
+
 // NewHandler returns the input resources. control may be nil on a server
 // that runs no inputs: starting and stopping then answer 503.
 func NewHandler(inputs *Service, states *States, control Control) *Handler {
@@ -170,9 +186,11 @@ func (h *Handler) listStates(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]StateSummary, len(list))
-	for i, in := range list {
-		out[i] = h.states.Summary(in)
+	out := make([]StateSummary, 0, len(list))
+	for _, in := range list {
+		if h.runsHere(in) {
+			out = append(out, h.states.Summary(in))
+		}
 	}
 	return map[string][]StateSummary{"states": out}, nil
 }
@@ -180,7 +198,7 @@ func (h *Handler) listStates(r *http.Request) (any, error) {
 func (h *Handler) getState(r *http.Request) (any, error) {
 	id := api.Var(r, "inputId")
 	in, err := h.inputs.Get(r.Context(), id)
-	if api.ErrorCode(err) == api.NotFound {
+	if api.ErrorCode(err) == api.NotFound || err == nil && !h.runsHere(in) {
 		return nil, api.Errorf(api.NotFound, "No input state for input id <%s> on this node.", id)
 	}
 	if err != nil {
@@ -204,27 +222,27 @@ func (h *Handler) changeState(r *http.Request) (Input, error) {
 }
 
 // start answers PUT /system/inputstates/{inputId} with Graylog's
-// InputCreated.
+// InputCreated. An input this node does not run (a non-global input of
+// another node) is answered the same, as Graylog 4.0 answers it: its
+// resource only posts the event, which such a node ignores. A 404 would
+// fail PUT /cluster/inputstates/{inputId} before the node running the
+// input is asked.
 func (h *Handler) start(r *http.Request) (any, error) {
 	in, err := h.changeState(r)
 	if err != nil {
 		return nil, err
 	}
-	if !h.control.Start(r.Context(), in) {
-		return nil, api.Errorf(api.NotFound, "Input <%s> does not run on this node.", in.ID)
-	}
+	h.control.Start(r.Context(), in)
 	return map[string]string{"id": in.ID}, nil
 }
 
 // stop answers DELETE /system/inputstates/{inputId} with Graylog's
-// InputDeleted.
+// InputDeleted, also for an input this node does not run (see start).
 func (h *Handler) stop(r *http.Request) (any, error) {
 	in, err := h.changeState(r)
 	if err != nil {
 		return nil, err
 	}
-	if !h.control.Stop(in.ID) {
-		return nil, api.Errorf(api.NotFound, "Input <%s> does not run on this node.", in.ID)
-	}
+	h.control.Stop(in.ID)
 	return map[string]string{"id": in.ID}, nil
 }

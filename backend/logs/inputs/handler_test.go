@@ -449,3 +449,62 @@ func TestChangeStateWithoutRunner(t *testing.T) {
 		routertest.WantStatus(t, e.Do(routertest.Principal(t, "inputs:read"), method, "/system/inputstates/"+id, ""), http.StatusForbidden)
 	}
 }
+
+// elsewhere is the runner of a node that runs none of the inputs it is
+// asked about: non-global inputs of other nodes.
+type elsewhere struct{}
+
+func (elsewhere) Start(context.Context, inputs.Input) bool { return false }
+func (elsewhere) Stop(string) bool                         { return false }
+
+// TestChangeStateOfAnotherNodesInput: starting or stopping an existing
+// input that this node does not run answers 200 with its id, as Graylog
+// 4.0's InputStatesResource does (it only posts the event, which nodes not
+// running the input ignore). A 404 there makes PUT and DELETE
+// /cluster/inputstates/{id} fail on a node that does not run a non-global
+// input, before the node that runs it is asked.
+func TestChangeStateOfAnotherNodesInput(t *testing.T) {
+	e := newEnv(t)
+	e.H = routertest.Handler(inputs.NewHandler(e.svc, e.states, elsewhere{}).Routes())
+	id := e.create(`{"title":"tcp","type":"` + tcp + `","node":"other-node","configuration":{"bind_address":"0.0.0.0","port":1}}`)
+	for _, method := range []string{"PUT", "DELETE"} {
+		rec := e.Admin(method, "/system/inputstates/"+id, "")
+		routertest.WantStatus(t, rec, http.StatusOK)
+		if rec.Body.String() != `{"id":"`+id+`"}` {
+			t.Errorf("%s answered %s", method, rec.Body)
+		}
+		routertest.WantError(t, e.Admin(method, "/system/inputstates/5f0000000000000000000000", ""), http.StatusNotFound,
+			"Input <5f0000000000000000000000> not found!")
+	}
+}
+
+// onNode runs the global inputs and those of its node, as a node's runner.
+type onNode string
+
+func (n onNode) Runs(in inputs.Input) bool {
+	return in.Global || in.Node != nil && *in.Node == string(n)
+}
+func (n onNode) Start(_ context.Context, in inputs.Input) bool { return n.Runs(in) }
+func (onNode) Stop(string) bool                                { return true }
+
+// TestStatesOfThisNodeOnly: /system/inputstates shows the inputs this
+// node runs, global ones and its own, as Graylog's shows its node's input
+// registry; a non-global input of another node has no state here (404),
+// so that /cluster/inputstates does not report it CREATED on every node.
+func TestStatesOfThisNodeOnly(t *testing.T) {
+	e := newEnv(t)
+	e.H = routertest.Handler(inputs.NewHandler(e.svc, e.states, onNode("n1")).Routes())
+	global := e.create(udpBody)
+	mine := e.create(`{"title":"mine","type":"` + tcp + `","node":"n1","configuration":{"bind_address":"0.0.0.0","port":1}}`)
+	other := e.create(`{"title":"other","type":"` + tcp + `","node":"n2","configuration":{"bind_address":"0.0.0.0","port":2}}`)
+	var got []string
+	for _, r := range gjson.Get(e.Admin("GET", "/system/inputstates", "").Body.String(), "states.#.id").Array() {
+		got = append(got, r.String())
+	}
+	if want := []string{global, mine}; !reflect.DeepEqual(got, want) {
+		t.Errorf("states of %v, want %v", got, want)
+	}
+	routertest.WantStatus(t, e.Admin("GET", "/system/inputstates/"+mine, ""), http.StatusOK)
+	routertest.WantError(t, e.Admin("GET", "/system/inputstates/"+other, ""), http.StatusNotFound,
+		"No input state for input id <"+other+"> on this node.")
+}

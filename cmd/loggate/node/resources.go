@@ -95,6 +95,8 @@ func (l *streamLinks) RemoveOutput(ctx context.Context, outputID string) error {
 	return l.streams.RemoveOutput(ctx, outputID)
 }
 
+var _ inputs.NodeControl = runnerControl{}
+
 // runnerControl lets the inputs resource start and stop this node's
 // inputs through the message pipeline's runner, built after it.
 type runnerControl struct{ m *Messages }
@@ -106,4 +108,9 @@ func (c runnerControl) Start(ctx context.Context, in inputs.Input) bool {
 
 func (c runnerControl) Stop(inputID string) bool {
 	return c.m.Inputs != nil && c.m.Inputs.Stop(inputID)
+}
+
+// Runs tells the inputs resource which inputs have a state on this node.
+func (c runnerControl) Runs(in inputs.Input) bool {
+	return c.m.Inputs == nil || c.m.Inputs.Runs(in)
 }
