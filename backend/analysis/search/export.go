@@ -2,7 +2,10 @@ package search
 
 import (
 	"bufio"
+	"math"
+	"mime"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/loggate/loggate/backend/logs/messages"
@@ -17,10 +20,13 @@ const DefaultBatchSize = 500
 // holds in memory at once.
 const MaxBatchSize = 10000
 
-// exportWindow is the deepest an export pages: exports stream through
-// Elasticsearch's scroll API in Graylog, which the result window does not
-// limit.
+// exportWindow is the deepest an aggregation pages.
 const exportWindow = 1 << 30
+
+// scanWindow is the window of an export's scan: exports stream through
+// Elasticsearch's scroll API in Graylog, which the result window does not
+// limit, so any offset and limit (each at most a Java int) is a scan.
+const scanWindow = math.MaxInt
 
 // exportHandler serves the CSV forms of a universal search: attachment is
 // true for …/export, which adds Content-Disposition.
@@ -44,10 +50,27 @@ func (h *Handler) exportHandler(kind string, attachment bool) api.HandlerFunc {
 		}
 		filename := ""
 		if attachment {
-			filename = "search-result-" + h.svc.opts.Now().UTC().Format("20060102T150405") + ".csv"
+			filename = exportFilename(kind, r.URL.Query())
 		}
 		return h.exportCSV(w, r, u.req, limit, u.fields, filename)
 	}
+}
+
+// exportFilename is the attachment name Graylog gives a universal search
+// export: graylog-search-result-relative-<range>.csv,
+// graylog-search-result-absolute-<from>-<to>.csv or
+// graylog-search-result-keyword-<keyword>.csv.
+func exportFilename(kind string, q url.Values) string {
+	name := "graylog-search-result-" + kind + "-"
+	switch kind {
+	case "relative":
+		name += relativeRange(q)
+	case "absolute":
+		name += q.Get("from") + "-" + q.Get("to")
+	default:
+		name += q.Get("keyword")
+	}
+	return name + ".csv"
 }
 
 // exportCSV writes the CSV of fields of the hits of req, up to limit (0:
@@ -64,14 +87,18 @@ func (h *Handler) exportCSV(w http.ResponseWriter, r *http.Request, req Request,
 	}
 	defer release()
 	req.Limit = limit
-	c, _, err := h.svc.Scan(ctx, req, exportWindow)
+	c, _, err := h.svc.Scan(ctx, req, scanWindow)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	if filename != "" {
-		w.Header().Set("Content-Disposition", `attachment; filename="`+filename+`"`)
+		disposition := mime.FormatMediaType("attachment", map[string]string{"filename": filename})
+		if disposition == "" {
+			disposition = "attachment"
+		}
+		w.Header().Set("Content-Disposition", disposition)
 	}
 	w.WriteHeader(http.StatusOK)
 	bw := bufio.NewWriter(w)

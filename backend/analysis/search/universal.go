@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"net/http"
+	"net/url"
 	"slices"
 	"sort"
 	"strconv"
@@ -42,7 +43,7 @@ func (h *Handler) parseUniversal(r *http.Request, kind string) (universal, error
 	now := h.svc.opts.Now().UTC().Truncate(time.Millisecond)
 	switch kind {
 	case "relative":
-		u.req.Range, err = relative(now, q.Get("range"))
+		u.req.Range, err = relative(now, relativeRange(q))
 	case "absolute":
 		u.req.Range, err = absolute(q.Get("from"), q.Get("to"))
 	case "keyword":
@@ -74,6 +75,16 @@ func (h *Handler) parseUniversal(r *http.Request, kind string) (universal, error
 		return u, err
 	}
 	return u, nil
+}
+
+// relativeRange is the range parameter of a relative search: Graylog's
+// range is a Java int query parameter, so absent (or empty) it is 0, all
+// time.
+func relativeRange(q url.Values) string {
+	if s := strings.TrimSpace(q.Get("range")); s != "" {
+		return s
+	}
+	return "0"
 }
 
 // streamFilter checks the caller may search with filter (Graylog's

@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"mime"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -202,6 +203,76 @@ func TestExportIsOnePass(t *testing.T) {
 		}
 		if s, sc := cs.searches.Load(), cs.scans.Load(); s != 0 || sc != 1 {
 			t.Errorf("%s: %d searches and %d scans of the store, want one scan", tc.path, s, sc)
+		}
+	}
+}
+
+// Graylog's range is a Java int query parameter: a relative search
+// without it (or with it empty) searches all time, as range=0 does, and is
+// not refused.
+func TestRelativeSearchWithoutRangeIsAllTime(t *testing.T) {
+	c := universalEnv(t)
+	for _, path := range []string{
+		"/search/universal/relative?query=*&limit=1",
+		"/search/universal/relative?query=*&range=&limit=1",
+		"/search/universal/relative/export?query=*&fields=source",
+	} {
+		rec := c.Admin("GET", path, "")
+		routertest.WantStatus(t, rec, http.StatusOK)
+		if strings.Contains(path, "/export") {
+			if rows := strings.Count(rec.Body.String(), "\n") - 1; rows != 200 {
+				t.Errorf("%s: %d rows, want 200", path, rows)
+			}
+			continue
+		}
+		body := gjson.Parse(rec.Body.String())
+		if body.Get("total_results").Int() != 200 || body.Get("from").String() != "1970-01-01T00:00:00.000Z" {
+			t.Errorf("%s: total %d from %s; want all 200 messages since the epoch", path, body.Get("total_results").Int(), body.Get("from"))
+		}
+	}
+}
+
+// An export streams a scan, which no result window limits: a limit past
+// any window (a script's "everything") is an export of everything, not a
+// 400 about the result window.
+func TestExportLimitIsNotBoundByTheWindow(t *testing.T) {
+	c := universalEnv(t)
+	for _, path := range []string{
+		"/search/universal/relative/export?query=*&range=0&fields=source&limit=2147483647",
+		"/search/universal/relative/export?query=*&range=0&fields=source&limit=2000000000&offset=2000000000",
+	} {
+		rec := c.Admin("GET", path, "")
+		routertest.WantStatus(t, rec, http.StatusOK)
+		want := 200
+		if strings.Contains(path, "offset=") {
+			want = 0
+		}
+		if rows := strings.Count(rec.Body.String(), "\n") - 1; rows != want {
+			t.Errorf("%s: %d rows, want %d", path, rows, want)
+		}
+	}
+	rec := c.Admin("POST", "/views/search/messages", `{"timerange":{"type":"relative","range":0},"fields_in_order":["source"],"limit":2147483647}`)
+	routertest.WantStatus(t, rec, http.StatusOK)
+	if rows := strings.Count(rec.Body.String(), "\n") - 1; rows != 200 {
+		t.Errorf("views export: %d rows, want 200", rows)
+	}
+}
+
+// …/export names its attachment as Graylog does, after the kind of range
+// and its parameters.
+func TestExportFilenameIsGraylogs(t *testing.T) {
+	c := universalEnv(t)
+	for path, want := range map[string]string{
+		"/search/universal/relative/export?query=*&range=300&fields=source":                                                 "graylog-search-result-relative-300.csv",
+		"/search/universal/relative/export?query=*&fields=source":                                                           "graylog-search-result-relative-0.csv",
+		"/search/universal/absolute/export?query=*&from=2024-01-01T00:00:00.000Z&to=2024-12-31T00:00:00.000Z&fields=source": "graylog-search-result-absolute-2024-01-01T00:00:00.000Z-2024-12-31T00:00:00.000Z.csv",
+		"/search/universal/keyword/export?query=*&keyword=last%20day&fields=source":                                         "graylog-search-result-keyword-last day.csv",
+	} {
+		rec := c.Admin("GET", path, "")
+		routertest.WantStatus(t, rec, http.StatusOK)
+		got := rec.Header().Get("Content-Disposition")
+		if typ, params, err := mime.ParseMediaType(got); err != nil || typ != "attachment" || params["filename"] != want {
+			t.Errorf("%s: Content-Disposition %q, want the file %s", path, got, want)
 		}
 	}
 }

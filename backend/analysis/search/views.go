@@ -349,3 +349,100 @@ func (h *Handler) Now() time.Time { return h.svc.Now() }
 // MissingStreamPermission body (403); storing a search that names such a
 // stream is refused as executing it is.
 func CheckStreams(ctx context.Context, ids []string) error { return checkStreams(ctx, ids) }
+
+// resultFormat is the views API's ResultFormat: the body of an export of a
+// stored search, or of one of its message lists.
+type resultFormat struct {
+	FieldsInOrder []string   `json:"fields_in_order"`
+	Sort          []viewSort `json:"sort"`
+	Limit         *int       `json:"limit"`
+	TimeRange     *RangeSpec `json:"timerange"`
+	// ExecutionState is applied to the search by its caller.
+	ExecutionState json.RawMessage `json:"execution_state"`
+}
+
+// ExportQuery serves the CSV export of a query of a stored search (POST
+// /views/search/messages/{searchId}) or, when searchTypeID is not "", of
+// one of its message lists (…/{searchId}/{searchTypeId}), as Graylog's
+// CommandFactory builds them: the query's range, query string and streams,
+// narrowed by the message list's, with the fields, sort, limit and range
+// of body, the ResultFormat (empty: the defaults). The caller has checked
+// that the user may read the search and applied its execution state; the
+// streams are checked here, as every search checks them.
+func (h *Handler) ExportQuery(w http.ResponseWriter, r *http.Request, query json.RawMessage, searchTypeID string, body []byte) error {
+	var q viewQuery
+	if err := api.DecodeBytes(query, &q, false); err != nil {
+		return err
+	}
+	var format resultFormat
+	if len(strings.TrimSpace(string(body))) > 0 {
+		if err := api.DecodeBytes(body, &format, false); err != nil {
+			return err
+		}
+	}
+	now := h.svc.opts.Now().UTC().Truncate(time.Millisecond)
+	rng, err := q.TimeRange.Resolve(now)
+	if err != nil {
+		return api.Errorf(api.Invalid, "Invalid timerange: %v", err)
+	}
+	sr := Request{Range: rng, Streams: q.Filter.streams(), Sort: toSort(format.Sort)}
+	if q.Query != nil {
+		sr.Query = q.Query.QueryString
+	}
+	if searchTypeID != "" {
+		var st *searchType
+		for i := range q.SearchTypes {
+			if q.SearchTypes[i].ID == searchTypeID {
+				st = &q.SearchTypes[i]
+				break
+			}
+		}
+		if st == nil {
+			return api.Errorf(api.NotFound, "Search type %s does not exist in query %s", searchTypeID, q.ID)
+		}
+		if st.Type != "messages" {
+			return api.Errorf(api.Invalid, "export is not supported for search type %s: only message lists are exported", st.Type)
+		}
+		if st.TimeRange != nil {
+			if sr.Range, err = st.TimeRange.Resolve(now); err != nil {
+				return api.Errorf(api.Invalid, "Invalid timerange: %v", err)
+			}
+		}
+		if st.Query != nil && strings.TrimSpace(st.Query.QueryString) != "" {
+			if strings.TrimSpace(sr.Query) == "" {
+				sr.Query = st.Query.QueryString
+			} else {
+				sr.Query = "(" + sr.Query + ") AND (" + st.Query.QueryString + ")"
+			}
+		}
+		if len(st.Streams) > 0 {
+			sr.Streams = st.Streams
+		}
+		if len(format.Sort) == 0 {
+			sr.Sort = toSort(st.Sort)
+		}
+	}
+	if format.TimeRange != nil {
+		if sr.Range, err = format.TimeRange.Resolve(now); err != nil {
+			return api.Errorf(api.Invalid, "Invalid timerange: %v", err)
+		}
+	}
+	if err := checkStreams(r.Context(), sr.Streams); err != nil {
+		return err
+	}
+	if len(sr.Streams) == 0 {
+		// No stream filter: every stream the caller may read.
+		sr.Streams = nil
+	}
+	if len(format.FieldsInOrder) == 0 {
+		format.FieldsInOrder = []string{messages.FieldTimestamp, messages.FieldSource, messages.FieldMessage}
+	}
+	limit := 0
+	if format.Limit != nil {
+		if *format.Limit <= 0 {
+			return api.Errorf(api.Invalid, "limit must be greater than 0")
+		}
+		limit = *format.Limit
+	}
+	return h.exportCSV(w, r, sr, limit, format.FieldsInOrder, "")
+}

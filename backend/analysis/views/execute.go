@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"time"
 
@@ -22,6 +23,9 @@ type Executor interface {
 	RunQuery(ctx context.Context, query json.RawMessage, now time.Time) (map[string]any, error)
 	// Now is the end of relative ranges.
 	Now() time.Time
+	// ExportQuery writes the CSV of a query of a stored search, or of one
+	// of its message lists, as the body (a ResultFormat) asks.
+	ExportQuery(w http.ResponseWriter, r *http.Request, query json.RawMessage, searchTypeID string, body []byte) error
 }
 
 // executionState is Graylog's ExecutionState: parameter bindings, and

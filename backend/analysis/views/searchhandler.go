@@ -1,8 +1,10 @@
 package views
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"net/http"
 	"slices"
@@ -49,6 +51,10 @@ func (h *SearchHandler) Routes() []api.Route {
 		{Method: "POST", Path: "/views/search/metadata", Summary: "Metadata for the given Search object", Body: searchExample, Handler: api.JSON(h.metadata)},
 		{Method: "GET", Path: "/views/search/metadata/{searchId}", Summary: "Metadata for the given Search", Handler: api.JSON(h.storedMetadata)},
 		{Method: "GET", Path: "/views/search/status/{jobId}", Summary: "Retrieve the status of an executed query", Handler: h.status},
+		{Method: "POST", Path: "/views/search/messages/{searchId}", Summary: "Export the messages of a search as CSV",
+			Body: exportExample, Handler: h.exportSearch},
+		{Method: "POST", Path: "/views/search/messages/{searchId}/{searchTypeId}", Summary: "Export the messages of a message list of a search as CSV",
+			Body: exportExample, Handler: h.exportSearch},
 		{Method: "POST", Path: "/views/search/{id}/execute", Summary: "Execute the referenced search query", Body: executeExample, Handler: h.execute},
 		// Only ObjectIds, so that GET of /views/search/sync and the other
 		// POST-only paths answers 405 as Jersey does, not "no such search".
@@ -179,6 +185,63 @@ func (h *SearchHandler) execute(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Location", api.Location(r, "/views/search/status/"+job.ID))
 	api.WriteRawJSON(w, http.StatusCreated, enc)
 	return nil
+}
+
+const exportExample = `{"fields_in_order":["timestamp","source","message"],"execution_state":{"parameter_bindings":{}}}`
+
+// exportSearch serves POST /views/search/messages/{searchId} and
+// …/{searchId}/{searchTypeId}: the CSV of the search's one query, or of
+// the query holding the message list, for a caller who may read the search
+// (and, as every search, its streams), with the body's execution state
+// applied.
+func (h *SearchHandler) exportSearch(w http.ResponseWriter, r *http.Request) error {
+	ctx := r.Context()
+	body, err := api.ReadBody(r)
+	if err != nil {
+		return err
+	}
+	var format struct {
+		ExecutionState executionState `json:"execution_state"`
+	}
+	if len(bytes.TrimSpace(body)) > 0 {
+		if err := api.DecodeBytes(body, &format, false); err != nil {
+			return err
+		}
+	}
+	id, typeID := api.Var(r, "searchId"), api.Var(r, "searchTypeId")
+	s, err := h.searches.load(ctx, id)
+	if err != nil {
+		return err
+	}
+	var query json.RawMessage
+	switch {
+	case typeID != "":
+		for _, q := range s.Queries {
+			for _, st := range gjson.GetBytes(q, "search_types").Array() {
+				if st.Get("id").Str == typeID {
+					query = q
+				}
+			}
+		}
+		if query == nil {
+			return api.Errorf(api.NotFound, "Search type %s does not exist in search %s", typeID, id)
+		}
+	case len(s.Queries) > 1:
+		return api.Errorf(api.Invalid, "Can't get messages for search with id %s, because it contains multiple queries", id)
+	case len(s.Queries) == 0:
+		return api.Errorf(api.Invalid, "Invalid Search object with empty Query")
+	default:
+		query = s.Queries[0]
+	}
+	state := format.ExecutionState
+	query, err = state.GlobalOverride.apply(query)
+	if err == nil {
+		query, err = state.Queries[gjson.GetBytes(query, "id").Str].apply(query)
+	}
+	if err != nil {
+		return fmt.Errorf("apply the execution state to search %s: %w", id, err)
+	}
+	return h.exec.ExportQuery(w, r, query, typeID, body)
 }
 
 func (h *SearchHandler) status(w http.ResponseWriter, r *http.Request) error {

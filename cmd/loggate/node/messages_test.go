@@ -208,6 +208,20 @@ func TestMessagesEndToEnd(t *testing.T) {
 	}
 	h.Do("GET", "/search/universal/relative?query=*&range=0", nil, root, nodetest.Header("Accept", "text/csv")).
 		WantError(t, http.StatusBadRequest, "Missing required parameter `fields`")
+	// The 4.0 search page exports its stored search, and a message list
+	// of it.
+	const searchID = "5f1a2b3c4d5e6f7a8b9c0d99"
+	h.Do("POST", "/views/search", map[string]any{"id": searchID, "queries": []any{map[string]any{
+		"id": "q1", "query": map[string]any{"type": "elasticsearch", "query_string": "source:web-2"},
+		"timerange":    map[string]any{"type": "relative", "range": 0},
+		"search_types": []any{map[string]any{"id": "ml", "type": "messages", "limit": 150}},
+	}}}, root).Want(t, http.StatusCreated)
+	for _, path := range []string{"/views/search/messages/" + searchID, "/views/search/messages/" + searchID + "/ml"} {
+		csv = h.Do("POST", path, map[string]any{"fields_in_order": []string{"source", "tag"}}, root).Want(t, http.StatusOK)
+		if !strings.HasPrefix(string(csv.Body), "\"source\",\"tag\"\n") || strings.Count(string(csv.Body), "\n") != 6 {
+			t.Errorf("%s:\n%s", path, csv.Body)
+		}
+	}
 
 	// The views API's messages search type.
 	sync := h.Do("POST", "/views/search/sync", map[string]any{"queries": []any{map[string]any{
