@@ -13,6 +13,12 @@
 //     NOT, !) and be joined to the previous one by a conjunction (AND, &&, OR,
 //     ||); operators are upper case only. Clauses without a conjunction are
 //     joined by Options.DefaultOperator (OR, as in Graylog).
+//   - Words side by side, with no operator before or between them, are one
+//     Term whose Value holds them joined by a space, as Elasticsearch 6 and
+//     later parse (splitOnWhitespace false): the field's analyzer cuts it,
+//     so user:(Bob Smith) is the keyword "Bob Smith" and message:(a b) is a
+//     or b. ToString joins neighbouring optional words with OR to keep them
+//     apart. Under Options.DefaultOperator AND words stay apart.
 //   - The resulting Bool is Lucene's BooleanQuery, built by Lucene's own
 //     rules, so "a AND b OR c" means +a +b c (c is optional), not (a AND b) OR c.
 //   - field:value, field:"a phrase", field:(a OR b), field:[a TO b],

@@ -126,8 +126,12 @@ func (p *parser) query(field string, depth int) (Node, *SyntaxError) {
 	var first Node
 	conj := conjNone
 	for {
-		mods := p.modifiers()
-		n, err := p.clause(field, depth)
+		mods := modNone
+		n, err := p.multiTerm(field, depth, conj)
+		if n == nil && err == nil {
+			mods = p.modifiers()
+			n, err = p.clause(field, depth)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -165,6 +169,66 @@ func (p *parser) query(field string, depth int) (Node, *SyntaxError) {
 		}
 	}
 	return b, nil
+}
+
+// multiTerm is Lucene's MultiTerm production as Elasticsearch 6 and later
+// run it (splitOnWhitespace false): words side by side, with no operator
+// before or between them, are one text that each field's analyzer cuts.
+// A text field splits it into words, any of which matches; a keyword field
+// keeps it whole, so user:(Bob Smith) finds the user "Bob Smith", not Bob
+// or Smith. A word followed by :, *, ~, ^, AND or OR stays out of the run:
+// it belongs to what follows it. It returns nil where no run of two words
+// starts, and under the AND operator, whose words would all be required
+// where the stores' analysis makes any of them enough.
+func (p *parser) multiTerm(field string, depth int, conj conjunction) (Node, *SyntaxError) {
+	if conj != conjNone || p.opts.DefaultOperator != OR {
+		return nil, nil
+	}
+	first := p.peek()
+	if first.kind != kTerm || field != "" && (p.q[first.pos] == '<' || p.q[first.pos] == '>') {
+		// After a field, >5 is a range of its own.
+		return nil, nil
+	}
+	last := first
+	for {
+		t := lexDefault(p.q, last.end)
+		if t.kind != kTerm || !joins(lexDefault(p.q, t.end).kind) {
+			break
+		}
+		last = t
+	}
+	if last.pos == first.pos {
+		return nil, nil
+	}
+	var text strings.Builder
+	for t := first; ; t = lexDefault(p.q, t.end) {
+		word, err := unescape(p.q[t.pos:t.end], t.pos)
+		if err != nil {
+			return nil, err
+		}
+		if t.pos != first.pos {
+			text.WriteByte(' ') // as Lucene joins them, whatever the blanks were
+		}
+		text.WriteString(word)
+		if t.pos == last.pos {
+			break
+		}
+	}
+	p.pos, p.have = last.end, false
+	if n, err := special(field, text.String(), first.pos, depth); n != nil || err != nil {
+		return n, err
+	}
+	return &Term{Field: field, Value: text.String()}, nil
+}
+
+// joins reports whether a word followed by a token of kind k may join a
+// run of words: Lucene's allowedPostMultiTerm.
+func joins(k kind) bool {
+	switch k {
+	case kColon, kStar, kSlop, kCarat, kAnd, kOr:
+		return false
+	}
+	return true
 }
 
 func startsClause(k kind) bool {

@@ -63,16 +63,23 @@ func printBool(b *strings.Builder, n *Bool, nested bool) {
 	if nested {
 		b.WriteByte('(')
 	}
-	sep := false
+	sep, word := false, false
 	for _, group := range [...]struct {
 		prefix  string
 		clauses []Node
 	}{{"+", n.Must}, {"", n.Should}, {"-", n.MustNot}} {
 		for _, c := range group.clauses {
 			if sep {
-				b.WriteByte(' ')
+				// Two optional words side by side would parse back as
+				// one text (see multiTerm): OR keeps them apart.
+				if w := group.prefix == "" && bareWord(c); w && word {
+					b.WriteString(" OR ")
+				} else {
+					b.WriteByte(' ')
+				}
 			}
 			sep = true
+			word = group.prefix == "" && bareWord(c)
 			b.WriteString(group.prefix)
 			printNode(b, c, true)
 		}
@@ -84,6 +91,13 @@ func printBool(b *strings.Builder, n *Bool, nested bool) {
 	if nested {
 		b.WriteByte(')')
 	}
+}
+
+// bareWord reports whether n prints as a word without a field, quotes or
+// suffix: a word that a neighbouring word would join.
+func bareWord(n Node) bool {
+	t, ok := n.(*Term)
+	return ok && t.Field == "" && !t.Phrase && t.Fuzzy == "" && t.Value != ""
 }
 
 func btoi(v bool) int {

@@ -73,6 +73,14 @@ func testQuery(t *testing.T, f Factory) {
 		{"user:bob", []string{"m3"}},
 		{`user:"Bob Smith"`, []string{"m4"}},
 		{"user:Bob", nil},
+		// words side by side are one text for the field's analyzer, as in
+		// Elasticsearch 6 and later: whole for a keyword, any word for text
+		{"user:(Bob Smith)", []string{"m4"}},
+		{"user:(bob alice)", nil},
+		{"user:(bob OR alice)", []string{"m2", "m3"}},
+		{"message:(foo error)", []string{"m1", "m4"}},
+		{"Bob Smith", []string{"m4"}},
+		{"error refused", []string{"m1", "m3"}},
 		{"path:\\/index.html", []string{"m2"}},
 		// a term without a field searches every field
 		{"alice", []string{"m2"}},
