@@ -167,3 +167,23 @@ func FuzzParse(f *testing.F) {
 		ev.Fields(false)
 	})
 }
+
+// TestNonFiniteNumbers: NaN, infinities and integers beyond a double's
+// range do not convert (a message field cannot hold them), and a huge
+// integer is refused in linear time.
+func TestNonFiniteNumbers(t *testing.T) {
+	huge := "1" + strings.Repeat("7", 1_000_000)
+	ev, err := cef.Parse(`CEF:0|v|p|1|1|n|5|cfp1=NaN cfp2=Infinity dlat=-Infinity slat=nan cn1=` + strings.Repeat("9", 400) + ` cn2=12 cn3=-99999999999999999999 cn4=` + huge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	got := ev.Fields(false)
+	if d := time.Since(start); d > 500*time.Millisecond {
+		t.Errorf("took %v", d)
+	}
+	want := map[string]any{"cn2": int64(12), "cn3": -1e20}
+	if !equal(got, want) {
+		t.Errorf("got %v\nwant %v", got, want)
+	}
+}

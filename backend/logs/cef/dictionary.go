@@ -2,7 +2,6 @@ package cef
 
 import (
 	"math"
-	"math/big"
 	"regexp"
 	"strconv"
 	"strings"
@@ -160,20 +159,25 @@ func convert(k kind, s string) (any, bool) {
 		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 			return n, true
 		}
-		// Beyond a long: a double, as the number is stored anyway.
-		n, ok := new(big.Int).SetString(s, 10)
-		if !ok {
+		// Beyond a long: a double, as the number is stored anyway. The
+		// text must be an integer (BigInteger's syntax); ParseFloat reads
+		// it in linear time, where big.Int's decimal conversion is
+		// quadratic (seconds for a value of a million digits). One beyond
+		// a double's range does not convert.
+		digits := strings.TrimLeft(s, "+-")
+		if len(s)-len(digits) > 1 || digits == "" || strings.Trim(digits, "0123456789") != "" {
 			return nil, false
 		}
-		f, _ := new(big.Float).SetInt(n).Float64()
-		return f, true
+		f, err := strconv.ParseFloat(s, 64)
+		return f, err == nil
 	case float, double:
 		bits := 64
 		if k == float {
 			bits = 32
 		}
 		f, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimRight(s, "fFdD")), bits)
-		if err != nil || strings.Contains(s, "_") {
+		if err != nil || strings.Contains(s, "_") || math.IsInf(f, 0) || math.IsNaN(f) {
+			// A message field cannot hold NaN or an infinity.
 			return nil, false
 		}
 		if bits == 32 && !math.IsInf(f, 0) && !math.IsNaN(f) {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -203,22 +204,17 @@ func zoneOf(c config) *time.Location {
 }
 
 // numeric is NumericConverter: an int, then a long, then a double; any
-// other text is kept.
+// other text is kept. NaN and the infinities are kept as text too: a
+// message field cannot hold them (Graylog's Elasticsearch refuses the
+// message, and loggate could not encode it in a search answer).
 func numeric(v string) (any, error) {
 	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
 		return n, nil
 	}
-	if f, err := strconv.ParseFloat(v, 64); err == nil && javaDouble(v) {
+	if f, err := strconv.ParseFloat(v, 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
 		return f, nil
 	}
 	return v, nil
-}
-
-// javaDouble refuses what Go parses and Java's Double.parseDouble does not:
-// hexadecimal mantissas without an exponent, "Inf", underscores.
-func javaDouble(v string) bool {
-	l := strings.ToLower(strings.TrimLeft(v, "+-"))
-	return !strings.HasPrefix(l, "inf") || l == "infinity"
 }
 
 // facilities are SyslogUtils.facilityToString's names.
@@ -238,11 +234,11 @@ func facility(n int) string {
 var ipv4 = regexp.MustCompile(`\b(\d{1,3}\.\d{1,3}\.\d{1,3}\.)\d{1,3}\b`)
 
 // tokenize is TokenizerConverter: the key=value pairs of a text, keys of
-// word characters and dashes, '=' with an optional space each side, values
-// quoted ("…" or '…', quotes dropped) or up to the next space; a value with
-// an '=' in it is skipped. It scans as the expression
-// (?:^|\s)([\w-]+) ?= ?("[^"]*"|'[^']*'|\S+) finds its matches, without
-// the expression's cost (a test holds the two equal).
+// word characters and dashes, '=' with an optional whitespace character
+// each side, values quoted ("…" or '…', not empty, quotes dropped) or up
+// to the next whitespace. It scans as Graylog 4.0's expression
+// (?:^|\s)(?:([\w-]+)\s?=\s?((?:"[^"]+")|(?:'[^']+')|(?:[\S]+))) finds its
+// matches, without the expression's cost (a test holds the two equal).
 func tokenize(v string) ([]kv, error) {
 	if !strings.Contains(v, "=") {
 		return nil, nil
@@ -257,15 +253,16 @@ func tokenize(v string) ([]kv, error) {
 		if len(val) >= 2 && (val[0] == '"' || val[0] == '\'') && val[len(val)-1] == val[0] {
 			val = val[1 : len(val)-1]
 		}
-		if !strings.Contains(val, "=") {
-			out = append(out, kv{key, strings.TrimSpace(val)})
-		}
+		out = append(out, kv{key, val})
 		pos = end
 	}
 	return out, nil
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
+// isSpace is Java's \s.
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}
 
 func isKey(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
@@ -294,21 +291,21 @@ func pairFrom(v string, i int) (key, val string, end int, ok bool) {
 		return "", "", 0, false
 	}
 	key = v[k:i]
-	if i < len(v) && v[i] == ' ' {
+	if i < len(v) && isSpace(v[i]) {
 		i++
 	}
 	if i >= len(v) || v[i] != '=' {
 		return "", "", 0, false
 	}
 	i++
-	if i < len(v) && v[i] == ' ' && i+1 < len(v) && !isSpace(v[i+1]) {
+	if i < len(v) && isSpace(v[i]) && i+1 < len(v) && !isSpace(v[i+1]) {
 		i++
 	}
 	if i >= len(v) || isSpace(v[i]) {
 		return "", "", 0, false
 	}
 	if q := v[i]; q == '"' || q == '\'' {
-		if j := strings.IndexByte(v[i+1:], q); j >= 0 {
+		if j := strings.IndexByte(v[i+1:], q); j > 0 {
 			return key, v[i : i+j+2], i + j + 2, true
 		}
 	}

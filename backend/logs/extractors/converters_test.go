@@ -194,3 +194,83 @@ func TestLookupTable(t *testing.T) {
 		t.Errorf("a stored extractor of a missing table: %v", err)
 	}
 }
+
+// TestTokenizerGraylog40: TokenizerConverter's expression
+// (?:^|\s)(?:([\w-]+)\s?=\s?("[^"]+"|'[^']+'|\S+)) keeps values with an
+// '=' in them and takes any one whitespace character around the '='.
+func TestTokenizerGraylog40(t *testing.T) {
+	cases := []struct {
+		in   string
+		want []kv
+	}{
+		{"url=http://h/p?a=b user=x", []kv{{"url", "http://h/p?a=b"}, {"user", "x"}}},
+		{"k1=v1=v2", []kv{{"k1", "v1=v2"}}},
+		{`q="a=b c" n=1`, []kv{{"q", "a=b c"}, {"n", "1"}}},
+		{"k1\t=\tv1 k2=v2", []kv{{"k1", "v1"}, {"k2", "v2"}}},
+		{"k1 =\nv1", []kv{{"k1", "v1"}}},
+		{"index.php?foo=bar", nil},
+	}
+	for _, c := range cases {
+		got, _ := tokenize(c.in)
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%q: got %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestNumericNonFinite: NumericConverter reads doubles with Guava's
+// Doubles.tryParse, which takes "NaN" and "Infinity" only as Java spells
+// them; and a message field can hold no NaN or infinity (a search answer
+// with one cannot be encoded), so those stay text too.
+func TestNumericNonFinite(t *testing.T) {
+	for _, in := range []string{"nan", "NAN", "NaN", "infinity", "INFINITY", "Infinity", "-Infinity", "+infinity", "1e999"} {
+		if got, _ := numeric(in); got != in {
+			t.Errorf("%q: got %#v, want the text kept", in, got)
+		}
+	}
+}
+
+// TestDateConverterFraction: Joda's S reads up to nine digits whatever the
+// number of letters, so "ss.SSS" reads microseconds and a single digit.
+func TestDateConverterFraction(t *testing.T) {
+	cv, err := newConverter("date", cfg(t, `{"date_format":"yyyy-MM-dd HH:mm:ss.SSS"}`), deps{now: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for in, want := range map[string]time.Time{
+		"2020-12-01 10:00:00.123":    time.Date(2020, 12, 1, 10, 0, 0, 123e6, time.UTC),
+		"2020-12-01 10:00:00.123456": time.Date(2020, 12, 1, 10, 0, 0, 123456e3, time.UTC),
+		"2020-12-01 10:00:00.5":      time.Date(2020, 12, 1, 10, 0, 0, 5e8, time.UTC),
+	} {
+		got, err := cv.single(in)
+		if gt, ok := got.(time.Time); err != nil || !ok || !gt.Equal(want) {
+			t.Errorf("%q: %v, %v; want %v", in, got, err, want)
+		}
+	}
+}
+
+// TestCSVOpencsv23: CsvConverter parses with opencsv 2.3's CSVParser: an
+// escape character that escapes nothing is dropped, a quote in the middle
+// of a field is kept, blanks before an opening quote are dropped.
+func TestCSVOpencsv23(t *testing.T) {
+	cases := []struct {
+		config, in string
+		want       []kv
+	}{
+		{`{"column_header":"a,b"}`, `C:\temp\x,y`, []kv{{"a", "C:tempx"}, {"b", "y"}}},
+		{`{"column_header":"a,b,c"}`, `a,bc"d"ef,g`, []kv{{"a", "a"}, {"b", `bc"d"ef`}, {"c", "g"}}},
+		{`{"column_header":"a,b"}`, `"x\"y",z`, []kv{{"a", `x"y`}, {"b", "z"}}},
+		{`{"column_header":"a,b"}`, `"x""y",z`, []kv{{"a", `x"y`}, {"b", "z"}}},
+		{`{"column_header":"a,b"}`, `x,  "y"`, []kv{{"a", "x"}, {"b", "y"}}},
+		{`{"column_header":"a,b","trim_leading_whitespace":false}`, `x,  "y"`, []kv{{"a", "x"}, {"b", `  "y`}}},
+	}
+	for _, c := range cases {
+		cv, err := newConverter("csv", cfg(t, c.config), deps{now: clock})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := cv.multi(c.in); err != nil || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s %q: got %q, %v; want %q", c.config, c.in, got, err, c.want)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package extractors
 
 import (
 	"errors"
-	"strings"
 	"unicode"
 )
 
@@ -59,44 +58,70 @@ func (p *csvConverter) convert(v string) ([]kv, error) {
 	return out, nil
 }
 
-// split parses one line: separators outside quotes split, the escape
-// character takes the next one literally, a doubled quote inside quotes is
-// a quote; with strict quotes only quoted text is kept.
+// split parses one line as opencsv 2.3's CSVParser.parseLine (the version
+// Graylog 4.0 ships): inside a field or quotes the escape character takes
+// a following quote or escape character literally, and is dropped before
+// anything else; a doubled quote inside a field or quotes is a quote; a
+// quote in the middle of a field (a,bc"d"ef,g) is kept as well as
+// toggling quotes, and with trim_leading_whitespace the blanks before
+// such a quote are dropped; with strict quotes only quoted text is kept.
 func (p *csvConverter) split(line string) ([]string, error) {
 	var out []string
-	var field strings.Builder
-	inQuotes, fieldStarted := false, false
+	var sb []rune
+	inQuotes, inField := false, false
 	rs := []rune(line)
 	for i := 0; i < len(rs); i++ {
-		r := rs[i]
+		c := rs[i]
 		switch {
-		case r == p.escape && i+1 < len(rs) && (rs[i+1] == p.quote || rs[i+1] == p.escape) && (inQuotes || !p.strictQuotes):
-			field.WriteRune(rs[i+1])
-			i++
-		case r == p.quote:
-			if inQuotes && i+1 < len(rs) && rs[i+1] == p.quote {
-				field.WriteRune(p.quote)
+		case c == p.escape:
+			if (inQuotes || inField) && i+1 < len(rs) && (rs[i+1] == p.quote || rs[i+1] == p.escape) {
+				sb = append(sb, rs[i+1])
 				i++
-				continue
 			}
-			inQuotes = !inQuotes
-			fieldStarted = true
-		case r == p.sep && !inQuotes:
-			out = append(out, field.String())
-			field.Reset()
-			fieldStarted = false
+		case c == p.quote:
+			if (inQuotes || inField) && i+1 < len(rs) && rs[i+1] == p.quote {
+				sb = append(sb, rs[i+1])
+				i++
+			} else {
+				if !p.strictQuotes && i > 2 && rs[i-1] != p.sep && i+1 < len(rs) && rs[i+1] != p.sep {
+					if p.trimLeadingWhite && len(sb) > 0 && allJavaWhitespace(sb) {
+						sb = sb[:0]
+					} else {
+						sb = append(sb, c)
+					}
+				}
+				inQuotes = !inQuotes
+			}
+			inField = !inField
+		case c == p.sep && !inQuotes:
+			out = append(out, string(sb))
+			sb = sb[:0]
+			inField = false
 		default:
-			if p.strictQuotes && !inQuotes {
-				continue
+			if !p.strictQuotes || inQuotes {
+				sb = append(sb, c)
+				inField = true
 			}
-			if !fieldStarted && !inQuotes && p.trimLeadingWhite && unicode.IsSpace(r) && field.Len() == 0 {
-				continue
-			}
-			field.WriteRune(r)
 		}
 	}
 	if inQuotes {
 		return nil, errors.New("un-terminated quoted field at end of CSV line")
 	}
-	return append(out, field.String()), nil
+	return append(out, string(sb)), nil
+}
+
+// allJavaWhitespace reports whether every rune is Java's
+// Character.isWhitespace: space separators other than the non-breaking
+// ones, line and paragraph separators, \t to \r and \x1c to \x1f.
+func allJavaWhitespace(rs []rune) bool {
+	for _, r := range rs {
+		switch {
+		case r == '\u00a0', r == '\u2007', r == '\u202f':
+			return false
+		case r >= '\t' && r <= '\r', r >= 0x1c && r <= 0x1f, unicode.In(r, unicode.Zs, unicode.Zl, unicode.Zp):
+		default:
+			return false
+		}
+	}
+	return true
 }

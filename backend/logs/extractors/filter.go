@@ -128,29 +128,40 @@ func (c *compiled) apply(m *messages.Message) error {
 		}
 		m.SetField(c.SourceField, rest)
 	}
+	// Graylog's Message keeps a text written to timestamp, for a date
+	// converter to read (its documented way of setting the timestamp);
+	// loggate's keeps the timestamp a time, so the text waits here.
+	var text string
 	for _, r := range results {
 		key := r.key
 		if key == "" {
 			key = c.TargetField
+			if s, ok := r.value.(string); ok && key == messages.FieldTimestamp {
+				text = messages.Trim(s)
+				continue
+			}
 		}
 		m.SetField(key, r.value)
 	}
 	if len(c.convs) > 0 {
 		convStart := time.Now()
-		c.convert(m)
+		c.convert(m, text)
 		c.m.converters.UpdateSince(convStart)
 	}
 	return nil
 }
 
 // convert runs the converters on the target field, in order, while its
-// value is a string.
-func (c *compiled) convert(m *messages.Message) {
+// value is a string; text is the text written to timestamp, if any.
+func (c *compiled) convert(m *messages.Message, text string) {
 	for _, cv := range c.convs {
-		v, _ := m.Get(c.TargetField)
-		s, ok := v.(string)
-		if !ok {
-			return
+		s := text
+		if s == "" {
+			v, _ := m.Get(c.TargetField)
+			var ok bool
+			if s, ok = v.(string); !ok {
+				return
+			}
 		}
 		if cv.multi != nil {
 			fields, err := cv.multi(s)
@@ -170,6 +181,21 @@ func (c *compiled) convert(m *messages.Message) {
 		out, err := cv.single(s)
 		if err != nil {
 			c.m.converterExceptions.Add(1)
+			continue
+		}
+		if text != "" {
+			// The reserved timestamp is never removed: a converter that
+			// finds nothing, or an empty text, leaves the text as it is.
+			if o, ok := out.(string); ok {
+				if o = messages.Trim(o); o != "" {
+					text = o
+				}
+				continue
+			}
+			if out != nil {
+				text = ""
+				m.SetField(c.TargetField, out)
+			}
 			continue
 		}
 		if out == nil {

@@ -128,7 +128,8 @@ func FuzzOrder(f *testing.F) {
 }
 
 // pairs is the expression tokenize scans as, the reference of FuzzTokenizer.
-var pairs = regexp.MustCompile(`(?:^|\s)([\w-]+) ?= ?("[^"]*"|'[^']*'|\S+)`)
+// Graylog 4.0's TokenizerConverter.PATTERN, with Java's \s (which has \v).
+var pairs = regexp.MustCompile(`(?:^|[\t\n\v\f\r ])(?:([\w-]+)[\t\n\v\f\r ]?=[\t\n\v\f\r ]?((?:"[^"]+")|(?:'[^']+')|(?:[^\t\n\v\f\r ]+)))`)
 
 func referenceTokenize(v string) []kv {
 	if !strings.Contains(v, "=") {
@@ -140,10 +141,7 @@ func referenceTokenize(v string) []kv {
 		if len(val) >= 2 && (val[0] == '"' || val[0] == '\'') && val[len(val)-1] == val[0] {
 			val = val[1 : len(val)-1]
 		}
-		if strings.Contains(val, "=") {
-			continue
-		}
-		out = append(out, kv{m[1], strings.TrimSpace(val)})
+		out = append(out, kv{m[1], val})
 	}
 	return out
 }

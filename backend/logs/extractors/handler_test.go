@@ -220,11 +220,16 @@ func TestErrors(t *testing.T) {
 			routertest.WantError(t, e.Admin(method, c.path, c.body), c.status, c.msg)
 		})
 	}
-	// A converter with a bad configuration is left out; the extractor is saved.
-	id := e.create(swap(`{"numeric":{}}`, `{"date":{},"uppercase":{}}`))
+	// A converter with a bad configuration is left out; the extractor is
+	// saved with the others (Graylog's loadConverters skips it and the
+	// extractor persists the converters built), their types in lower case.
+	id := e.create(swap(`{"numeric":{}}`, `{"date":{},"UpperCase":{},"split_and_count":{"split_by":""},"csv":{"column_header":"a,b"}}`))
 	show := e.Admin("GET", e.path("/extractors/"+id), "")
-	if got := gjson.Get(show.Body.String(), "converters.#.type").Raw; got != `["date","uppercase"]` {
-		t.Errorf("converters %s: stored as sent, Graylog drops the bad one at run time only", got)
+	if got := gjson.Get(show.Body.String(), "converters.#.type").Raw; got != `["uppercase","csv"]` {
+		t.Errorf("converters %s, want the bad ones left out", got)
+	}
+	if got := gjson.Get(show.Body.String(), "converters.1.config.column_header").String(); got != "a,b" {
+		t.Errorf("csv config %q", got)
 	}
 }
 
@@ -241,6 +246,20 @@ func TestOrder(t *testing.T) {
 	}
 	routertest.WantError(t, e.Admin("POST", "/system/inputs/5f0000000000000000000001/extractors/order", `{"order":{}}`), 404, "not found")
 	routertest.WantStatus(t, e.Admin("POST", e.path("/extractors/order"), `{"order":{"x":"y"}}`), 400)
+}
+
+// TestOrderSameIDTwice: an id at several positions takes the lowest, as
+// Graylog's getKeyByValue finds it, every time.
+func TestOrderSameIDTwice(t *testing.T) {
+	e := newEnv(t)
+	a := e.create(terraformBody)
+	for i := 0; i < 20; i++ {
+		body := `{"order":{"7":"` + a + `","3":"` + a + `","5":"` + a + `"}}`
+		routertest.WantStatus(t, e.Admin("POST", e.path("/extractors/order"), body), http.StatusNoContent)
+		if got := gjson.Get(e.Admin("GET", e.path("/extractors/"+a), "").Body.String(), "order").Int(); got != 3 {
+			t.Fatalf("round %d: order %d, want 3", i, got)
+		}
+	}
 }
 
 func TestStaticFields(t *testing.T) {

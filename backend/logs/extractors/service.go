@@ -288,6 +288,17 @@ func (s *Service) build(req Request, id, creator string) (Extractor, error) {
 	if err != nil {
 		return Extractor{}, err
 	}
+	// Graylog stores the converters it built, under their enum names in
+	// lower case: one with a bad configuration is not saved.
+	kept := make([]Converter, 0, len(e.Converters))
+	for _, cv := range e.Converters {
+		built, err := newConverter(cv.Type, cv.Config, s.deps(true))
+		if err != nil {
+			continue
+		}
+		kept = append(kept, Converter{Type: built.typ, Config: cv.Config})
+	}
+	e.Converters = kept
 	return e, nil
 }
 
@@ -386,9 +397,11 @@ func (s *Service) Delete(ctx context.Context, inputID, id string) error {
 func (s *Service) Reorder(ctx context.Context, inputID string, order map[int64]string) error {
 	return s.modify(ctx, inputID, inputNotFound, func(d *doc) error {
 		d.Extractors = slices.Clone(d.Extractors)
-		for pos, id := range order {
+		// An id named at several positions takes the lowest, as Graylog's
+		// Tools.getKeyByValue finds it first in its map of positions.
+		for _, pos := range slices.Backward(slices.Sorted(maps.Keys(order))) {
 			for i := range d.Extractors {
-				if d.Extractors[i].ID == id {
+				if d.Extractors[i].ID == order[pos] {
 					d.Extractors[i].Order = pos
 				}
 			}

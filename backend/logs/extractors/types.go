@@ -91,11 +91,22 @@ func configError(format string, args ...any) error {
 // express (lookaround, backreferences, possessive quantifiers, atomic
 // groups) is refused with a 400 naming the problem.
 func compileJava(pattern string) (*regexp.Regexp, error) {
+	if err := javaregex.CheckSize(pattern); err != nil {
+		return nil, api.Errorf(api.Invalid, "Invalid regular expression [%s]: %s", clip(pattern, 200), err.Error())
+	}
 	re, err := regexp.Compile("(?s)" + pattern)
 	if err != nil {
 		return nil, api.Errorf(api.Invalid, "Invalid regular expression [%s]: %s. loggate's regular expressions are RE2 (Go's regexp): lookaround, backreferences, possessive quantifiers and atomic groups are not supported", pattern, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 	}
 	return re, nil
+}
+
+// clip shortens a pattern quoted in an error.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
 }
 
 // newRunner builds the extraction of one extractor type.
@@ -220,7 +231,10 @@ func newRunner(typ string, c config, d deps) (runFunc, error) {
 			slices.Sort(keys)
 			out := make([]result, 0, len(keys))
 			for _, k := range keys {
-				if captures[k] == nil {
+				if captures[k] == nil || !finite(captures[k]) {
+					// A float capture of "NaN" or "Infinity": a message
+					// field cannot hold it (Elasticsearch refuses it, a
+					// search answer cannot encode it).
 					continue
 				}
 				out = append(out, result{key: k, value: scalar(captures[k]), begin: -1, end: -1})
@@ -266,6 +280,17 @@ func scalar(v any) any {
 	return v
 }
 
+// finite reports whether v is not a NaN or infinite float.
+func finite(v any) bool {
+	switch x := v.(type) {
+	case float64:
+		return !math.IsNaN(x) && !math.IsInf(x, 0)
+	case float32:
+		return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0)
+	}
+	return true
+}
+
 // runeOffset is the byte offset of the n-th character of s: Java indexes
 // strings by character.
 func runeOffset(s string, n int) int {
@@ -279,24 +304,28 @@ func runeOffset(s string, n int) int {
 }
 
 // cutIndices is SplitAndIndexExtractor.getCutIndices: the range of the
-// index-th (0-based) part, found by the first character of the separator.
+// index-th (0-based) part, found by the first character of the separator
+// (a character, not a byte: the lead byte of a multi-byte separator would
+// match other characters and cut one in half).
 func cutIndices(s, by string, index int) (int, int) {
-	target := by[0]
+	target, _ := utf8.DecodeRuneInString(by)
 	found := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == target {
+	for i, r := range s {
+		if r == target {
 			found++
 		}
 		if found == index {
+			_, w := utf8.DecodeRuneInString(s[i:])
+			next := i + w
 			begin := i
 			if begin != 0 {
-				begin++
+				begin = next
 			}
-			end := strings.IndexByte(s[min(i+1, len(s)):], target)
+			end := strings.IndexRune(s[next:], target)
 			if end < 0 {
 				end = len(s)
 			} else {
-				end += i + 1
+				end += next
 			}
 			return min(begin, end), end
 		}
@@ -399,19 +428,31 @@ func (j *jsonExtractor) run(src string) ([]result, error) {
 	}
 	var out []result
 	for i, k := range o.keys {
-		out = j.parse(out, j.keyPrefix+j.key(k), o.vals[i])
+		out = j.parse(out, j.keyPrefix+k, o.vals[i])
 	}
 	return out, nil
 }
 
+// key is JsonExtractor.parseKey, applied to the whole key (prefix and
+// parents included): when it has a space, every whitespace character
+// (Java's \s) is replaced.
 func (j *jsonExtractor) key(k string) string {
-	if j.replaceWhitespace {
-		return strings.ReplaceAll(k, " ", j.whitespaceReplacement)
+	if !j.replaceWhitespace || !strings.Contains(k, " ") {
+		return k
 	}
-	return k
+	var b strings.Builder
+	for i := 0; i < len(k); i++ {
+		if isSpace(k[i]) {
+			b.WriteString(j.whitespaceReplacement)
+		} else {
+			b.WriteByte(k[i])
+		}
+	}
+	return b.String()
 }
 
 func (j *jsonExtractor) parse(out []result, key string, v any) []result {
+	key = j.key(key)
 	switch x := v.(type) {
 	case nil:
 		return out
@@ -432,7 +473,7 @@ func (j *jsonExtractor) parse(out []result, key string, v any) []result {
 			return append(out, result{key: key, value: b.String(), begin: -1, end: -1})
 		}
 		for i, k := range x.keys {
-			out = j.parse(out, key+j.keySep+j.key(k), x.vals[i])
+			out = j.parse(out, key+j.keySep+k, x.vals[i])
 		}
 		return out
 	case []any:

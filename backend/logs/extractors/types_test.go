@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/loggate/loggate/backend/logs/grok"
 	"github.com/loggate/loggate/backend/logs/messages"
@@ -88,6 +90,7 @@ func cfgOf(s string) config {
 // TestExtractorTypes runs every 4.0 extractor type as documented (§2.5,
 // §2.6): what each writes, and when nothing happens.
 func TestExtractorTypes(t *testing.T) {
+	cutEx := func(e Extractor) Extractor { e.CursorStrategy = "cut"; return e }
 	cases := []struct {
 		name string
 		e    Extractor
@@ -139,6 +142,12 @@ func TestExtractorTypes(t *testing.T) {
 			[]any{"n", int64(5)}, map[string]any{"n": int64(5)}},
 		{"source missing", ex("copy_input", "nope", "t", ``),
 			nil, map[string]any{}},
+		// cut where the separator's first character is, as Graylog's
+		// getCutIndices: not where its first byte is
+		{"é separator, à in the text", cutEx(ex("split_and_index", "line", "t", `{"split_by":"é","index":2}`)),
+			[]any{"line", "àxéyéz"}, map[string]any{"line": "àxééz", "t": "y"}},
+		{"→ separator", cutEx(ex("split_and_index", "line", "t", `{"split_by":"→","index":2}`)),
+			[]any{"line", "a⇒b→c→d"}, map[string]any{"line": "a⇒b→→d", "t": "c"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -243,3 +252,87 @@ func TestExtractorConfigErrors(t *testing.T) {
 }
 
 func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
+
+// TestGrokNonFiniteFloat: a float capture of "NaN" or "Infinity" is not
+// written; a message field holding one could not be indexed (Graylog) or
+// encoded in a search answer (loggate).
+func TestGrokNonFiniteFloat(t *testing.T) {
+	e := ex("grok", "message", "", `{"grok_pattern":"%{WORD:n:float} %{WORD:w}","named_captures_only":true}`)
+	for _, in := range []string{"NaN x", "Infinity x", "inf x"} {
+		got, _ := run(t, e, "message", in)
+		if want := map[string]any{"message": in, "w": "x"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: got %#v, want %#v", in, got, want)
+		}
+	}
+}
+
+// TestRegexProgramTooLarge: a regex (extractor, replace or condition)
+// whose counted repetitions RE2 would expand to millions of instructions
+// is a 400, refused before it is compiled.
+func TestRegexProgramTooLarge(t *testing.T) {
+	huge := strings.Repeat(`[a-z]{1000}`, 3000)
+	for _, e := range []Extractor{
+		{Type: "regex", Config: cfgOf(`{"regex_value":"` + huge + `(x)"}`), ConditionType: "none"},
+		{Type: "regex_replace", Config: cfgOf(`{"regex":"` + huge + `"}`), ConditionType: "none"},
+		{Type: "copy_input", ConditionType: "regex", ConditionValue: huge},
+	} {
+		start := time.Now()
+		_, err := compile(e, deps{grok: testGrok(t), now: clock}, nil)
+		if api.ErrorCode(err) != api.Invalid || !strings.Contains(err.Error(), "too large") {
+			t.Errorf("%s: %v, want a 400", e.Type, err)
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("%s: refused after %v", e.Type, d)
+		}
+	}
+}
+
+// TestJSONKeyWhitespace: JsonExtractor.parseKey runs on the whole key,
+// prefix and parents included, and replaces every whitespace character
+// (\s) once the key has a space.
+func TestJSONKeyWhitespace(t *testing.T) {
+	e := ex("json", "message", "", `{"replace_key_whitespace":true,"key_prefix":"p "}`)
+	in := `{"a b":{"c\td e":1},"x":2,"y\tz":3}`
+	got, _ := run(t, e, "message", in)
+	want := map[string]any{"message": in, "p_a_b_c_d_e": int64(1), "p_x": int64(2), "p_y_z": int64(3)}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %#v\nwant %#v", got, want)
+	}
+}
+
+// TestTimestampWithDateConverter: Graylog's documented normalization, an
+// extractor writing the text of a date to timestamp with a date converter:
+// Message.addField keeps the text in timestamp, the converter parses it,
+// and the message's timestamp becomes that date.
+func TestTimestampWithDateConverter(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		e    Extractor
+	}{
+		{"regex", Extractor{Type: "regex", SourceField: "m", TargetField: "timestamp", Config: cfgOf(`{"regex_value":"^(\\S+ \\S+)"}`),
+			Converters: []Converter{{Type: "date", Config: cfgOf(`{"date_format":"yyyy-MM-dd HH:mm:ss"}`)}}}},
+		{"after another converter", Extractor{Type: "regex", SourceField: "m", TargetField: "timestamp", Config: cfgOf(`{"regex_value":"^(\\S+ \\S+)"}`),
+			Converters: []Converter{{Type: "uppercase"}, {Type: "flexdate"}}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := c.e
+			e.ID, e.CursorStrategy, e.ConditionType = "x", "copy", "none"
+			cm, err := compile(e, deps{grok: testGrok(t), now: clock}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cm.m = newMetrics(metrics.New(clock), e)
+			m := &messages.Message{ID: "id", Timestamp: epoch}
+			m.Set("m", "2020-12-01 10:00:00 GET /")
+			if err := cm.apply(m); err != nil {
+				t.Fatal(err)
+			}
+			if want := time.Date(2020, 12, 1, 10, 0, 0, 0, time.UTC); !m.Timestamp.Equal(want) {
+				t.Errorf("timestamp %v, want %v", m.Timestamp, want)
+			}
+			if v, ok := m.Get("timestamp"); !ok || reflect.TypeOf(v) != reflect.TypeOf(time.Time{}) {
+				t.Errorf("timestamp field %#v", v)
+			}
+		})
+	}
+}

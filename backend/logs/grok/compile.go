@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"regexp"
+
+	"github.com/loggate/loggate/backend/logs/javaregex"
 )
 
 // Limits on what a pattern may expand to, checked before the expansion is
@@ -160,6 +162,9 @@ func compile(defs definitions, pattern string, namedOnly bool) (*Matcher, error)
 	var b strings.Builder
 	b.Grow(size)
 	r.write(&b, pattern, refs, namedOnly)
+	if err := javaregex.CheckSize(b.String()); err != nil {
+		return nil, err
+	}
 	re, err := regexp.Compile(b.String())
 	if err != nil {
 		return nil, fmt.Errorf("invalid regular expression: %s", clip(err.Error(), 300))

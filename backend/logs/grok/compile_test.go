@@ -80,6 +80,10 @@ func TestCompileLimits(t *testing.T) {
 		{"too large", chain(31, func(n string) string { return "%{" + n + "}%{" + n + "}" }, "x"), "expands to more than"},
 		{"too many references", libraryOf(map[string]string{"P0": strings.Repeat("%{A}", maxReferences+1), "A": "a"}), "more than 4096 references"},
 		{"bad expression", libraryOf(map[string]string{"P0": "%{A}", "A": "a{2,1}"}), "invalid regular expression"},
+		// 33 KB of text whose repetitions RE2 expands to 3 million
+		// instructions: seconds of CPU and over 100 MiB per matcher.
+		{"program too large", libraryOf(map[string]string{"P0": strings.Repeat("%{L}", 3000), "L": "[a-z]{1000}"}), "too large"},
+		{"program large enough", libraryOf(map[string]string{"P0": strings.Repeat("%{L}", 30), "L": "[a-z]{1000}"}), ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package grok
 
 import (
+	"math"
 	"mime"
 	"net/http"
 	"strings"
@@ -246,5 +247,20 @@ func (h *Handler) test(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return m.Match(*body.SampleData), nil
+	captures := m.Match(*body.SampleData)
+	for k, v := range captures {
+		// JSON cannot encode NaN or an infinity (a float capture of
+		// "NaN"); Jackson writes them as Java spells them, in quotes.
+		if f, ok := v.(float64); ok {
+			switch {
+			case math.IsNaN(f):
+				captures[k] = "NaN"
+			case math.IsInf(f, 1):
+				captures[k] = "Infinity"
+			case math.IsInf(f, -1):
+				captures[k] = "-Infinity"
+			}
+		}
+	}
+	return captures, nil
 }

@@ -58,3 +58,25 @@ func FuzzReplacement(f *testing.F) {
 		}
 	})
 }
+
+// TestCheckSize: an expression whose counted repetitions expand to a huge
+// program is refused before it is compiled; ordinary ones pass.
+func TestCheckSize(t *testing.T) {
+	for _, c := range []struct {
+		expr string
+		ok   bool
+	}{
+		{`took (\d+) ms`, true},
+		{`(?:\d{1,3}\.){3}\d{1,3}`, true},
+		{`[a-z]{1000}`, true},
+		{`x{1000}`, true},
+		{strings.Repeat(`[a-z]{1000}`, 3000), false},
+		{strings.Repeat(`(?:ab|cd){0,1000}`, 100), false},
+		{`(?:a{100}){10}`, true},
+		{`((`, true}, // left to the compiler
+	} {
+		if err := javaregex.CheckSize(c.expr); (err == nil) != c.ok {
+			t.Errorf("%.40q: %v, want ok %v", c.expr, err, c.ok)
+		}
+	}
+}

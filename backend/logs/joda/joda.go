@@ -28,6 +28,11 @@ type Options struct {
 	// parser of many senders' dates wants; without it Z is "+0100" only,
 	// as Joda prints it.
 	ZuluOffsets bool
+	// AnyFraction makes S read a fraction of any length, as Joda's
+	// parser reads up to nine digits whatever the number of S letters
+	// ("ss.SSS" reads "05.5" and "05.123456"); without it S is exactly
+	// as many digits, as Joda prints it.
+	AnyFraction bool
 }
 
 // Translate translates a Joda-Time DateTimeFormat pattern. Quoted text is
@@ -132,6 +137,9 @@ func element(p string, c byte, n int, before string, o Options) (string, error) 
 		// Go reads a fraction only after a '.' or ','.
 		if before == "" || (before[len(before)-1] != '.' && before[len(before)-1] != ',') {
 			return "", fmt.Errorf("fraction of second in date pattern %q must follow '.' or ','", p)
+		}
+		if o.AnyFraction {
+			return strings.Repeat("9", n), nil
 		}
 		return strings.Repeat("0", n), nil
 	case 'a':

@@ -10,12 +10,15 @@ func TestTranslate(t *testing.T) {
 	for _, c := range []struct {
 		pattern string
 		zulu    bool
-		want    string
-		year    bool
-		zone    bool
-		err     string
+		// fraction asks for AnyFraction.
+		fraction bool
+		want     string
+		year     bool
+		zone     bool
+		err      string
 	}{
 		{pattern: "yyyy-MM-dd HH:mm:ss.SSS", want: "2006-01-02 15:04:05.000", year: true},
+		{pattern: "yyyy-MM-dd HH:mm:ss,SSS", fraction: true, want: "2006-01-02 15:04:05,999", year: true},
 		{pattern: "dd/MMM/yyyy:HH:mm:ss Z", want: "02/Jan/2006:15:04:05 -0700", year: true, zone: true},
 		{pattern: "dd/MMM/yyyy:HH:mm:ss Z", zulu: true, want: "02/Jan/2006:15:04:05 Z0700", year: true, zone: true},
 		{pattern: "yyyy-MM-dd'T'HH:mm:ssZZ", want: "2006-01-02T15:04:05-07:00", year: true, zone: true},
@@ -31,7 +34,7 @@ func TestTranslate(t *testing.T) {
 		{pattern: "'open", err: "unterminated quote"},
 		{pattern: "yyyy 01", err: "digits"},
 	} {
-		got, err := Translate(c.pattern, Options{ZuluOffsets: c.zulu})
+		got, err := Translate(c.pattern, Options{ZuluOffsets: c.zulu, AnyFraction: c.fraction})
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("%q: error %v, want one saying %q", c.pattern, err, c.err)
