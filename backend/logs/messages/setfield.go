@@ -1,6 +1,9 @@
 package messages
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // Graylog's field-write rules (Message.addField, Message.removeField in
 // 4.0), which extractors, static fields, converters and pipeline functions
@@ -44,7 +47,8 @@ const DateLayout = "2006-01-02 15:04:05.000"
 // whether it did: the key is trimmed and must be valid and settable;
 // strings are trimmed and an empty one is not stored; a time set on
 // timestamp becomes the message's timestamp, on any other field Graylog's
-// date text. Any other value must be a string, int64, float64 or bool.
+// date text; a NaN or infinite float, Java's text for it. Any other
+// value must be a string, int64, float64 or bool.
 func (m *Message) SetField(key string, v any) bool {
 	key = Trim(key)
 	if !ValidKey(key) || Unsettable(key) || v == nil {
@@ -59,6 +63,19 @@ func (m *Message) SetField(key string, v any) bool {
 		v = x
 	case int:
 		v = int64(x)
+	case float64:
+		// No JSON answer can hold NaN or ±Inf (a message with one would
+		// break every search listing it), and Elasticsearch refuses them
+		// (Graylog loses such a message to an indexing failure): keep the
+		// text Java gives them.
+		switch {
+		case math.IsNaN(x):
+			v = "NaN"
+		case math.IsInf(x, 1):
+			v = "Infinity"
+		case math.IsInf(x, -1):
+			v = "-Infinity"
+		}
 	case time.Time:
 		if key == FieldTimestamp {
 			m.Timestamp = x.UTC().Truncate(time.Millisecond)

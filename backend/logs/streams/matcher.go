@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+
+	"github.com/loggate/loggate/backend/logs/javaregex"
 )
 
 // GL2SourceInput is the message field naming the input a message came in
@@ -72,6 +74,9 @@ func compileRule(r Rule) compiledRule {
 // for an unanchored find. The syntax is RE2's, which lacks Java's
 // backreferences and lookaround.
 func compileRegex(expr string) (*regexp.Regexp, error) {
+	if err := javaregex.CheckSize(expr); err != nil {
+		return nil, err
+	}
 	return regexp.Compile("(?s)" + expr)
 }
 

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"regexp"
 
+	"github.com/loggate/loggate/backend/logs/javaregex"
+
 	"github.com/loggate/loggate/router/api"
 )
 
@@ -159,7 +161,9 @@ func (rr ruleRequest) rule() (Rule, error) {
 		case RuleRegex:
 			// Compiled without the DOTALL flag compileRegex adds, so
 			// that the error quotes the expression as given.
-			if _, err := regexp.Compile(r.Value); err != nil {
+			if err := javaregex.CheckSize(r.Value); err != nil {
+				v.Add("value", "Invalid regular expression: %v", err)
+			} else if _, err := regexp.Compile(r.Value); err != nil {
 				v.Add("value", "Invalid regular expression: %v", err)
 			}
 		case RuleGreater, RuleSmaller:

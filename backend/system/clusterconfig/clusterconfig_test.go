@@ -2,6 +2,7 @@ package clusterconfig
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -25,6 +26,10 @@ func TestClassRead(t *testing.T) {
 	}
 	if _, err := classes[URLWhitelistClass].read([]byte(`{"entries":[{"id":"a","type":"regex","value":"("}]}`)); err == nil {
 		t.Error("a whitelist with an invalid regex was read")
+	}
+	big := strings.Repeat("[a-z]{1000}", 66)
+	if _, err := classes[URLWhitelistClass].read([]byte(`{"entries":[{"id":"a","type":"regex","value":"` + big + `"}]}`)); err == nil {
+		t.Error("a whitelist with a regex too large to compile was read")
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"regexp"
 
+	"github.com/loggate/loggate/backend/logs/javaregex"
+
 	"github.com/loggate/loggate/router/api"
 )
 
@@ -60,6 +62,9 @@ func (w Whitelist) validate() error {
 		switch e.Type {
 		case "literal":
 		case "regex":
+			if err := javaregex.CheckSize(e.Value); err != nil {
+				return fmt.Errorf("entry %q: invalid regular expression: %w", e.ID, err)
+			}
 			if _, err := regexp.Compile(e.Value); err != nil {
 				return fmt.Errorf("entry %q: invalid regular expression: %w", e.ID, err)
 			}

@@ -57,6 +57,8 @@ func TestParseErrors(t *testing.T) {
 		{`message:/[/`, query.Options{}, 9, `Invalid regular expression (missing closing ]: [) at position 9`},
 		{`message:/(a)\1/`, query.Options{}, 12, `Invalid regular expression (invalid escape sequence: \1) at position 12`},
 		{`message:/a{1000}{1000}/`, query.Options{}, 10, `Invalid regular expression (invalid nested repetition operator: {1000}{1000}) at position 10`},
+		{"message:/" + strings.Repeat("[a-z]{1000}", 66) + "/", query.Options{}, 9,
+			`Invalid regular expression (the expression is too large: its counted repetitions expand to more than 65536 instructions) at position 9`},
 		{`\u00zz`, query.Options{}, 4, `Non-hex character in Unicode escape sequence: z at position 4`},
 		{`ab\u00`, query.Options{}, 2, `Truncated unicode escape sequence at position 2`},
 		{`ü AND`, query.Options{}, 6, `Encountered end of input at position 6; expected a term`},

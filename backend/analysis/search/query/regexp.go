@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
+
+	"github.com/loggate/loggate/backend/logs/javaregex"
 )
 
 // CompileRegexp compiles the pattern of a Regexp node so that it matches a
@@ -12,6 +14,9 @@ import (
 // pattern no store could run (with the position of the fault) before a
 // search starts; the embedded store calls it to run the pattern.
 func CompileRegexp(pattern string) (*regexp.Regexp, error) {
+	if err := javaregex.CheckSize(pattern); err != nil {
+		return nil, err
+	}
 	return regexp.Compile(`^(?:` + pattern + `)$`)
 }
 

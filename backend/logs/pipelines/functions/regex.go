@@ -20,6 +20,9 @@ func compileRegex(v any) (any, error) {
 	if !ok {
 		return nil, errWrongType("pattern", v)
 	}
+	if err := javaregex.CheckSize(s); err != nil {
+		return nil, err
+	}
 	re, err := regexp.Compile(s)
 	if err != nil {
 		return nil, fmt.Errorf("%w (regular expressions are RE2: no backreferences, lookahead or lookbehind)", err)

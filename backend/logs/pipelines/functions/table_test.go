@@ -286,3 +286,15 @@ func TestFunctions(t *testing.T) {
 		})
 	}
 }
+
+// TestRegexTooLarge: a pattern whose counted repetitions expand to millions
+// of instructions is a parse error, before RE2 spends seconds and over
+// 100 MiB compiling it.
+func TestRegexTooLarge(t *testing.T) {
+	big := strings.Repeat("[a-z]{1000}", 66)
+	for _, expr := range []string{`regex("` + big + `", "x")`, `regex_replace("` + big + `", "x", "y")`} {
+		if _, err := lang.ParseExpr(expr, library()); err == nil || !strings.Contains(err.Error(), "too large") {
+			t.Errorf("%.30s…: error %v, want one saying the expression is too large", expr, err)
+		}
+	}
+}
