@@ -101,20 +101,66 @@ func due(is indexsets.IndexSet, write messages.Index, now time.Time) string {
 	}
 	c := is.RotationStrategy
 	switch is.RotationStrategyClass {
+	// As Graylog's strategies: more than the limit, not the limit itself.
 	case indexsets.MessageCountRotation:
-		if c.MaxDocsPerIndex > 0 && write.Count >= int64(c.MaxDocsPerIndex) {
+		if c.MaxDocsPerIndex > 0 && write.Count > int64(c.MaxDocsPerIndex) {
 			return fmt.Sprintf("%d messages, max_docs_per_index is %d", write.Count, c.MaxDocsPerIndex)
 		}
 	case indexsets.SizeBasedRotation:
-		if c.MaxSize > 0 && write.Size >= c.MaxSize {
+		if c.MaxSize > 0 && write.Size > c.MaxSize {
 			return fmt.Sprintf("%d bytes, max_size is %d", write.Size, c.MaxSize)
 		}
 	case indexsets.TimeBasedRotation:
-		if c.RotationPeriod != nil && c.RotationPeriod.Positive() && !now.Before(c.RotationPeriod.AddTo(write.Created)) {
-			return fmt.Sprintf("created %s, rotation_period is %s", write.Created.UTC().Format(time.RFC3339), c.RotationPeriod)
+		if p := c.RotationPeriod; p != nil && p.Positive() {
+			if next := p.AddTo(anchor(write.Created, *p)); !now.Before(next) {
+				return fmt.Sprintf("created %s, rotation_period %s ended at %s", write.Created.UTC().Format(time.RFC3339),
+					p, next.UTC().Format(time.RFC3339))
+			}
 		}
 	}
 	return ""
+}
+
+// anchor is the start of the period the write index was created in, as
+// Graylog's TimeBasedRotationStrategy.determineRotationPeriodAnchor finds
+// it: the creation time rounded down to the period's largest unit (P1D to
+// midnight UTC, P1W to Monday, P1M to the 1st), then back to a multiple of
+// the period's count of that unit (PT6H: 00, 06, 12 or 18 h). The index
+// rotates when the period from there ends, so daily indices change at
+// midnight whenever they were created.
+func anchor(created time.Time, p indexsets.Period) time.Time {
+	t := created.UTC()
+	// Joda's normalizedStandard: the time fields and weeks into
+	// milliseconds and back as weeks, days, hours, minutes and seconds;
+	// months into years.
+	ms := int64(p.Millis) + int64(p.Seconds)*1000 + int64(p.Minutes)*60_000 + int64(p.Hours)*3_600_000 +
+		int64(p.Days)*86_400_000 + int64(p.Weeks)*604_800_000
+	months := int64(p.Years)*12 + int64(p.Months)
+	years, months := months/12, months%12
+	weeks, days := ms/604_800_000, ms%604_800_000/86_400_000
+	hours, minutes, seconds := ms%86_400_000/3_600_000, ms%3_600_000/60_000, ms%60_000/1000
+	y, m, d := t.Date()
+	// back rounds down to a multiple of n of a field counted from 0 or 1.
+	back := func(v, n int64) int { return int(v % max(n, 1)) }
+	switch {
+	case years > 0:
+		return time.Date(y-back(int64(y), years), 1, 1, 0, 0, 0, 0, time.UTC)
+	case months > 0:
+		return time.Date(y, m-time.Month(back(int64(m), months)), 1, 0, 0, 0, 0, time.UTC)
+	case weeks > 0:
+		monday := time.Date(y, m, d-(int(t.Weekday())+6)%7, 0, 0, 0, 0, time.UTC)
+		_, week := monday.ISOWeek()
+		return monday.AddDate(0, 0, -7*back(int64(week), weeks))
+	case days > 0:
+		return time.Date(y, m, d-back(int64(d), days), 0, 0, 0, 0, time.UTC)
+	case hours > 0:
+		return time.Date(y, m, d, t.Hour()-back(int64(t.Hour()), hours), 0, 0, 0, time.UTC)
+	case minutes > 0:
+		return time.Date(y, m, d, t.Hour(), t.Minute()-back(int64(t.Minute()), minutes), 0, 0, time.UTC)
+	case seconds > 0:
+		return time.Date(y, m, d, t.Hour(), t.Minute(), t.Second()-back(int64(t.Second()), seconds), 0, time.UTC)
+	}
+	return t // milliseconds only: Graylog refuses such a period
 }
 
 // retire applies the retention strategy to indices (oldest first, the

@@ -193,7 +193,9 @@ func TestRotate(t *testing.T) {
 		want     string        // the new write index, "" for none
 	}{
 		{name: "count below max_docs_per_index", rotation: count(5), writable: true, counts: []int{4}},
-		{name: "count at max_docs_per_index", rotation: count(5), writable: true, counts: []int{5}, want: "p_1"},
+		// As Graylog: more than the limit, not the limit itself.
+		{name: "count at max_docs_per_index", rotation: count(5), writable: true, counts: []int{5}},
+		{name: "count just above max_docs_per_index", rotation: count(5), writable: true, counts: []int{6}, want: "p_1"},
 		{name: "count above max_docs_per_index", rotation: count(5), writable: true, counts: []int{3, 9}, want: "p_2"},
 		{name: "count counts the write index only", rotation: count(5), writable: true, counts: []int{9, 4}},
 		{name: "empty write index", rotation: count(1), writable: true, counts: []int{0}},
@@ -202,16 +204,29 @@ func TestRotate(t *testing.T) {
 		{name: "not writable", rotation: count(5), counts: []int{50}},
 		{name: "size below max_size", writable: true, counts: []int{40}, flush: true,
 			rotation: func(size int64) rot { return sizeRotation(size + 1) }},
-		{name: "size at max_size", writable: true, counts: []int{40}, flush: true, want: "p_1",
+		{name: "size at max_size", writable: true, counts: []int{40}, flush: true,
 			rotation: func(size int64) rot { return sizeRotation(size) }},
+		{name: "size above max_size", writable: true, counts: []int{40}, flush: true, want: "p_1",
+			rotation: func(size int64) rot { return sizeRotation(size - 1) }},
 		{name: "size counts flushed bytes only", writable: true, counts: []int{40},
 			rotation: func(int64) rot { return sizeRotation(1) }},
 		{name: "time before the period", rotation: period("PT1H"), writable: true, counts: []int{1}, after: time.Hour - time.Millisecond},
 		{name: "time at the period", rotation: period("PT1H"), writable: true, counts: []int{1}, after: time.Hour, want: "p_1"},
 		{name: "time after the period", rotation: period("P1D"), writable: true, counts: []int{1}, after: 30 * time.Hour, want: "p_1"},
-		// January 31st plus a month is February 28th.
-		{name: "time by the calendar", rotation: period("P1M"), writable: true, counts: []int{1}, after: 28 * 24 * time.Hour, want: "p_1"},
-		{name: "time before the calendar period", rotation: period("P1M"), writable: true, counts: []int{1}, after: 28*24*time.Hour - time.Second},
+		// As Graylog, periods start on their unit's boundaries in UTC,
+		// whenever the index was created (t0 is Sunday 31 January 2021,
+		// 10:00): a day at midnight, a week on Monday, a month on the
+		// 1st, six hours at 00, 06, 12 and 18 h.
+		{name: "time before midnight", rotation: period("P1D"), writable: true, counts: []int{1}, after: 14*time.Hour - time.Millisecond},
+		{name: "time at midnight", rotation: period("P1D"), writable: true, counts: []int{1}, after: 14 * time.Hour, want: "p_1"},
+		{name: "time before the month's end", rotation: period("P1M"), writable: true, counts: []int{1}, after: 14*time.Hour - time.Millisecond},
+		{name: "time at the month's end", rotation: period("P1M"), writable: true, counts: []int{1}, after: 14 * time.Hour, want: "p_1"},
+		{name: "time before Monday", rotation: period("P1W"), writable: true, counts: []int{1}, after: 14*time.Hour - time.Millisecond},
+		{name: "time on Monday", rotation: period("P1W"), writable: true, counts: []int{1}, after: 14 * time.Hour, want: "p_1"},
+		{name: "time before 12h", rotation: period("PT6H"), writable: true, counts: []int{1}, after: 2*time.Hour - time.Millisecond},
+		{name: "time at 12h", rotation: period("PT6H"), writable: true, counts: []int{1}, after: 2 * time.Hour, want: "p_1"},
+		{name: "time of 36 hours from midnight", rotation: period("PT36H"), writable: true, counts: []int{1}, after: 26 * time.Hour, want: "p_1"},
+		{name: "time of 36 hours before its end", rotation: period("PT36H"), writable: true, counts: []int{1}, after: 26*time.Hour - time.Millisecond},
 		// 3,000,000 hours (342 years) is more than a time.Duration holds.
 		{name: "time with a period longer than a Duration", rotation: period("PT3000000H"), writable: true, counts: []int{1}, after: 24 * time.Hour},
 		{name: "time with minutes longer than a Duration", rotation: period("PT200000000M"), writable: true, counts: []int{1}, after: 24 * time.Hour},
@@ -287,7 +302,7 @@ func TestRetention(t *testing.T) {
 			counts: []int{1, 1, 1}, left: []string{"p_0", "p_1", "p_2"}},
 		{name: "deletion below the limit", rotation: never, retention: indexsets.DeletionRetention, keep: 5,
 			counts: []int{1, 1, 1}, left: []string{"p_0", "p_1", "p_2"}},
-		{name: "rotation first, then deletion", rotation: countRotation(2),
+		{name: "rotation first, then deletion", rotation: countRotation(1),
 			retention: indexsets.DeletionRetention, keep: 3, counts: []int{1, 1, 2},
 			want: []rotation.Action{{Index: "p_3", Kind: "rotated"}, {Index: "p_0", Kind: "deleted"}},
 			left: []string{"p_1", "p_2", "p_3"}},
@@ -353,8 +368,8 @@ func TestRunErrors(t *testing.T) {
 		e := newEnv(t)
 		a := e.set("a", "a", true, countRotation(1), indexsets.DeletionRetention, 10)
 		b := e.set("b", "b", true, countRotation(1), indexsets.DeletionRetention, 10)
-		e.fill("a", 1)
-		e.fill("b", 1)
+		e.fill("a", 2)
+		e.fill("b", 2)
 		// The seeded index sets have no index: a's rotation is the first
 		// disk write of the run.
 		e.failNth(1)
