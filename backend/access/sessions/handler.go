@@ -35,7 +35,7 @@ func NewHandler(s *Service, v Verifier, now func() time.Time) *Handler {
 func (h *Handler) Routes() []api.Route {
 	return []api.Route{
 		{Method: "POST", Path: "/system/sessions", Summary: "Create a new session", Public: true, Handler: h.create},
-		{Method: "GET", Path: "/system/sessions", Summary: "Validate an existing session", Public: true, Handler: api.JSON(h.validate)},
+		{Method: "GET", Path: "/system/sessions", Summary: "Validate an existing session", Public: true, Handler: h.validate},
 		{Method: "DELETE", Path: "/system/sessions/{sessionId}", Summary: "Terminate an existing session", Handler: h.terminate},
 	}
 }
@@ -136,11 +136,22 @@ func clientAddress(r *http.Request) string {
 }
 
 // validate answers whether the request's credentials are valid. It never
-// answers 401; session_id and username are only filled by trusted-header
-// authentication, which creates a session on the fly (not yet served).
-func (h *Handler) validate(r *http.Request) (any, error) {
+// answers 401. A caller authenticated by the trusted header alone (no
+// Authorization, the only way the router believes the header) gets a
+// session made on the fly, its id and username in the answer, as Graylog's
+// web interface expects behind a trusted proxy; otherwise both are null.
+func (h *Handler) validate(w http.ResponseWriter, r *http.Request) error {
 	p := auth.FromContext(r.Context())
-	return map[string]any{"is_valid": p != nil, "session_id": nil, "username": nil}, nil
+	out := map[string]any{"is_valid": p != nil, "session_id": nil, "username": nil}
+	if p != nil && p.SessionID == "" && p.TokenID == "" && r.Header.Get("Authorization") == "" {
+		rec, err := h.sessions.Create(r.Context(), p, "", clientAddress(r))
+		if err != nil {
+			return err
+		}
+		out["session_id"], out["username"] = rec.ID, p.Username
+	}
+	api.WriteJSON(w, http.StatusOK, out)
+	return nil
 }
 
 // terminate ends the caller's session. Like Graylog it logs out the session

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -81,7 +82,7 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, host, clientAdd
 	id := u.String()
 	rec := record{
 		Key: s.keys.SessionKey(id), UserID: p.UserID, Username: p.Username, LastAccess: s.now().UTC().Truncate(time.Millisecond),
-		TimeoutMs: p.SessionTimeout.Milliseconds(), Host: host, ClientAddress: clientAddress,
+		TimeoutMs: p.SessionTimeout.Milliseconds(), Host: truncate(host, maxHost), ClientAddress: clientAddress,
 	}
 	doc, err := api.Marshal(rec)
 	if err != nil {
@@ -93,6 +94,22 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, host, clientAdd
 	out := rec.auth()
 	out.ID = id
 	return out, nil
+}
+
+// maxHost bounds the login's host kept with a session: a client's free
+// text (the 2.x field Graylog 4.0 ignores), which would otherwise put up to
+// a whole request body into every session record.
+const maxHost = 255
+
+// truncate cuts s to at most n bytes, on a rune boundary.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // Key returns the key of a session id, under which it is stored.

@@ -8,9 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/loggate/loggate/auth/cache/redistest"
 	"github.com/loggate/loggate/backend/access/sessions"
 	"github.com/loggate/loggate/backend/store"
+	"github.com/loggate/loggate/cmd/loggate/config"
 	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
 	"github.com/loggate/loggate/internal/poll"
 )
@@ -274,4 +277,68 @@ func TestDisableEndsSessionsForGood(t *testing.T) {
 			h.Do("GET", "/cluster", nil, nodetest.Session(sid)).Want(t, http.StatusOK)
 		}
 	})
+}
+
+// A session timeout too long for a time.Duration (Graylog takes any long;
+// Long.MAX_VALUE is how clients say "never") used to overflow: the login
+// answered valid_until = now, every session was dead on arrival and the user
+// was shown session_timeout_ms -1.
+func TestHugeSessionTimeout(t *testing.T) {
+	h := nodetest.Start(t)
+	uid := h.CreateUser("long", "longpass")
+	const never = int64(9223372036854775807)
+	h.Do("PUT", "/users/"+uid, map[string]any{"session_timeout_ms": never}, nodetest.AsRoot()).Want(t, http.StatusNoContent)
+	r := h.Do("POST", "/system/sessions", map[string]string{"username": "long", "password": "longpass"}).Want(t, http.StatusOK)
+	vu, err := time.Parse("2006-01-02T15:04:05.000-0700", r.Get("valid_until").String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !vu.After(h.Clock.Now().Add(100 * 365 * 24 * time.Hour)) {
+		t.Errorf("valid_until %s, want centuries away", r.Get("valid_until"))
+	}
+	sid := r.Get("session_id").String()
+	h.Clock.Advance(30 * 24 * time.Hour)
+	h.Do("GET", "/cluster", nil, nodetest.Session(sid)).Want(t, http.StatusOK)
+	if got := h.Do("GET", "/users/long", nil, nodetest.AsRoot()).Get("session_timeout_ms").Int(); got != never {
+		t.Errorf("session_timeout_ms = %d, want %d as set", got, never)
+	}
+}
+
+// The 2.x login field host is unused (Graylog 4.0 ignores it), but it was
+// stored as sent: any user could put megabytes into every session record,
+// which each purge and each user listing reads back.
+func TestLoginHostNotStoredWhole(t *testing.T) {
+	h := nodetest.Start(t)
+	host := strings.Repeat("h", 4<<20)
+	h.Do("POST", "/system/sessions", map[string]string{"username": "admin", "password": "adminpass", "host": host}).Want(t, http.StatusOK)
+	for key, doc := range storedSessions(t, h.Node.Store) {
+		if len(doc) > 4096 {
+			t.Errorf("session %s is stored in %d bytes", key, len(doc))
+		}
+	}
+}
+
+// Behind a trusted proxy the web interface has no session yet: it validates
+// with only the trusted header and takes the session Graylog 4.0 creates on
+// the fly (session_id and username in the answer) for its later requests.
+// session_id was always null, so the interface went on without one.
+func TestValidateMakesSessionForTrustedHeader(t *testing.T) {
+	h := nodetest.Start(t, nodetest.WithConfig(func(c *config.Config) { c.TrustedProxies = "127.0.0.1/32, ::1" }))
+	h.CreateUser("carol", "carolpass")
+	h.Do("PUT", "/system/authentication/http-header-auth-config", map[string]any{"enabled": true, "username_header": "X-Remote-User"},
+		nodetest.AsRoot()).Want(t, http.StatusOK)
+	r := h.Do("GET", "/system/sessions", nil, nodetest.Header("X-Remote-User", "carol")).Want(t, http.StatusOK)
+	sid := r.Get("session_id").String()
+	if !r.Get("is_valid").Bool() || !uuid.MatchString(sid) || r.Get("username").String() != "carol" {
+		t.Fatalf("validation with the trusted header: %s", r.Body)
+	}
+	h.Do("GET", "/cluster", nil, nodetest.Session(sid)).Want(t, http.StatusOK)
+	h.Do("DELETE", "/system/sessions/"+sid, nil, nodetest.Session(sid)).Want(t, http.StatusNoContent)
+	h.Do("GET", "/cluster", nil, nodetest.Session(sid)).Want(t, http.StatusUnauthorized)
+	// Other credentials, and a session, make none.
+	for _, as := range []nodetest.ReqOption{nodetest.Basic("carol", "carolpass"), nodetest.Session(h.Login("carol", "carolpass"))} {
+		if r := h.Do("GET", "/system/sessions", nil, as).Want(t, http.StatusOK); !r.Get("is_valid").Bool() || r.Get("session_id").Type != gjson.Null {
+			t.Errorf("validation made a session: %s", r.Body)
+		}
+	}
 }

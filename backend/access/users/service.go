@@ -342,7 +342,7 @@ func (s *Service) summary(ctx context.Context, u *User, withPermissions, withAct
 	sum := Summary{
 		ID: u.ID, Username: u.Username, Email: u.Email, FullName: u.FullName,
 		Permissions: perms, GRNPermissions: []string{}, Preferences: prefs,
-		Timezone: u.Timezone, SessionTimeoutMs: u.SessionTimeout().Milliseconds(),
+		Timezone: u.Timezone, SessionTimeoutMs: u.sessionTimeoutMs(),
 		ReadOnly: u.ReadOnly, External: u.External, Startpage: u.Startpage,
 		Roles: nonNil(names), AccountStatus: u.AccountStatus, ServiceAccount: u.ServiceAccount,
 	}

@@ -5,6 +5,7 @@ package users
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 	"time"
 	"unicode"
@@ -63,12 +64,23 @@ type Startpage struct {
 // Enabled reports whether the account may log in.
 func (u *User) Enabled() bool { return u.AccountStatus == StatusEnabled || u.AccountStatus == "" }
 
-// SessionTimeout returns the user's session timeout.
+// SessionTimeout returns the user's session timeout. Graylog takes any
+// long (Long.MAX_VALUE for "never"); one past what a time.Duration holds
+// (~292 years) is that much, not an overflow into the past.
 func (u *User) SessionTimeout() time.Duration {
 	if u.SessionTimeoutMs <= 0 {
 		return DefaultSessionTimeout
 	}
-	return time.Duration(u.SessionTimeoutMs) * time.Millisecond
+	const maxMs = math.MaxInt64 / int64(time.Millisecond)
+	return time.Duration(min(u.SessionTimeoutMs, maxMs)) * time.Millisecond
+}
+
+// sessionTimeoutMs is session_timeout_ms as set, or the default.
+func (u *User) sessionTimeoutMs() int64 {
+	if u.SessionTimeoutMs <= 0 {
+		return DefaultSessionTimeout.Milliseconds()
+	}
+	return u.SessionTimeoutMs
 }
 
 // selfPermissions are held implicitly by every user on their own account.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"time"
 
@@ -201,6 +202,10 @@ func (r *Runner) Apply(ctx context.Context, ins []inputs.Input) {
 		}
 		delete(r.entries, id)
 		r.states.Forget(id)
+		// The deleted input's metrics (<input class>.<id>.…, see
+		// newInstance) go with it.
+		prefix := e.cfg.typ + "." + id + "."
+		r.opts.Metrics.RemoveMatching(func(name string) bool { return strings.HasPrefix(name, prefix) })
 	}
 }
 

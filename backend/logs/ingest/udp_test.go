@@ -272,6 +272,12 @@ func TestUDPStopDropsPendingChunks(t *testing.T) {
 				}
 			case "delete":
 				e.runner.Apply(context.Background(), nil)
+				// Its metrics go too, and with them what kept the
+				// chunks reachable.
+				if _, ok := e.metrics.MarshalMetric(waiting); ok {
+					t.Errorf("%s is still registered after the delete", waiting)
+				}
+				return
 			}
 			if got := e.count(waiting); got != 0 {
 				t.Errorf("waiting-messages = %d after the %s, want 0: the chunks are still held", got, how)

@@ -93,7 +93,7 @@ func (c classInfo) read(body []byte) ([]byte, error) {
 			if ok {
 				continue // null: the default, as the class's builder has it
 			}
-		case ok && kind(v) != kind(def):
+		case ok && (kind(v) != kind(def) || !fits(v, c.defaults[k])):
 			return nil, fmt.Errorf("property %s has the wrong type", k)
 		}
 		out[k] = v
@@ -108,6 +108,22 @@ func (c classInfo) read(body []byte) ([]byte, error) {
 		}
 	}
 	return doc, nil
+}
+
+// fits reports whether v has the type of a property whose default is def
+// beyond its JSON kind, so that what is stored is what the class's readers
+// can decode: an integer where the default is one, strings in a list of
+// strings.
+func fits(v json.RawMessage, def any) bool {
+	switch def.(type) {
+	case int:
+		var n int64
+		return json.Unmarshal(v, &n) == nil
+	case []string:
+		var l []string
+		return json.Unmarshal(v, &l) == nil
+	}
+	return true
 }
 
 // kind names a JSON value's type by its first byte: '{', '[', '"', 't' for

@@ -72,7 +72,11 @@ type multipleRequest struct {
 }
 
 // multiple lists the requested metrics in the order asked for, silently
-// leaving out unknown ones and those the caller may not read.
+// leaving out unknown ones and those the caller may not read. A name asked
+// for again is answered once, so that the answer is bounded by the
+// registry rather than by the body: a body repeating a gauge's name would
+// otherwise read it (the heap gauges stop the world) and encode it
+// hundreds of thousands of times.
 func (h handler) multiple(r *http.Request) (any, error) {
 	p := auth.FromContext(r.Context())
 	if p == nil {
@@ -86,11 +90,13 @@ func (h handler) multiple(r *http.Request) (any, error) {
 		return nil, api.Errorf(api.Invalid, "Missing required property metrics")
 	}
 	list := listJSON{Metrics: []listItem{}}
+	listed := map[string]bool{}
 	for _, name := range req.Metrics {
-		if !p.Permits("metrics:read:" + name) {
+		if listed[name] || !p.Permits("metrics:read:"+name) {
 			continue
 		}
 		if m, ok := h.reg.lookup(name); ok {
+			listed[name] = true
 			list.Metrics = append(list.Metrics, listItemOf(name, m))
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -249,6 +250,35 @@ func bytesOfItems(t *testing.T, body []byte) []json.RawMessage {
 		t.Fatal(err)
 	}
 	return l.Metrics
+}
+
+// TestMultipleRepeatedNames: the answer of /multiple is bounded by the
+// registry, not by the request body. An 8 MiB body repeating one gauge's
+// name ~400,000 times used to read the gauge (the jvm.memory.heap.* gauges
+// stop the world) and encode it that many times: seconds of stalls and a
+// 35 MB answer for any caller with metrics:read.
+func TestMultipleRepeatedNames(t *testing.T) {
+	reg := handlerRegistry()
+	var reads atomic.Int64
+	reg.Gauge("a.costly", func() any { reads.Add(1); return 1 })
+	names := make([]string, 10000)
+	for i := range names {
+		names[i] = []string{"a.costly", "a.b"}[i%2]
+	}
+	body, err := json.Marshal(map[string]any{"metrics": names})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := serve(t, newRouter(reg), principal(t, "metrics:read"), "POST", "/multiple", string(body))
+	if rec.Code != 200 {
+		t.Fatalf("status = %d; body %s", rec.Code, rec.Body)
+	}
+	if got, want := decodeList(t, rec.Body.Bytes()).names(), []string{"a.costly", "a.b"}; !slices.Equal(got, want) {
+		t.Errorf("metrics = %d names (%q…), want %q", len(got), got[:min(len(got), 4)], want)
+	}
+	if n := reads.Load(); n != 1 {
+		t.Errorf("the gauge was read %d times for one answer", n)
+	}
 }
 
 // TestFilteringHandlersNeedAPrincipal covers the handlers' own check, for

@@ -130,6 +130,22 @@ func conflict(name string, have, want metricType) string {
 	return fmt.Sprintf("metrics: %q is already registered as a %s, not a %s", name, have, want)
 }
 
+// RemoveMatching unregisters the metrics whose names match, such as those
+// of a deleted input (Dropwizard's removeMatching), and returns how many.
+// Metrics already handed out keep working but are no longer reported.
+func (r *Registry) RemoveMatching(match func(name string) bool) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for name := range r.metrics {
+		if match(name) {
+			delete(r.metrics, name)
+			n++
+		}
+	}
+	return n
+}
+
 // Names returns the names of all metrics, sorted.
 func (r *Registry) Names() []string {
 	r.mu.RLock()

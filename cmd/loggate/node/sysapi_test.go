@@ -87,6 +87,34 @@ func TestClusterConfig(t *testing.T) {
 	h.Do("PUT", path+clusterconfig.SearchesClass, map[string]any{}, reader).Want(t, http.StatusForbidden)
 }
 
+// A class's document written through /system/cluster_config is one the
+// class can read back: a list of strings holds strings, an integer property
+// an integer. A message processors document with [1] in it was stored, and
+// then /system/messageprocessors/config answered 500 (and message
+// processing re-read the store and warned on every batch); one of the
+// getting-started state, and the landing page's /system/gettingstarted did.
+func TestClusterConfigRefusesUnreadableDocuments(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	path := "/system/cluster_config/"
+	h.Do("PUT", path+clusterconfig.MessageProcessorsClass, `{"processor_order":[{"name":"x"}],"disabled_processors":[1]}`, root).
+		WantError(t, http.StatusBadRequest, "Couldn't parse cluster configuration")
+	h.Do("GET", "/system/messageprocessors/config", nil, root).Want(t, http.StatusOK)
+	h.Do("PUT", path+clusterconfig.EventsClass, `{"events_catchup_window":1.5}`, root).
+		WantError(t, http.StatusBadRequest, "Couldn't parse cluster configuration")
+	if got := h.Do("GET", path+clusterconfig.EventsClass, nil, root).Want(t, http.StatusOK).Get("events_catchup_window").Raw; got != "3600000" {
+		t.Errorf("events_catchup_window = %s after a refused write", got)
+	}
+	// The landing page's getting-started state too.
+	h.Do("PUT", path+clusterconfig.GettingStartedClass, `{"dismissed_in_versions":[4.0]}`, root).
+		WantError(t, http.StatusBadRequest, "Couldn't parse cluster configuration")
+	h.Do("GET", "/system/gettingstarted", nil, root).Want(t, http.StatusOK)
+	// What the class reads still goes through.
+	h.Do("PUT", path+clusterconfig.MessageProcessorsClass, `{"processor_order":["org.graylog2.messageprocessors.MessageFilterChainProcessor"],"disabled_processors":[]}`, root).
+		Want(t, http.StatusAccepted)
+	h.Do("GET", "/system/messageprocessors/config", nil, root).Want(t, http.StatusOK)
+}
+
 // The cluster configuration lives in the cluster's document store, the
 // embedded one or MongoDB: a second node on the same store reads what the
 // first wrote.
@@ -467,5 +495,32 @@ func TestSystemRoutesDocumented(t *testing.T) {
 		if !doc.Get("paths").Get(strings.ReplaceAll(p, ".", `\.`)).Exists() {
 			t.Errorf("%s is not in openapi.json", p)
 		}
+	}
+}
+
+// A deleted input's metrics leave the registry, as Graylog removes an
+// input's metric set when the input goes: they were kept for the life of
+// the process, so every input created and deleted grew the registry (and
+// the gauges held the input's reassembly state) for good, and
+// /system/metrics kept listing inputs that no longer exist.
+func TestDeletedInputMetricsRemoved(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	names := func() string {
+		return h.Do("GET", "/system/metrics/names", nil, root).Want(t, http.StatusOK).Get("names").Raw
+	}
+	before := h.Do("GET", "/system/metrics/names", nil, root).Get("names.#").Int()
+	for _, typ := range []string{nodetest.GELFUDP, nodetest.GELFTCP, nodetest.GELFHTTP} {
+		id, _ := h.CreateInput(typ)
+		if !strings.Contains(names(), id) {
+			t.Fatalf("%s: no metrics of the running input %s", typ, id)
+		}
+		h.Do("DELETE", "/system/inputs/"+id, nil, root).Want(t, http.StatusNoContent)
+		if n := strings.Count(names(), id); n != 0 {
+			t.Errorf("%s: %d metrics of the deleted input %s are still listed", typ, n, id)
+		}
+	}
+	if after := h.Do("GET", "/system/metrics/names", nil, root).Get("names.#").Int(); after != before {
+		t.Errorf("%d metrics after creating and deleting inputs, %d before", after, before)
 	}
 }
