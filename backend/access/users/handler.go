@@ -55,13 +55,9 @@ func (h *Handler) list(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Summary, 0, len(all))
-	for _, u := range all {
-		sum, err := h.users.Summary(ctx, u, true)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, sum)
+	out, err := h.users.Summaries(ctx, all)
+	if err != nil {
+		return nil, err
 	}
 	return map[string]any{"users": out}, nil
 }
@@ -82,28 +78,27 @@ func (h *Handler) paginated(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var admin *Overview
+	var root []*User
 	listed := make([]*User, 0, len(all))
 	for _, u := range all {
-		if !u.ReadOnly {
+		if u.ReadOnly {
+			root = append(root, u)
+		} else {
 			listed = append(listed, u)
-			continue
 		}
-		o, err := h.users.Overview(ctx, u)
-		if err != nil {
-			return err
-		}
-		admin = &o
 	}
 	pageOf, total := api.PageOf(listed, page, q, field)
-	items := make([]Overview, 0, len(pageOf))
-	for _, u := range pageOf {
-		o, err := h.users.Overview(ctx, u)
-		if err != nil {
-			return err
-		}
-		items = append(items, o)
+	items, err := h.users.Overviews(ctx, slices.Concat(pageOf, root))
+	if err != nil {
+		return err
 	}
+	var admin *Overview
+	if len(root) > 0 {
+		// As before, the last read-only user: there is one, the root.
+		a := items[len(items)-1]
+		admin = &a
+	}
+	items = items[:len(pageOf)]
 	api.WriteJSON(w, http.StatusOK, api.Listing{
 		Key: "users", Items: items, Count: len(items), Total: total, Page: page,
 		Context: map[string]any{"admin_user": admin},

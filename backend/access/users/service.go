@@ -51,6 +51,9 @@ type Sessions interface {
 	// Activity reports a user's sessions, for session_active and
 	// last_activity.
 	Activity(ctx context.Context, userID string) (active bool, last time.Time, clientAddress string, err error)
+	// Activities reports every user's sessions as Activity does, in one
+	// pass, for listings.
+	Activities(ctx context.Context, fn func(userID string, active bool, last time.Time, clientAddress string)) error
 	// EndSessions ends every session of a user but the one with id keep
 	// ("" keeps none).
 	EndSessions(ctx context.Context, userID, keep string) error
@@ -357,6 +360,18 @@ func (s *Service) summary(ctx context.Context, u *User, withPermissions, withAct
 
 // Overview renders a user as an item of /users/paginated.
 func (s *Service) Overview(ctx context.Context, u *User) (Overview, error) {
+	o, err := s.overview(ctx, u)
+	if err != nil {
+		return Overview{}, err
+	}
+	if o.SessionActive, o.LastActivity, o.ClientAddress, err = s.activityOf(ctx, u.ID); err != nil {
+		return Overview{}, err
+	}
+	return o, nil
+}
+
+// overview is Overview without the activity.
+func (s *Service) overview(ctx context.Context, u *User) (Overview, error) {
 	names, _, err := s.roles.Resolve(ctx, u.RoleIDs)
 	if err != nil {
 		return Overview{}, err
@@ -369,9 +384,6 @@ func (s *Service) Overview(ctx context.Context, u *User) (Overview, error) {
 	if u.AuthServiceID != "" {
 		o.AuthServiceID, o.AuthServiceUID = &u.AuthServiceID, &u.AuthServiceUID
 	}
-	if o.SessionActive, o.LastActivity, o.ClientAddress, err = s.activityOf(ctx, u.ID); err != nil {
-		return Overview{}, err
-	}
 	return o, nil
 }
 
@@ -380,15 +392,76 @@ func (s *Service) activityOf(ctx context.Context, userID string) (bool, *string,
 		return false, nil, nil, nil
 	}
 	active, last, addr, err := s.sessions.Activity(ctx, userID)
-	if err != nil || last.IsZero() {
-		return active, nil, nil, err
+	if err != nil {
+		return false, nil, nil, err
 	}
-	ts := last.UTC().Format("2006-01-02T15:04:05.000-0700")
-	var a *string
-	if addr != "" {
-		a = &addr
+	a := activity{active: active, last: last, addr: addr}
+	return a.shown()
+}
+
+// activity is what the sessions report of one user.
+type activity struct {
+	active bool
+	last   time.Time
+	addr   string
+}
+
+// shown gives session_active, last_activity and client_address as
+// Graylog shows them.
+func (a activity) shown() (bool, *string, *string, error) {
+	if a.last.IsZero() {
+		return a.active, nil, nil, nil
 	}
-	return active, &ts, a, nil
+	ts := a.last.UTC().Format("2006-01-02T15:04:05.000-0700")
+	var addr *string
+	if a.addr != "" {
+		addr = &a.addr
+	}
+	return a.active, &ts, addr, nil
+}
+
+// activities reads every user's activity at once.
+func (s *Service) activities(ctx context.Context) (map[string]activity, error) {
+	out := map[string]activity{}
+	if s.sessions == nil {
+		return out, nil
+	}
+	err := s.sessions.Activities(ctx, func(id string, active bool, last time.Time, addr string) {
+		out[id] = activity{active: active, last: last, addr: addr}
+	})
+	return out, err
+}
+
+// Summaries renders users as Summary does, with their permissions, reading
+// the sessions once for all of them.
+func (s *Service) Summaries(ctx context.Context, us []*User) ([]Summary, error) {
+	return rendered(ctx, s, us, func(u *User) (Summary, error) { return s.summary(ctx, u, true, false) },
+		func(sum *Summary, a activity) { sum.SessionActive, sum.LastActivity, sum.ClientAddress, _ = a.shown() })
+}
+
+// Overviews renders users as Overview does, reading the sessions once for
+// all of them.
+func (s *Service) Overviews(ctx context.Context, us []*User) ([]Overview, error) {
+	return rendered(ctx, s, us, func(u *User) (Overview, error) { return s.overview(ctx, u) },
+		func(o *Overview, a activity) { o.SessionActive, o.LastActivity, o.ClientAddress, _ = a.shown() })
+}
+
+// rendered renders each user and sets their activity, read once for all.
+func rendered[T any](ctx context.Context, s *Service, us []*User, render func(*User) (T, error), set func(*T, activity)) ([]T, error) {
+	acts, err := s.activities(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, 0, len(us))
+	for _, u := range us {
+		v, err := render(u)
+		if err != nil {
+			return nil, err
+		}
+		set(&v, acts[u.ID])
+		out = append(out, v)
+	}
+	return out, nil
 }
 
 func nonNil(s []string) []string {

@@ -344,3 +344,36 @@ func FuzzFoldName(f *testing.F) {
 		}
 	})
 }
+
+// TestListingActivity: the listings, which read every user's sessions in
+// one pass, show each user's activity as the single user does.
+func TestListingActivity(t *testing.T) {
+	h := nodetest.Start(t)
+	for _, name := range []string{"ann", "ben", "cid"} {
+		h.CreateUser(name, "pw")
+	}
+	h.Login("ann", "pw")
+	h.Login("ben", "pw")
+	h.Login("ben", "pw")
+	single := map[string]string{}
+	for _, name := range []string{"ann", "ben", "cid"} {
+		u := h.Do("GET", "/users/"+name, nil, nodetest.AsRoot()).Want(t, http.StatusOK)
+		single[name] = u.Get("session_active").Raw + " " + u.Get("last_activity").Raw + " " + u.Get("client_address").Raw
+	}
+	if !strings.HasPrefix(single["ann"], "true ") || !strings.HasPrefix(single["ben"], "true ") || single["cid"] != "false null null" {
+		t.Fatalf("single users' activity: %v", single)
+	}
+	list := h.Do("GET", "/users", nil, nodetest.AsRoot()).Want(t, http.StatusOK)
+	page := h.Do("GET", "/users/paginated?per_page=10", nil, nodetest.AsRoot()).Want(t, http.StatusOK)
+	for name, want := range single {
+		for _, r := range []*nodetest.Response{list, page} {
+			u := r.Get(`users.#(username=="` + name + `")`)
+			if got := u.Get("session_active").Raw + " " + u.Get("last_activity").Raw + " " + u.Get("client_address").Raw; got != want {
+				t.Errorf("%s listed with activity %q, alone %q", name, got, want)
+			}
+		}
+	}
+	if page.Get("context.admin_user.username").String() != "admin" {
+		t.Errorf("admin_user: %s", page.Get("context").Raw)
+	}
+}
