@@ -243,7 +243,11 @@ func parseHosts(hosts []string) (urls []*url.URL, user, pass string, err error) 
 	}
 	for _, h := range hosts {
 		u, err := url.Parse(h)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		// An "@" after the host is a password with an unescaped "/", "?"
+		// or "#", whose start would otherwise be read as the host and port
+		// and whose rest kept in the path, shown in every error.
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+			strings.ContainsRune(u.Path+u.RawQuery+u.Fragment, '@') {
 			return nil, "", "", fmt.Errorf("invalid Elasticsearch host %q: want http(s)://host:port", redact(h))
 		}
 		if u.User != nil {

@@ -168,11 +168,21 @@ func searchRequestBody(srv server, q messages.Query) map[string]any {
 		// instead of failing the search.
 		primary["unmapped_type"] = "keyword"
 	}
-	sort := []any{map[string]any{field: primary}}
-	if field != messages.FieldID {
-		sort = append(sort, map[string]any{idField: map[string]any{"order": order, "unmapped_type": "keyword"}})
-	} else {
-		sort = []any{map[string]any{idField: map[string]any{"order": order, "unmapped_type": "keyword"}}}
+	// Ties are broken by the id copy, and for documents without it (an
+	// index Graylog 4.0 wrote) by gl2_message_id, Graylog's own tiebreak:
+	// without one, a scan's search_after would skip every hit equal to
+	// the last of a page.
+	tiebreak := func(f string) map[string]any {
+		return map[string]any{f: map[string]any{"order": order, "unmapped_type": "keyword"}}
+	}
+	var sort []any
+	switch field {
+	case messages.FieldID:
+		sort = []any{tiebreak(idField), tiebreak(messages.FieldMessageID)}
+	case messages.FieldMessageID:
+		sort = []any{tiebreak(messages.FieldMessageID), tiebreak(idField)}
+	default:
+		sort = []any{map[string]any{field: primary}, tiebreak(idField), tiebreak(messages.FieldMessageID)}
 	}
 	body := map[string]any{
 		"query": map[string]any{"bool": map[string]any{"must": must, "filter": filter}},

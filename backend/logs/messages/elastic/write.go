@@ -3,6 +3,7 @@ package elastic
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -44,6 +45,10 @@ func (s *Store) Write(ctx context.Context, prefix string, msgs []messages.Messag
 	}
 	phys := s.phys(prefix)
 	if err := s.ensureSeries(ctx, phys); err != nil {
+		// No message was sent: whatever failed is not theirs.
+		if !errors.Is(err, messages.ErrUnavailable) && ctx.Err() == nil {
+			return fmt.Errorf("write to %s: %w: %w", prefix, messages.ErrUnavailable, err)
+		}
 		return fmt.Errorf("write to %s: %w", prefix, err)
 	}
 	// Without require_alias a missing alias would be auto-created as an
@@ -86,7 +91,15 @@ func (s *Store) bulk(ctx context.Context, prefix string, requireAlias bool, body
 		return fmt.Errorf("write to %s: %w", prefix, err)
 	}
 	if status != http.StatusOK {
-		return s.fail("write to "+prefix, status, resp)
+		err := s.fail("write to "+prefix, status, resp)
+		// Only a body the cluster cannot take (400, 413) is the messages'
+		// own; any other refusal of the whole request (credentials,
+		// privileges, a proxy, an internal error) wrote nothing and is
+		// the cluster's, to retry later rather than drop the messages.
+		if status != http.StatusBadRequest && status != http.StatusRequestEntityTooLarge && !errors.Is(err, messages.ErrUnavailable) {
+			err = fmt.Errorf("%w: %w", messages.ErrUnavailable, err)
+		}
+		return err
 	}
 	berr, err := parseBulk(resp)
 	if err != nil {
@@ -168,7 +181,9 @@ func parseBulk(body []byte) (*BulkError, error) {
 			if f.Type == "index_not_found_exception" {
 				e.gone = true
 			}
-			if retryable(f.Status, f.Type) || f.Type == "index_not_found_exception" {
+			// A write the user may not do is no fault of the message.
+			if retryable(f.Status, f.Type) || f.Type == "index_not_found_exception" ||
+				f.Status == http.StatusUnauthorized || f.Type == "security_exception" {
 				e.retry = true
 			}
 			e.Failed = append(e.Failed, f)
