@@ -176,6 +176,16 @@ func TestWriteErrors(t *testing.T) {
 		{name: "unavailable", status: 503, body: `{"error":{"type":"cluster_block_exception","reason":"blocked by: [SERVICE_UNAVAILABLE/1/state not recovered / initialized];"},"status":503}`, unavailable: true},
 		{name: "too large", status: 413, body: ``},
 		{name: "garbage", status: 200, body: `<html>`},
+		// A whole request refused for a reason not the messages' own
+		// (credentials, privileges, a proxy, an internal error) is the
+		// cluster's: the processor retries rather than writing message by
+		// message and dropping each; only 400 and 413 are the messages'.
+		{name: "unauthorized", status: 401, body: `{"error":{"type":"security_exception","reason":"unable to authenticate user [graylog] for REST request [/_bulk]"},"status":401}`, unavailable: true},
+		{name: "forbidden", status: 403, body: `{"error":{"type":"security_exception","reason":"action [indices:data/write/bulk] is unauthorized for user [graylog]"},"status":403}`, unavailable: true},
+		{name: "proxy not found", status: 404, body: `<html><body>404 Not Found</body></html>`, unavailable: true},
+		{name: "internal error", status: 500, body: `{"error":{"type":"exception","reason":"something broke"},"status":500}`, unavailable: true},
+		{name: "bad request", status: 400, body: `{"error":{"type":"illegal_argument_exception","reason":"Malformed action/metadata line [1]"},"status":400}`},
+		{name: "item refused for privileges", status: 200, body: `{"errors":true,"items":[{"index":{"_index":"graylog_0","_id":"a","status":403,"error":{"type":"security_exception","reason":"action [indices:data/write/bulk[s]] is unauthorized for user [graylog] on indices [graylog_0]"}}}]}`, unavailable: true, bulkError: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, s := writeFake(t)
