@@ -4,20 +4,33 @@ import (
 	"errors"
 	"regexp"
 	"regexp/syntax"
-	"strings"
 
 	"github.com/loggate/loggate/backend/logs/javaregex"
 )
 
-// CompileRegexp compiles the pattern of a Regexp node so that it matches a
-// whole value, as Lucene's RegExp does. The parser calls it to refuse a
-// pattern no store could run (with the position of the fault) before a
-// search starts; the embedded store calls it to run the pattern.
+// CompileRegexp compiles the pattern of a Regexp node, in Lucene's RegExp
+// syntax (see luceneToRE2), so that it matches a whole value, as Lucene's
+// RegExp does. The parser calls it to refuse a pattern no store could run
+// (with the position of the fault) before a search starts; the embedded
+// store calls it to run the pattern. Errors are *RegexpError.
 func CompileRegexp(pattern string) (*regexp.Regexp, error) {
-	if err := javaregex.CheckSize(pattern); err != nil {
+	re2, err := luceneToRE2(pattern)
+	if err != nil {
 		return nil, err
 	}
-	return regexp.Compile(`^(?:` + pattern + `)$`)
+	if err := javaregex.CheckSize(re2); err != nil {
+		return nil, &RegexpError{Msg: err.Error()}
+	}
+	re, err := regexp.Compile(`^` + re2 + `$`)
+	if err != nil {
+		msg := err.Error()
+		var se *syntax.Error
+		if errors.As(err, &se) {
+			msg = se.Code.String()
+		}
+		return nil, &RegexpError{Msg: msg}
+	}
+	return re, nil
 }
 
 // checkRegexp returns a SyntaxError for a pattern that does not compile; pos
@@ -27,16 +40,9 @@ func checkRegexp(pattern string, pos int) *SyntaxError {
 	if err == nil {
 		return nil
 	}
-	msg := err.Error()
-	var se *syntax.Error
-	if errors.As(err, &se) {
-		msg = se.Code.String()
-		// Expr may include the anchors CompileRegexp added.
-		expr := strings.TrimSuffix(strings.TrimPrefix(se.Expr, "^(?:"), ")$")
-		if i := strings.Index(pattern, expr); expr != "" && i >= 0 {
-			pos += i
-			msg += ": " + expr
-		}
+	var re *RegexpError
+	if errors.As(err, &re) {
+		return &SyntaxError{Pos: pos + re.Pos, Msg: "Invalid regular expression (" + re.Msg + ")"}
 	}
-	return &SyntaxError{Pos: pos, Msg: "Invalid regular expression (" + msg + ")"}
+	return &SyntaxError{Pos: pos, Msg: "Invalid regular expression (" + err.Error() + ")"}
 }

@@ -98,6 +98,13 @@ func testQuery(t *testing.T, f Factory) {
 		{"user:/b.b/", []string{"m3"}},
 		{"user:/b/", nil},
 		{"user:/[Bb]ob.*/", []string{"m3", "m4"}},
+		// in Lucene's syntax: @ any string, "…" literal, <n-m> a number,
+		// ^ and $ plain characters
+		{"user:/b@/", []string{"m3"}},
+		{`user:/"Bob Smith"/`, []string{"m4"}},
+		{"source:/web-<1-2>/", []string{"m1", "m2", "m4"}},
+		{"user:/^bob$/", nil},
+		{"message:/.*refuse.*/", []string{"m3"}},
 		// numbers
 		{"level:3", []string{"m1", "m3"}},
 		{"took:10", []string{"m4"}},
