@@ -110,12 +110,22 @@ func (rt *Router) logAccess(next http.Handler) http.Handler {
 		ctx := compat.WithTrace(r.Context(), func(change string) { e.Changes = append(e.Changes, change) })
 		ctx = compat.WithRemovedTrace(ctx, func(route string) { e.Removed = append(e.Removed, route) })
 		sw := &statusWriter{ResponseWriter: w}
+		// Deferred, so that a request whose handler panicked has its
+		// line too: prepare, outside, answers it 500.
+		defer func() {
+			e.Status = sw.status
+			if v := recover(); v != nil {
+				if e.Status == 0 {
+					e.Status = http.StatusInternalServerError
+				}
+				defer panic(v)
+			}
+			e.DurationMs = float64(rt.access.now().Sub(start).Microseconds()) / 1000
+			rt.access.mu.Lock()
+			_ = rt.access.enc.Encode(e) // a full disk must not fail requests
+			rt.access.mu.Unlock()
+		}()
 		next.ServeHTTP(sw, r.WithContext(context.WithValue(ctx, accessKey{}, e)))
-		e.Status = sw.status
-		e.DurationMs = float64(rt.access.now().Sub(start).Microseconds()) / 1000
-		rt.access.mu.Lock()
-		_ = rt.access.enc.Encode(e) // a full disk must not fail requests
-		rt.access.mu.Unlock()
 	})
 }
 

@@ -44,17 +44,99 @@ func (rt *Router) prepare(next http.Handler) http.Handler {
 			}
 		}
 		if pretty(r) {
-			rec := rewrite.NewRecorder(w)
-			defer rec.Release()
-			next.ServeHTTP(rec, r)
-			if strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") {
-				rec.SetBody(rewrite.Pretty(nil, rec.Body()))
-			}
-			_ = rec.Flush()
+			pw := &prettyWriter{w: w, header: make(http.Header)}
+			defer pw.release()
+			next.ServeHTTP(pw, r)
+			pw.finish()
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// prettyWriter holds a JSON answer to indent it (pretty=true) and passes
+// any other through as it is written: a streamed answer (a CSV export of
+// any size) is neither held in memory whole nor kept from flushing. It
+// decides when the status is written, by the Content-Type set then.
+type prettyWriter struct {
+	w       http.ResponseWriter
+	header  http.Header // until decided; w's afterwards when passing through
+	rec     *rewrite.Recorder
+	decided bool
+}
+
+func (p *prettyWriter) Header() http.Header {
+	if p.rec != nil {
+		return p.rec.Header()
+	}
+	return p.header
+}
+
+// decide starts the answer with status: recorded if it is JSON, else
+// sent on at once with the headers set so far.
+func (p *prettyWriter) decide(status int) {
+	if p.decided {
+		return
+	}
+	p.decided = true
+	if strings.HasPrefix(p.header.Get("Content-Type"), "application/json") {
+		p.rec = rewrite.NewRecorder(p.w)
+		h := p.rec.Header()
+		for k, v := range p.header {
+			h[k] = v
+		}
+		p.rec.WriteHeader(status)
+		return
+	}
+	dst := p.w.Header()
+	for k, v := range p.header {
+		dst[k] = v
+	}
+	p.header = dst
+	p.w.WriteHeader(status)
+}
+
+func (p *prettyWriter) WriteHeader(code int) {
+	if code < 200 {
+		return // informational: dropped, as the Recorder drops them
+	}
+	p.decide(code)
+}
+
+func (p *prettyWriter) Write(b []byte) (int, error) {
+	p.decide(http.StatusOK)
+	if p.rec != nil {
+		return p.rec.Write(b)
+	}
+	return p.w.Write(b)
+}
+
+// FlushError flushes an answer passed through; a held one is sent whole
+// at the end.
+func (p *prettyWriter) FlushError() error {
+	p.decide(http.StatusOK)
+	if p.rec != nil {
+		return nil
+	}
+	return http.NewResponseController(p.w).Flush()
+}
+
+// finish sends a held answer, indented, or a status nothing wrote.
+func (p *prettyWriter) finish() {
+	if !p.decided {
+		p.decide(http.StatusOK)
+	}
+	if p.rec == nil {
+		return
+	}
+	p.rec.SetBody(rewrite.Pretty(nil, p.rec.Body()))
+	_ = p.rec.Flush()
+}
+
+func (p *prettyWriter) release() {
+	if p.rec != nil {
+		p.rec.Release()
+	}
 }
 
 var noCache = []string{"no-cache"}

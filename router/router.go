@@ -317,15 +317,19 @@ func methods(route api.Route) []string {
 // made here, on the miss path only.
 func (rt *Router) unmatchedHandler(routes []*mux.Route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// One shallow copy, its method changed per probe: r.Clone would
+		// copy the caller's headers once per route and method, which a
+		// client sending many headers to a missing path turns into
+		// gigabytes.
+		probe := *r
 		for _, route := range routes {
 			methods, _ := route.GetMethods()
 			for _, m := range methods {
 				if m == r.Method {
 					continue
 				}
-				probe := r.Clone(r.Context())
 				probe.Method = m
-				if route.Match(probe, &mux.RouteMatch{}) {
+				if route.Match(&probe, &mux.RouteMatch{}) {
 					rt.fail(w, r, &api.Error{Code: api.NotAllowed, Message: "HTTP 405 Method Not Allowed"})
 					return
 				}

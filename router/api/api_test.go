@@ -112,6 +112,9 @@ func TestDecode(t *testing.T) {
 		{`{"name":1}`, "property name must be a string, got a JSON number", true},
 		{`{"n":"1"}`, "property n must be an integer", true},
 		{`{} {}`, "unexpected data after the JSON value", true},
+		{`{"name":"a"}}`, "unexpected data after the JSON value", true},
+		{`{"name":"a"}]`, "unexpected data after the JSON value", true},
+		{"{\"name\":\"a\"} \t\r\n", "", true},
 	}
 	for _, c := range cases {
 		var v body

@@ -290,10 +290,24 @@ func DecodeBytes(body []byte, v any, strict bool) error {
 	if err := dec.Decode(v); err != nil {
 		return jsonError(err, body, v)
 	}
-	if dec.More() {
-		return Errorf(Invalid, "Unable to parse JSON: unexpected data after the JSON value at offset %d", dec.InputOffset())
+	// Anything but whitespace after the value is refused; dec.More would
+	// let a stray } or ] through.
+	if off := dec.InputOffset(); !jsonSpace(body[off:]) {
+		return Errorf(Invalid, "Unable to parse JSON: unexpected data after the JSON value at offset %d", off)
 	}
 	return nil
+}
+
+// jsonSpace reports whether b holds only JSON whitespace.
+func jsonSpace(b []byte) bool {
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 func jsonError(err error, body []byte, v any) error {

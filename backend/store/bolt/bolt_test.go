@@ -282,3 +282,38 @@ func TestListBatches(t *testing.T) {
 		t.Errorf("List: %d documents, %v; want %d", i, err, n)
 	}
 }
+
+// TestLongUniqueValue checks that a unique value longer than bbolt's key
+// limit (32 KiB; a role name is as long as its request body allows) is
+// indexed like any other, as MongoDB indexes it, rather than failing every
+// write of the document.
+func TestLongUniqueValue(t *testing.T) {
+	s := mustOpen(t, []store.Index{{Collection: "c", Field: "name"}})
+	long := strings.Repeat("n", 40000)
+	doc := fmt.Appendf(nil, `{"name":%q}`, long)
+	if err := s.Insert(t.Context(), "c", "1", doc); err != nil {
+		t.Fatalf("Insert with a %d-byte unique value: %v", len(long), err)
+	}
+	if id, got, err := s.FindUnique(t.Context(), "c", "name", long); id != "1" || string(got) != string(doc) || err != nil {
+		t.Errorf("FindUnique of the long value = %q, %v; want 1", id, err)
+	}
+	if err := s.Insert(t.Context(), "c", "2", doc); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("Insert of a taken long value: %v, want ErrConflict", err)
+	}
+	other := long[:len(long)-1] + "m"
+	if _, _, err := s.FindUnique(t.Context(), "c", "name", other); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("FindUnique of another long value: %v, want ErrNotFound", err)
+	}
+	if err := s.Put(t.Context(), "c", "2", fmt.Appendf(nil, `{"name":%q}`, other)); err != nil {
+		t.Fatalf("Put of another long value: %v", err)
+	}
+	if err := s.Delete(t.Context(), "c", "1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.FindUnique(t.Context(), "c", "name", long); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("FindUnique after Delete: %v, want ErrNotFound", err)
+	}
+	if err := s.Insert(t.Context(), "c", "3", doc); err != nil {
+		t.Errorf("Insert of a freed long value: %v", err)
+	}
+}

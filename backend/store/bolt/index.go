@@ -2,6 +2,7 @@ package bolt
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"strings"
 
@@ -29,6 +30,22 @@ func (ix *index) value(doc []byte) string {
 		return ""
 	}
 	return r.Str
+}
+
+// longPrefix starts the index key of a value too long to be a bbolt key
+// (bbolt.MaxKeySize): the prefix and the value's SHA-256. It is not UTF-8,
+// so no value written as JSON by a service has that form.
+const longPrefix = "\xff\xfesha256:"
+
+// indexKey returns the key of value v in an index bucket: v itself, or a
+// digest of it when it is too long for bbolt, which refuses such keys.
+// Values short enough are keyed as they always were.
+func indexKey(v string) []byte {
+	if len(v) <= bbolt.MaxKeySize {
+		return []byte(v)
+	}
+	sum := sha256.Sum256([]byte(v))
+	return append([]byte(longPrefix), sum[:]...)
 }
 
 // declare groups the declared indexes by collection, dropping duplicates.
@@ -128,10 +145,10 @@ func build(tx *bbolt.Tx, coll string, ix *index) error {
 		if v == "" {
 			return nil
 		}
-		if owner := b.Get([]byte(v)); owner != nil {
+		if owner := b.Get(indexKey(v)); owner != nil {
 			return fmt.Errorf("build index %s.%s: %q and %q have %q: %w", coll, ix.field, owner, id, v, store.ErrConflict)
 		}
-		return b.Put([]byte(v), id)
+		return b.Put(indexKey(v), id)
 	})
 }
 
@@ -148,19 +165,19 @@ func (s *Store) reindex(tx *bbolt.Tx, coll, id string, old, doc []byte) error {
 		}
 		b := tx.Bucket(ix.bucket)
 		if nv != "" {
-			if owner := b.Get([]byte(nv)); owner != nil && string(owner) != id {
+			if owner := b.Get(indexKey(nv)); owner != nil && string(owner) != id {
 				return fmt.Errorf("%s %s %q: %w", coll, ix.field, nv, store.ErrConflict)
 			}
 		}
 		if ov != "" {
-			if owner := b.Get([]byte(ov)); string(owner) == id {
-				if err := b.Delete([]byte(ov)); err != nil {
+			if owner := b.Get(indexKey(ov)); string(owner) == id {
+				if err := b.Delete(indexKey(ov)); err != nil {
 					return err
 				}
 			}
 		}
 		if nv != "" {
-			if err := b.Put([]byte(nv), []byte(id)); err != nil {
+			if err := b.Put(indexKey(nv), []byte(id)); err != nil {
 				return fmt.Errorf("index %s.%s: %w", coll, ix.field, err)
 			}
 		}

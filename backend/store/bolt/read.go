@@ -38,9 +38,12 @@ func (s *Store) FindUnique(ctx context.Context, coll, field, value string) (stri
 	var id string
 	var doc []byte
 	err := s.read(ctx, "find", coll, value, func(b *bbolt.Bucket) error {
-		if owner := b.Tx().Bucket(ix.bucket).Get([]byte(value)); owner != nil {
-			id = string(owner)
-			doc = clone(b.Get(owner))
+		// A long value is keyed by its digest: the document must hold it.
+		if owner := b.Tx().Bucket(ix.bucket).Get(indexKey(value)); owner != nil {
+			if d := b.Get(owner); d != nil && (len(value) <= bbolt.MaxKeySize || ix.value(d) == value) {
+				id = string(owner)
+				doc = clone(d)
+			}
 		}
 		return nil
 	})
