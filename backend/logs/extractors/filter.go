@@ -26,6 +26,7 @@ type compiled struct {
 // extractorMetrics are an extractor's metrics, named as Graylog names them
 // (<class>.<type>.<id>.<metric>) so that /system/metrics lists them too.
 type extractorMetrics struct {
+	prefix                                  string // of their names
 	total, condition, execution, converters *metrics.Timer
 	hits, misses                            *metrics.Counter
 	// exceptions count this node's failures, which Graylog keeps on its
@@ -43,7 +44,8 @@ var classes = map[string]string{
 func newMetrics(reg *metrics.Registry, e Extractor) *extractorMetrics {
 	name := "org.graylog2.inputs.extractors." + classes[e.Type] + "." + e.Type + "." + e.ID + "."
 	return &extractorMetrics{
-		total: reg.Timer(name + "completeExecutionTime"), condition: reg.Timer(name + "conditionTime"),
+		prefix: name,
+		total:  reg.Timer(name + "completeExecutionTime"), condition: reg.Timer(name + "conditionTime"),
 		execution: reg.Timer(name + "executionTime"), converters: reg.Timer(name + "converterExecutionTime"),
 		hits: reg.Counter(name + "conditionHits"), misses: reg.Counter(name + "conditionMisses"),
 	}

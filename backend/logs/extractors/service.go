@@ -115,9 +115,11 @@ func (s *Service) compileAll(ctx context.Context) error {
 		return fmt.Errorf("load extractors: %w", err)
 	}
 	next := make(map[string]*inputFilters, len(docs))
+	live := map[string]bool{}
 	for _, d := range docs {
 		f := &inputFilters{}
 		for _, e := range sorted(d.Extractors) {
+			live[metricsKey(e)] = true
 			c, err := compile(e, s.deps(false), nil)
 			if err != nil {
 				s.opts.Logger.Warn("extractor does not compile; skipping it", "extractor", e.ID, "input", d.ID, "err", err)
@@ -134,8 +136,24 @@ func (s *Service) compileAll(ctx context.Context) error {
 		}
 	}
 	s.cur.Store(&next)
+	s.dropMetrics(live)
 	return nil
 }
+
+// dropMetrics unregisters the metrics of extractors no longer stored (or
+// of another type now), which /system/metrics would list for ever.
+func (s *Service) dropMetrics(live map[string]bool) {
+	s.metricsMu.Lock()
+	defer s.metricsMu.Unlock()
+	for key, m := range s.metrics {
+		if !live[key] {
+			delete(s.metrics, key)
+			s.opts.Metrics.RemoveMatching(func(name string) bool { return strings.HasPrefix(name, m.prefix) })
+		}
+	}
+}
+
+func metricsKey(e Extractor) string { return e.Type + "/" + e.ID }
 
 // deps are what extractors are built with; strict for a request.
 func (s *Service) deps(strict bool) deps {
@@ -153,7 +171,7 @@ func sorted(list []Extractor) []Extractor {
 func (s *Service) metricsOf(e Extractor) *extractorMetrics {
 	s.metricsMu.Lock()
 	defer s.metricsMu.Unlock()
-	key := e.Type + "/" + e.ID
+	key := metricsKey(e)
 	m, ok := s.metrics[key]
 	if !ok {
 		m = newMetrics(s.opts.Metrics, e)

@@ -56,6 +56,12 @@ type compiledStage struct {
 	rules    []*compiledRule
 }
 
+// The prefixes of rules' and pipelines' metrics, named as Graylog's.
+const (
+	ruleMetrics     = "org.graylog.plugins.pipelineprocessor.ast.Rule."
+	pipelineMetrics = "org.graylog.plugins.pipelineprocessor.ast.Pipeline."
+)
+
 // compile builds the program of one snapshot of the documents.
 func compile(rules, pipes []Source, conns []Connection, metricsOn bool, fns lang.Functions, reg *metrics.Registry) *program {
 	p := &program{
@@ -71,7 +77,7 @@ func compile(rules, pipes []Source, conns []Connection, metricsOn bool, fns lang
 		if _, dup := p.rules[r.Title]; !dup || rule != nil {
 			cr := &compiledRule{id: r.ID, title: r.Title, rule: rule}
 			if reg != nil {
-				name := "org.graylog.plugins.pipelineprocessor.ast.Rule." + r.ID + "."
+				name := ruleMetrics + r.ID + "."
 				cr.meters = meters{executed: reg.Meter(name + "executed"), failed: reg.Meter(name + "failed"),
 					matched: reg.Meter(name + "matched"), notMatched: reg.Meter(name + "not-matched")}
 			}
@@ -87,7 +93,7 @@ func compile(rules, pipes []Source, conns []Connection, metricsOn bool, fns lang
 		p.parsed[s.ID] = parsed
 		cp := &compiledPipeline{id: s.ID, title: s.Title}
 		if reg != nil {
-			cp.executed = reg.Meter("org.graylog.plugins.pipelineprocessor.ast.Pipeline." + s.ID + ".executed")
+			cp.executed = reg.Meter(pipelineMetrics + s.ID + ".executed")
 		}
 		seen := map[int]bool{}
 		for _, st := range parsed.Stages {

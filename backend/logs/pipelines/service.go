@@ -160,6 +160,30 @@ func (s *Service) Refresh(ctx context.Context) error {
 func (s *Service) publish(snap *snapshot) {
 	snap.prog = compile(snap.rules, snap.pipelines, snap.conns, snap.metrics, s.fns, s.reg)
 	s.snap.Store(snap)
+	if s.reg != nil {
+		dropMetrics(s.reg, snap)
+	}
+}
+
+// dropMetrics unregisters the metrics of rules and pipelines snap no
+// longer holds, which /system/metrics would list for ever.
+func dropMetrics(reg *metrics.Registry, snap *snapshot) {
+	live := map[string]bool{}
+	for _, r := range snap.rules {
+		live[ruleMetrics+r.ID+"."] = true
+	}
+	for _, p := range snap.pipelines {
+		live[pipelineMetrics+p.ID+"."] = true
+	}
+	reg.RemoveMatching(func(name string) bool {
+		for _, prefix := range [...]string{ruleMetrics, pipelineMetrics} {
+			if rest, ok := strings.CutPrefix(name, prefix); ok {
+				id, _, _ := strings.Cut(rest, ".")
+				return !live[prefix+id+"."]
+			}
+		}
+		return false
+	})
 }
 
 func (s *Service) current() *snapshot { return s.snap.Load() }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loggate/loggate/internal/poll"
+
 	"github.com/loggate/loggate/backend/system/clusterconfig"
 	"github.com/loggate/loggate/cmd/loggate/config"
 	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
@@ -523,4 +525,33 @@ func TestDeletedInputMetricsRemoved(t *testing.T) {
 	if after := h.Do("GET", "/system/metrics/names", nil, root).Get("names.#").Int(); after != before {
 		t.Errorf("%d metrics after creating and deleting inputs, %d before", after, before)
 	}
+}
+
+// TestDeletedExtractorAndRuleMetricsRemoved: an extractor's and a pipeline
+// rule's metrics go when they are deleted, as an input's do.
+func TestDeletedExtractorAndRuleMetricsRemoved(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	listed := func(id string) func() bool {
+		return func() bool {
+			return strings.Contains(h.Do("GET", "/system/metrics/names", nil, root).Want(t, http.StatusOK).Get("names").Raw, id)
+		}
+	}
+	input, _ := h.CreateInput(nodetest.GELFHTTP)
+	ex := h.Do("POST", "/system/inputs/"+input+"/extractors", map[string]any{
+		"title": "took", "cut_or_copy": "copy", "source_field": "message", "target_field": "took_ms",
+		"extractor_type": "regex", "extractor_config": map[string]any{"regex_value": `took (\d+) ms`},
+		"converters": map[string]any{}, "condition_type": "none", "condition_value": "", "order": 0,
+	}, root).Want(t, http.StatusCreated).Get("extractor_id").String()
+	rule := h.Do("POST", "/system/pipelines/rule", map[string]any{"source": `rule "r" when true then end`}, root).
+		Want(t, http.StatusOK).Get("id").String()
+	if ex == "" || rule == "" {
+		t.Fatalf("extractor %q, rule %q", ex, rule)
+	}
+	poll.Until(t, "the extractor's metrics", listed(ex))
+	poll.Until(t, "the rule's metrics", listed(rule))
+	h.Do("DELETE", "/system/inputs/"+input+"/extractors/"+ex, nil, root).Want(t, http.StatusNoContent)
+	h.Do("DELETE", "/system/pipelines/rule/"+rule, nil, root).Want(t, http.StatusNoContent)
+	poll.Until(t, "the extractor's metrics gone", func() bool { return !listed(ex)() })
+	poll.Until(t, "the rule's metrics gone", func() bool { return !listed(rule)() })
 }
