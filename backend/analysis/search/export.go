@@ -81,11 +81,11 @@ func exportFilename(kind string, q url.Values) string {
 // out: a CSV cannot carry an error once it has started, so later errors
 // are only logged.
 func (h *Handler) exportCSV(w http.ResponseWriter, r *http.Request, req Request, limit int, fields []string, filename string) error {
-	ctx, release, err := h.svc.gate.admit(r.Context())
+	w, ctx, done, err := h.admitWriting(r.Context(), w)
 	if err != nil {
 		return err
 	}
-	defer release()
+	defer done()
 	req.Limit = limit
 	c, _, err := h.svc.Scan(ctx, req, scanWindow)
 	if err != nil {

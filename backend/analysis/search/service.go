@@ -58,6 +58,9 @@ type Options struct {
 	// is answered 503 (search_max_queue_duration);
 	// DefaultMaxQueueDuration when 0.
 	MaxQueueDuration time.Duration
+	// WriteStall is how long one write of an answer may block while its
+	// search holds a place; DefaultWriteStall when 0.
+	WriteStall time.Duration
 
 	aggregatePage int // tests page small
 }

@@ -82,11 +82,11 @@ func (h *Handler) tail(w http.ResponseWriter, r *http.Request) error {
 		req.Range = TimeRange{From: ulid.Time(id.Time()).UTC().Add(-tailLookback)}
 		req.Sort = messages.Sort{Field: messages.FieldMessageID, Asc: true}
 	}
-	ctx, release, err := h.svc.gate.admit(r.Context())
+	w, ctx, done, err := h.admitWriting(r.Context(), w)
 	if err != nil {
 		return err
 	}
-	defer release()
+	defer done()
 	resp, err := h.svc.Search(ctx, req)
 	if err != nil {
 		return err

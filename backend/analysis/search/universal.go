@@ -160,11 +160,11 @@ func (h *Handler) universalHandler(kind string) api.HandlerFunc {
 // large the page and its messages. The keys come in Graylog's order, the
 // field names that need every message last but two.
 func (h *Handler) writeSearch(w http.ResponseWriter, r *http.Request, u universal) error {
-	ctx, release, err := h.svc.gate.admit(r.Context())
+	w, ctx, done, err := h.admitWriting(r.Context(), w)
 	if err != nil {
 		return err
 	}
-	defer release()
+	defer done()
 	start := time.Now()
 	c, node, err := h.svc.Scan(ctx, u.req, 0)
 	if err != nil {

@@ -155,11 +155,11 @@ func (h *Handler) sync(w http.ResponseWriter, r *http.Request) error {
 	if len(req.Queries) == 0 {
 		return api.Errorf(api.Invalid, "Search must contain at least one query")
 	}
-	ctx, release, err := h.svc.gate.admit(WithRequestSize(r.Context()))
+	w, ctx, done, err := h.admitWriting(WithRequestSize(r.Context()), w)
 	if err != nil {
 		return err
 	}
-	defer release()
+	defer done()
 	now := h.svc.opts.Now().UTC().Truncate(time.Millisecond)
 	results := map[string]any{}
 	for _, q := range req.Queries {
