@@ -175,7 +175,7 @@ func TestWriteErrors(t *testing.T) {
 		{name: "overloaded", status: 429, body: `{"error":{"type":"es_rejected_execution_exception","reason":"rejected"},"status":429}`, unavailable: true},
 		{name: "unavailable", status: 503, body: `{"error":{"type":"cluster_block_exception","reason":"blocked by: [SERVICE_UNAVAILABLE/1/state not recovered / initialized];"},"status":503}`, unavailable: true},
 		{name: "too large", status: 413, body: ``},
-		{name: "garbage", status: 200, body: `<html>`},
+		{name: "garbage", status: 200, body: `<html>`, unavailable: true},
 		// A whole request refused for a reason not the messages' own
 		// (credentials, privileges, a proxy, an internal error) is the
 		// cluster's: the processor retries rather than writing message by

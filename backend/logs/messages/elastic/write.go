@@ -103,7 +103,10 @@ func (s *Store) bulk(ctx context.Context, prefix string, requireAlias bool, body
 	}
 	berr, err := parseBulk(resp)
 	if err != nil {
-		return fmt.Errorf("write to %s: %w", prefix, err)
+		// A 200 that is not a bulk answer (a proxy's page) tells nothing
+		// of the messages: they are written again later, which their own
+		// ids make harmless, rather than dropped.
+		return fmt.Errorf("write to %s: %w: %w", prefix, messages.ErrUnavailable, err)
 	}
 	if berr == nil {
 		return nil
