@@ -2,8 +2,11 @@ package functions
 
 import (
 	"encoding/binary"
+	"errors"
+	"fmt"
 	"net/netip"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -38,11 +41,10 @@ func conversions() []*lang.Function {
 				return def, nil
 			default:
 				s, _ := lang.ToString(v)
-				f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-				if err != nil || strings.ContainsAny(s, "xX_") {
-					return def, nil
+				if f, ok := guavaDouble(s); ok {
+					return f, nil
 				}
-				return f, nil
+				return def, nil
 			}
 		}, req("value", lang.TObject, "Value to convert"), opt("default", lang.TDouble, "Used when 'value' is null, defaults to 0")),
 		fn("to_long", lang.TLong, "Converts a value to a long value using its string representation", func(_ *lang.Context, a lang.Args) (any, error) {
@@ -56,8 +58,9 @@ func conversions() []*lang.Function {
 				return def, nil
 			default:
 				s, _ := lang.ToString(v)
+				// Guava's Longs.tryParse: an optional '-', no '+'.
 				n, err := strconv.ParseInt(s, 10, 64)
-				if err != nil {
+				if err != nil || strings.HasPrefix(s, "+") {
 					return def, nil
 				}
 				return n, nil
@@ -104,11 +107,13 @@ func conversions() []*lang.Function {
 			return nil, nil
 		}, req("url", lang.TObject, "Value to convert"), opt("default", lang.TString, "Used when 'url' is null or malformed")),
 		fn("to_date", lang.TDateTime, "Converts a type to a date, useful for $message.timestamp or related message fields", func(_ *lang.Context, a lang.Args) (any, error) {
+			// A date stays as it is: Graylog applies the time zone to
+			// none of the values it converts.
 			t, ok := a.Get(0).(time.Time)
 			if !ok {
 				return nil, nil
 			}
-			return t.In(zone(a.String(1, "UTC"))), nil
+			return t, nil
 		}, req("value", lang.TObject, "The value to convert to a date"), opt("timezone", lang.TString, "The timezone to apply to the date, defaults to UTC")),
 	}
 }
@@ -124,6 +129,25 @@ func truncate(f float64) int64 {
 		return -1 << 63
 	}
 	return int64(f)
+}
+
+// guavaFloat is the syntax Guava's Doubles.tryParse accepts: Java's
+// Double.valueOf without white space around it.
+var guavaFloat = regexp.MustCompile(`^[+-]?(?:NaN|Infinity|(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fFdD]?|0[xX](?:[0-9a-fA-F]+(?:\.[0-9a-fA-F]*)?|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+[fFdD]?)$`)
+
+// guavaDouble is Doubles.tryParse.
+func guavaDouble(s string) (float64, bool) {
+	if !guavaFloat.MatchString(s) {
+		return 0, false
+	}
+	if c := s[len(s)-1]; c == 'f' || c == 'F' || c == 'd' || c == 'D' {
+		s = s[:len(s)-1] // the type suffix: the value is the same
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, false
+	}
+	return f, true
 }
 
 func toIP(v any) (netip.Addr, bool) {
@@ -156,17 +180,15 @@ func toURL(v any) (*url.URL, bool) {
 	return u, true
 }
 
-// zone resolves a time zone id as Joda's DateTimeZone.forID does through
-// Graylog's helper: case-insensitively, UTC when unknown.
+// zone resolves a time zone id as Graylog's TimezoneAwareFunction does:
+// one of Joda's zone ids, case-insensitively, UTC when unknown (an offset
+// such as "+01:00" is no id).
 func zone(id string) *time.Location {
-	if id == "" || strings.EqualFold(id, "UTC") || strings.EqualFold(id, "Z") {
+	if id == "" || strings.EqualFold(id, "UTC") || strings.EqualFold(id, "Local") || id[0] == '+' || id[0] == '-' {
 		return time.UTC
 	}
 	if loc, err := time.LoadLocation(id); err == nil {
 		return loc
-	}
-	if off, ok := parseOffset(id); ok {
-		return time.FixedZone(id, off)
 	}
 	for _, cand := range []string{strings.ToUpper(id), canonicalZone(id)} {
 		if loc, err := time.LoadLocation(cand); err == nil {
@@ -174,6 +196,24 @@ func zone(id string) *time.Location {
 		}
 	}
 	return time.UTC
+}
+
+// forID is Joda's DateTimeZone.forID: a zone id exactly as spelled, or
+// an offset such as "+01:00"; other ids are an error.
+func forID(id string) (*time.Location, error) {
+	if id == "UTC" {
+		return time.UTC, nil
+	}
+	if id != "" && id != "Local" {
+		if loc, err := time.LoadLocation(id); err == nil {
+			return loc, nil
+		}
+	}
+	if off, ok := parseOffset(id); ok {
+		return time.FixedZone(id, off), nil
+	}
+	//lint:ignore ST1005 Joda's words
+	return nil, fmt.Errorf("The datetime zone id '%s' is not recognised", id)
 }
 
 // canonicalZone capitalises the parts of an id: "europe/berlin" →

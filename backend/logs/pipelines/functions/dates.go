@@ -18,6 +18,17 @@ func dateFunctions(d Deps) []*lang.Function {
 	}
 	format := req("format", lang.TString, "The format string to use, see http://www.joda.org/joda-time/apidocs/org/joda/time/format/DateTimeFormat.html")
 	format.Prepare = pattern.Prepare
+	// format_date's zone is DateTimeZone.forID: exact ids and offsets
+	// only, an unknown one an error (when the rule is parsed, for a
+	// constant).
+	formatZone := opt("timezone", lang.TString, "The timezone to apply to the date, defaults to UTC")
+	formatZone.Prepare = func(v any) (any, error) {
+		id, ok := v.(string)
+		if !ok {
+			return nil, errWrongType("timezone", v)
+		}
+		return forID(id)
+	}
 	period := func(name, desc string, f func(n int64) lang.Period) *lang.Function {
 		p := fn(name, lang.TPeriod, desc, func(_ *lang.Context, a lang.Args) (any, error) {
 			return f(a.Long(0, 0)), nil
@@ -34,6 +45,9 @@ func dateFunctions(d Deps) []*lang.Function {
 			if !ok {
 				return nil, errNullPattern
 			}
+			if a.Get(0) == nil {
+				return nil, nil
+			}
 			loc := zone(a.String(3, "UTC"))
 			t, err := time.ParseInLocation(layout, a.String(0, ""), loc)
 			if err != nil {
@@ -44,16 +58,26 @@ func dateFunctions(d Deps) []*lang.Function {
 		}, req("value", lang.TString, "Date string to parse"), pattern,
 			opt("locale", lang.TString, "The locale to parse the date with, see https://docs.oracle.com/javase/8/docs/api/java/util/Locale.html"), tz),
 		fn("parse_unix_milliseconds", lang.TDateTime, "Converts a UNIX millisecond timestamp into a date", func(_ *lang.Context, a lang.Args) (any, error) {
+			if a.Get(0) == nil {
+				return nil, nil
+			}
 			return time.UnixMilli(a.Long(0, 0)).In(zone(a.String(1, "UTC"))), nil
 		}, req("value", lang.TLong, "UNIX millisecond timestamp to parse"), tz),
 		fn("format_date", lang.TString, "Formats a date using the given format string", func(_ *lang.Context, a lang.Args) (any, error) {
+			if a.Get(0) == nil || a.Get(1) == nil {
+				return nil, nil
+			}
 			t, ok := a.Get(0).(time.Time)
 			if !ok {
 				return nil, errWrongType("value", a.Get(0))
 			}
 			layout, _ := a.Get(1).(string)
-			return t.In(zone(a.String(2, "UTC"))).Format(layout), nil
-		}, req("value", lang.TDateTime, "The date to format"), format, opt("timezone", lang.TString, "The timezone to apply to the date, defaults to UTC")),
+			loc, ok := a.Get(2).(*time.Location)
+			if !ok {
+				loc = time.UTC
+			}
+			return t.In(loc).Format(layout), nil
+		}, req("value", lang.TDateTime, "The date to format"), format, formatZone),
 		period("years", "Create a period with a specified number of years.", func(n int64) lang.Period { return lang.Period{Years: int(n)} }),
 		period("months", "Create a period with a specified number of months.", func(n int64) lang.Period { return lang.Period{Months: int(n)} }),
 		period("weeks", "Create a period with a specified number of weeks.", func(n int64) lang.Period { return lang.Period{Weeks: int(n)} }),

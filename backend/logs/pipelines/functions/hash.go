@@ -9,6 +9,8 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"hash/crc32"
 	"math/bits"
 	"strings"
@@ -19,6 +21,9 @@ import (
 func hashFunctions() []*lang.Function {
 	h := func(name, desc string, sum func(b []byte) []byte) *lang.Function {
 		return fn(name, lang.TString, desc, func(_ *lang.Context, a lang.Args) (any, error) {
+			if a.Get(0) == nil {
+				return nil, errNullValue // Guava's hashString(null)
+			}
 			return hex.EncodeToString(sum([]byte(a.String(0, "")))), nil
 		}, req("value", lang.TString, "The value to hash"))
 	}
@@ -192,14 +197,25 @@ func base64Codec(enc *base64.Encoding) codec {
 	}
 }
 
+// errNullValue is Graylog's NullPointerException of a function given a
+// null string it needs.
+var errNullValue = errors.New("value must not be null")
+
 func encodingFunctions() []*lang.Function {
 	codecs := []struct {
 		name, desc string
 		c          codec
 	}{
 		{"base16", "Base16 (hexadecimal)", codec{
-			encode: func(b []byte, _ bool) string { return strings.ToLower(hex.EncodeToString(b)) },
-			decode: func(s string, _ bool) ([]byte, error) { return hex.DecodeString(s) },
+			// Guava's base16() is upper case, and reads upper case only.
+			encode: func(b []byte, _ bool) string { return strings.ToUpper(hex.EncodeToString(b)) },
+			decode: func(s string, _ bool) ([]byte, error) {
+				if i := strings.IndexAny(s, "abcdef"); i >= 0 {
+					//lint:ignore ST1005 Guava's words
+					return nil, fmt.Errorf("Unrecognized character: %c", s[i])
+				}
+				return hex.DecodeString(s)
+			},
 		}},
 		{"base32", "Base32 (extended hex alphabet)", base32Codec(base32.HexEncoding, false)},
 		{"base32human", "Base32 (standard alphabet)", base32Codec(base32.StdEncoding, false)},
@@ -211,9 +227,15 @@ func encodingFunctions() []*lang.Function {
 		c := c
 		out = append(out,
 			fn(c.name+"_encode", lang.TString, c.desc+" encoding of the string", func(_ *lang.Context, a lang.Args) (any, error) {
+				if a.Get(0) == nil {
+					return nil, errNullValue
+				}
 				return c.c.encode([]byte(a.String(0, "")), a.Bool(1, false)), nil
 			}, req("value", lang.TString, "The value to encode"), opt("omit_padding", lang.TBoolean, "Omit any padding characters")),
 			fn(c.name+"_decode", lang.TString, c.desc+" decoding of the string", func(_ *lang.Context, a lang.Args) (any, error) {
+				if a.Get(0) == nil {
+					return nil, errNullValue
+				}
 				b, err := c.c.decode(a.String(0, ""), a.Bool(1, false))
 				if err != nil {
 					return nil, err

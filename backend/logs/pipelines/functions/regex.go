@@ -96,6 +96,14 @@ func regexFunctions(d Deps) []*lang.Function {
 			if !ok {
 				return nil, errNullPattern
 			}
+			if !a.Has(1) {
+				//lint:ignore ST1005 Graylog's words
+				return nil, errors.New("Argument 'value' cannot be 'null'")
+			}
+			if !a.Has(2) {
+				//lint:ignore ST1005 Graylog's words
+				return nil, errors.New("Argument 'replacement' cannot be 'null'")
+			}
 			s := a.String(1, "")
 			loc := re.FindStringSubmatchIndex(s)
 			if loc == nil {
@@ -120,7 +128,16 @@ func regexFunctions(d Deps) []*lang.Function {
 			if !ok {
 				return nil, errNullPattern
 			}
-			parts := javaSplit(re, a.String(1, ""), a.Long(2, 0))
+			if !a.Has(1) {
+				//lint:ignore ST1005 Graylog's words
+				return nil, errors.New("Argument 'value' cannot be 'null'")
+			}
+			limit := a.Long(2, 0)
+			if limit < 0 {
+				//lint:ignore ST1005 Graylog's words
+				return nil, errors.New("Argument 'limit' cannot be negative")
+			}
+			parts := javaSplit(re, a.String(1, ""), limit)
 			out := make([]any, len(parts))
 			for i, p := range parts {
 				out[i] = p
@@ -130,6 +147,9 @@ func regexFunctions(d Deps) []*lang.Function {
 			req("value", lang.TString, "The string to be split"),
 			opt("limit", lang.TLong, "The number of times the pattern is applied")),
 		fn("grok", lang.TMap, "Applies a grok pattern to a string", func(c *lang.Context, a lang.Args) (any, error) {
+			if !a.Has(1) {
+				return nil, nil // Graylog: a null value gives null
+			}
 			p, ok := a.Get(0).(*grokPattern)
 			if !ok {
 				return nil, errNoGrok
@@ -178,29 +198,35 @@ func regexMatch(c *lang.Context, p *matchPattern, s string, names []any) (*lang.
 		return c.NewMatchList(false, 0), nil
 	}
 	groups := re.NumSubexp()
-	if len(names) > 0 && len(names) != groups {
-		//lint:ignore ST1005 Graylog's words
-		return nil, fmt.Errorf("Supplied %d group names, but regex has %d groups", len(names), groups)
-	}
-	value := func(g int) any {
-		if m[2*g] < 0 {
-			return nil
-		}
-		return s[m[2*g]:m[2*g+1]]
-	}
+	// As Graylog's RegexMatchResult: a group that did not take part is
+	// left out; group i is named by the i-th name given, by its 0-based
+	// index when there is none (extra names are ignored); a name given
+	// twice is ImmutableMap's error.
 	if len(names) == 0 {
 		// "0", "1", … are distinct: the list form.
 		res := c.NewMatchList(true, groups)
 		for g := 1; g <= groups; g++ {
-			res.Add(itoa(g-1), value(g))
+			if m[2*g] >= 0 {
+				res.Add(itoa(g-1), s[m[2*g]:m[2*g+1]])
+			}
 		}
 		return res, nil
 	}
-	// Given names may repeat; the last group of a name wins, as in a map.
 	groupsByName := make(map[string]any, groups)
 	for g := 1; g <= groups; g++ {
-		name, _ := lang.ToString(names[g-1])
-		groupsByName[name] = value(g)
+		if m[2*g] < 0 {
+			continue
+		}
+		name := itoa(g - 1)
+		if g <= len(names) && names[g-1] != nil {
+			name, _ = lang.ToString(names[g-1])
+		}
+		v := s[m[2*g]:m[2*g+1]]
+		if old, dup := groupsByName[name]; dup {
+			//lint:ignore ST1005 Guava's words
+			return nil, fmt.Errorf("Multiple entries with same key: %s=%s and %s=%s", name, v, name, old)
+		}
+		groupsByName[name] = v
 	}
 	return lang.NewMatchResult(true, groupsByName), nil
 }

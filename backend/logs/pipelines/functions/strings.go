@@ -9,6 +9,9 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"golang.org/x/text/cases"
+	"golang.org/x/text/language"
+
 	"github.com/loggate/loggate/backend/logs/pipelines/lang"
 )
 
@@ -17,18 +20,27 @@ func value1(desc string) lang.Param { return req("value", lang.TString, desc) }
 func stringFunctions() []*lang.Function {
 	str := func(name, desc string, f func(s string) string) *lang.Function {
 		return fn(name, lang.TString, desc, func(_ *lang.Context, a lang.Args) (any, error) {
+			if a.Get(0) == nil {
+				return nil, nil // StringUtils: null in, null out
+			}
 			return f(a.String(0, "")), nil
 		}, value1("The input string"))
 	}
-	cased := func(name, desc string, f func(string) string) *lang.Function {
+	cased := func(name, desc string, upper bool) *lang.Function {
 		return fn(name, lang.TString, desc, func(_ *lang.Context, a lang.Args) (any, error) {
-			// Locales change the result only for a few letters
-			// (Turkish dotted i); Go's case mapping is the root one.
-			return f(a.String(0, "")), nil
+			if a.Get(0) == nil {
+				return nil, nil // StringUtils: null in, null out
+			}
+			return javaCase(a.String(0, ""), a.String(1, "en"), upper), nil
 		}, value1("The input string"), opt("locale", lang.TString, "The locale to use, defaults to English"))
 	}
 	test := func(name, desc, argName string, f func(s, x string) bool) *lang.Function {
 		return fn(name, lang.TBoolean, desc, func(_ *lang.Context, a lang.Args) (any, error) {
+			if a.Get(0) == nil || a.Get(1) == nil {
+				// StringUtils: contains is false with a null; startsWith
+				// and endsWith are true only when both are null.
+				return name != "contains" && a.Get(0) == nil && a.Get(1) == nil, nil
+			}
 			s, x := a.String(0, ""), a.String(1, "")
 			if a.Bool(2, false) {
 				s, x = strings.ToLower(s), strings.ToLower(x)
@@ -39,6 +51,9 @@ func stringFunctions() []*lang.Function {
 	}
 	return []*lang.Function{
 		fn("abbreviate", lang.TString, "Abbreviates a String using ellipses, the width defines the maximum length of the resulting string", func(_ *lang.Context, a lang.Args) (any, error) {
+			if a.Get(0) == nil || a.Get(1) == nil {
+				return nil, nil
+			}
 			s := a.String(0, "")
 			width := max(a.Long(1, 0), 4)
 			if int64(javaLen(s)) <= width {
@@ -71,8 +86,8 @@ func stringFunctions() []*lang.Function {
 				return r
 			}, s)
 		}),
-		cased("lowercase", "Lowercases a string", strings.ToLower),
-		cased("uppercase", "Uppercases a string", strings.ToUpper),
+		cased("lowercase", "Lowercases a string", false),
+		cased("uppercase", "Uppercases a string", true),
 		fn("concat", lang.TString, "Concatenates two strings", func(_ *lang.Context, a lang.Args) (any, error) {
 			return a.String(0, "") + a.String(1, ""), nil
 		}, req("first", lang.TString, "First string"), req("second", lang.TString, "Second string")),
@@ -80,6 +95,9 @@ func stringFunctions() []*lang.Function {
 		test("starts_with", "Checks if a string starts with a given prefix", "prefix", strings.HasPrefix),
 		test("ends_with", "Checks if a string ends with a given suffix", "suffix", strings.HasSuffix),
 		fn("substring", lang.TString, "Extract a substring from a string", func(_ *lang.Context, a lang.Args) (any, error) {
+			if a.Get(0) == nil || a.Get(1) == nil {
+				return nil, nil
+			}
 			u := utf16.Encode([]rune(a.String(0, "")))
 			n := int64(len(u))
 			start, end := a.Long(1, 0), a.Long(2, n)
@@ -107,8 +125,22 @@ func stringFunctions() []*lang.Function {
 			if !ok {
 				return nil, fmt.Errorf("'elements' must be a list, not %T", v)
 			}
+			// As Graylog: a negative index is the default; an index
+			// past the end, or start after end, is List.subList's error.
 			n := int64(len(l))
-			start, end := max(a.Long(2, 0), 0), min(a.Long(3, n), n)
+			start, end := a.Long(2, 0), a.Long(3, n)
+			if start < 0 {
+				start = 0
+			}
+			if end < 0 {
+				end = n
+			}
+			if end > n {
+				return nil, fmt.Errorf("end index (%d) must not be greater than size (%d)", end, n)
+			}
+			if start > end {
+				return nil, fmt.Errorf("start index (%d) must not be greater than end index (%d)", start, end)
+			}
 			parts := make([]string, 0, max(end-start, 0))
 			for i := start; i < end; i++ {
 				s, _ := lang.ToString(l[i])
@@ -123,6 +155,9 @@ func stringFunctions() []*lang.Function {
 			opt("start", lang.TLong, "The first index to start joining from. It is an error to pass in an index larger than the number of elements"),
 			opt("end", lang.TLong, "The index to stop joining from (exclusive). It is an error to pass in an index larger than the number of elements")),
 		fn("replace", lang.TString, "Replaces the first \"max\" or all occurrences of a string within another string", func(_ *lang.Context, a lang.Args) (any, error) {
+			if a.Get(0) == nil {
+				return nil, nil
+			}
 			s, search := a.String(0, ""), a.String(1, "")
 			if search == "" {
 				return s, nil
@@ -136,6 +171,9 @@ func stringFunctions() []*lang.Function {
 			opt("replacement", lang.TString, "The string to replace it with. Default: \"\""),
 			opt("max", lang.TLong, "Maximum number of values to replace. Default: -1 (no maximum)")),
 		fn("length", lang.TLong, "Counts the characters in a string. If `bytes=true` it counts the number of bytes instead (assumes UTF-8 encoding)", func(_ *lang.Context, a lang.Args) (any, error) {
+			if a.Get(0) == nil {
+				return nil, errors.New("value must not be null") // Objects.requireNonNull
+			}
 			s := a.String(0, "")
 			if a.Bool(1, false) {
 				return int64(len(s)), nil
@@ -153,6 +191,35 @@ func stringFunctions() []*lang.Function {
 		}, req("value", lang.TList, "The list of fields to find first non-null value")),
 		keyValue(),
 	}
+}
+
+// javaCase is String.toLowerCase/toUpperCase(Locale.forLanguageTag(tag)):
+// full case mapping ("ß" → "SS", final sigma), with the rules of Turkish,
+// Azeri and Lithuanian for those languages.
+func javaCase(s, tag string, upper bool) string {
+	lang := language.Und
+	if base, _ := language.Make(tag).Base(); base.String() == "tr" || base.String() == "az" || base.String() == "lt" {
+		lang = language.Make(base.String())
+	}
+	if lang == language.Und && isASCII(s) {
+		if upper {
+			return strings.ToUpper(s)
+		}
+		return strings.ToLower(s)
+	}
+	if upper {
+		return cases.Upper(lang).String(s)
+	}
+	return cases.Lower(lang).String(s)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // javaLen is String.length: UTF-16 units.
@@ -182,6 +249,9 @@ func javaPrefix(s string, n int) string {
 func keyValue() *lang.Function {
 	return fn("key_value", lang.TMap, "Extracts key/value pairs from a string", func(_ *lang.Context, a lang.Args) (any, error) {
 		s := a.String(0, "")
+		if s == "" {
+			return nil, nil // Strings.isNullOrEmpty
+		}
 		isDelim := unicode.IsSpace
 		if d, ok := a.Get(1).(string); ok {
 			isDelim = func(r rune) bool { return strings.ContainsRune(d, r) }
@@ -191,6 +261,7 @@ func keyValue() *lang.Function {
 		ignoreEmpty := a.Bool(3, true)
 		allowDup := a.Bool(4, true)
 		handle := a.String(5, "take_first")
+		how := strings.ToLower(handle)
 		trimKey, trimValue := a.String(6, ""), a.String(7, "")
 		out := map[string]any{}
 		for _, pair := range strings.FieldsFunc(s, isDelim) {
@@ -204,15 +275,22 @@ func keyValue() *lang.Function {
 				//lint:ignore ST1005 Graylog's words
 				return nil, fmt.Errorf("Duplicate key %s is not allowed in key_value function", k)
 			}
-			v := strings.Trim(rest, trimValue)
-			if rest == "" || (ignoreEmpty && v == "") {
+			if dup && how == "take_first" {
 				continue
 			}
+			if rest == "" {
+				// Only a key: an error unless empty values are ignored.
+				if !ignoreEmpty {
+					//lint:ignore ST1005 Graylog's words
+					return nil, fmt.Errorf("Missing value for key %s", k)
+				}
+				continue
+			}
+			v := strings.Trim(rest, trimValue)
 			switch {
 			case !dup:
 				out[k] = v
-			case handle == "take_first":
-			case handle == "take_last":
+			case how == "take_last":
 				out[k] = v
 			default:
 				out[k] = old.(string) + handle + v
