@@ -241,6 +241,8 @@ func TestDateConverterFraction(t *testing.T) {
 		"2020-12-01 10:00:00.123":    time.Date(2020, 12, 1, 10, 0, 0, 123e6, time.UTC),
 		"2020-12-01 10:00:00.123456": time.Date(2020, 12, 1, 10, 0, 0, 123456e3, time.UTC),
 		"2020-12-01 10:00:00.5":      time.Date(2020, 12, 1, 10, 0, 0, 5e8, time.UTC),
+		// one digit where the pattern has two, as Joda's parser reads
+		"2020-12-1 9:05:3.25": time.Date(2020, 12, 1, 9, 5, 3, 25e7, time.UTC),
 	} {
 		got, err := cv.single(in)
 		if gt, ok := got.(time.Time); err != nil || !ok || !gt.Equal(want) {

@@ -20,7 +20,7 @@ type dateParser struct {
 // cannot express (week years, day of year, era, zone ids ...) are refused,
 // which makes Graylog skip the converter.
 func newDateParser(pattern string, loc *time.Location, now func() time.Time) (*dateParser, error) {
-	l, err := joda.Translate(pattern, joda.Options{ZuluOffsets: true, AnyFraction: true})
+	l, err := joda.Translate(pattern, joda.Options{ZuluOffsets: true, AnyFraction: true, Lenient: true})
 	layout, hasYear, hasZone := l.Go, l.HasYear, l.HasZone
 	if err != nil {
 		return nil, err

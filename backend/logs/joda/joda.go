@@ -33,6 +33,11 @@ type Options struct {
 	// ("ss.SSS" reads "05.5" and "05.123456"); without it S is exactly
 	// as many digits, as Joda prints it.
 	AnyFraction bool
+	// Lenient reads numbers of one or two digits where the pattern has
+	// two letters (MM, dd, hh, mm, ss), as Joda's parser does: "yyyy-MM-dd"
+	// reads "2020-1-5". Without it they are exactly two digits, as Joda
+	// prints them.
+	Lenient bool
 }
 
 // Translate translates a Joda-Time DateTimeFormat pattern. Quoted text is
@@ -108,7 +113,7 @@ func quoted(p string, i int) (int, string, error) {
 // is the layout so far.
 func element(p string, c byte, n int, before string, o Options) (string, error) {
 	pick := func(one, more string) string {
-		if n >= 2 {
+		if n >= 2 && !o.Lenient {
 			return more
 		}
 		return one
@@ -120,6 +125,9 @@ func element(p string, c byte, n int, before string, o Options) (string, error) 
 		}
 		return "2006", nil
 	case 'M':
+		if n == 2 && o.Lenient {
+			return "1", nil
+		}
 		return [...]string{"1", "01", "Jan", "January"}[min(n, 4)-1], nil
 	case 'd':
 		return pick("2", "02"), nil

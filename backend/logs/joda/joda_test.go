@@ -10,8 +10,8 @@ func TestTranslate(t *testing.T) {
 	for _, c := range []struct {
 		pattern string
 		zulu    bool
-		// fraction asks for AnyFraction.
-		fraction bool
+		// fraction asks for AnyFraction, lenient for Lenient.
+		fraction, lenient bool
 		want     string
 		year     bool
 		zone     bool
@@ -28,13 +28,16 @@ func TestTranslate(t *testing.T) {
 		{pattern: "''HH", want: "'15"},
 		{pattern: "yyyy.DDD", want: "2006.002", year: true},
 		{pattern: "HH:mm z", want: "15:04 MST", zone: true},
+		{pattern: "yyyy-MM-dd hh:mm:ss", lenient: true, want: "2006-1-2 3:4:5", year: true},
+		{pattern: "yyyyMMddHHmmss", lenient: true, want: "2006121545", year: true},
+		{pattern: "dd.MMM.yy", lenient: true, want: "2.Jan.06", year: true},
 		{pattern: "HHmmssSSS", err: "must follow"},
 		{pattern: "ZZZ", err: "zone ids"},
 		{pattern: "G yyyy", err: "illegal pattern component: G"},
 		{pattern: "'open", err: "unterminated quote"},
 		{pattern: "yyyy 01", err: "digits"},
 	} {
-		got, err := Translate(c.pattern, Options{ZuluOffsets: c.zulu, AnyFraction: c.fraction})
+		got, err := Translate(c.pattern, Options{ZuluOffsets: c.zulu, AnyFraction: c.fraction, Lenient: c.lenient})
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("%q: error %v, want one saying %q", c.pattern, err, c.err)

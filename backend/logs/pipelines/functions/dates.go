@@ -12,12 +12,18 @@ import (
 func dateFunctions(d Deps) []*lang.Function {
 	tz := opt("timezone", lang.TString, "The timezone to apply to the date, defaults to UTC")
 	pattern := req("pattern", lang.TString, "The pattern to parse the date with, see http://www.joda.org/joda-time/apidocs/org/joda/time/format/DateTimeFormat.html")
+	// Joda's parser is lenient where its printer is exact: a fraction of
+	// any length, one or two digits for MM, dd, HH, mm, ss, "Z" for a
+	// zero offset.
 	pattern.Prepare = func(v any) (any, error) {
-		l, err := joda.Translate(v.(string), joda.Options{})
+		l, err := joda.Translate(v.(string), joda.Options{ZuluOffsets: true, AnyFraction: true, Lenient: true})
 		return l.Go, err
 	}
 	format := req("format", lang.TString, "The format string to use, see http://www.joda.org/joda-time/apidocs/org/joda/time/format/DateTimeFormat.html")
-	format.Prepare = pattern.Prepare
+	format.Prepare = func(v any) (any, error) {
+		l, err := joda.Translate(v.(string), joda.Options{})
+		return l.Go, err
+	}
 	// format_date's zone is DateTimeZone.forID: exact ids and offsets
 	// only, an unknown one an error (when the rule is parsed, for a
 	// constant).

@@ -143,6 +143,12 @@ func TestFunctions(t *testing.T) {
 		{`parse_date("2020-12-01 10:00:05", "yyyy-MM-dd HH:mm:ss")`, testNow.Add(5 * time.Second), ""},
 		{`parse_date("01/Dec/2020:11:00:00 +0100", "dd/MMM/yyyy:HH:mm:ss Z")`, testNow, ""},
 		{`parse_date("x", "yyyy")`, nil, "Invalid format"},
+		// Joda's parser: one or two digits for MM, dd, HH, mm, ss, any
+		// fraction, "Z" for UTC.
+		{`parse_date("2020-12-1 10:0:5", "yyyy-MM-dd HH:mm:ss")`, testNow.Add(5 * time.Second), ""},
+		{`parse_date("20201201100005", "yyyyMMddHHmmss")`, testNow.Add(5 * time.Second), ""},
+		{`parse_date("2020-12-01T10:00:05.5Z", "yyyy-MM-dd'T'HH:mm:ss.SSSZ")`, testNow.Add(5500 * time.Millisecond), ""},
+		{`format_date(parse_date("2020-12-1 10:0:5", "yyyy-MM-dd HH:mm:ss"), "yyyy-MM-dd HH:mm:ss")`, "2020-12-01 10:00:05", ""},
 		{`parse_unix_milliseconds(1606816800000)`, testNow, ""},
 		{`format_date(now(), "yyyy-MM-dd'T'HH:mm")`, "2020-12-01T10:00", ""},
 		{`format_date(now(), "HH:mm", "+02:00")`, "12:00", ""},
