@@ -57,6 +57,9 @@ type Service struct {
 
 	reloadMu sync.Mutex
 	cur      atomic.Pointer[map[string]*inputFilters]
+	// grokGen is the generation of the grok patterns cur was compiled
+	// against (when the Grok tells one).
+	grokGen atomic.Uint64
 	// metrics are kept by extractor id across reloads.
 	metricsMu sync.Mutex
 	metrics   map[string]*extractorMetrics
@@ -88,9 +91,28 @@ func (s *Service) Filter() *Filter { return &Filter{s: s, log: s.opts.Logger} }
 
 func (s *Service) snapshot() map[string]*inputFilters { return *s.cur.Load() }
 
-// Refresh reloads when another node changed extractors or static fields;
-// it asks the store at most once per RefreshInterval.
-func (s *Service) Refresh(ctx context.Context) error { return s.fresh.Refresh(ctx, s.Reload) }
+// Refresh reloads when another node changed extractors or static fields,
+// or when the grok patterns the extractors were compiled against changed
+// (on any node); it asks the store at most once per RefreshInterval.
+func (s *Service) Refresh(ctx context.Context) error {
+	var gerr error
+	if g, ok := s.grok.(followedGrok); ok {
+		// Another node's pattern changes first, so that extractors it
+		// saved with them compile here.
+		gerr = g.Refresh(ctx)
+		if g.Generation() != s.grokGen.Load() {
+			return errors.Join(gerr, s.Reload(ctx))
+		}
+	}
+	return errors.Join(gerr, s.fresh.Refresh(ctx, s.Reload))
+}
+
+// followedGrok is a Grok whose patterns change (*grok.Service): grok
+// extractors are compiled again when its Generation moves.
+type followedGrok interface {
+	Refresh(ctx context.Context) error
+	Generation() uint64
+}
 
 // doc is the part of an input document the service reads and writes.
 type doc struct {
@@ -113,6 +135,11 @@ func (s *Service) compileAll(ctx context.Context) error {
 	docs, err := store.All(ctx, s.st, inputs.Collection, decodeDoc)
 	if err != nil {
 		return fmt.Errorf("load extractors: %w", err)
+	}
+	g, followed := s.grok.(followedGrok)
+	var gen uint64
+	if followed {
+		gen = g.Generation()
 	}
 	next := make(map[string]*inputFilters, len(docs))
 	live := map[string]bool{}
@@ -137,6 +164,7 @@ func (s *Service) compileAll(ctx context.Context) error {
 	}
 	s.cur.Store(&next)
 	s.dropMetrics(live)
+	s.grokGen.Store(gen)
 	return nil
 }
 

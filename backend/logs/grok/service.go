@@ -99,6 +99,11 @@ func (s *Service) published(ctx context.Context, ps []Pattern) {
 
 func (s *Service) current() *snapshot { return s.snap.Load() }
 
+// Generation changes whenever the patterns in memory change (a write of
+// this node, or a reload after another node's): matchers compiled with
+// Compile before it changed may be out of date.
+func (s *Service) Generation() uint64 { return s.current().gen }
+
 // publish makes ps the current patterns. Callers hold s.write.
 func (s *Service) publish(ps []Pattern) {
 	s.snap.Store(newSnapshot(ps, s.current()))

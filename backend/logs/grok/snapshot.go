@@ -17,6 +17,9 @@ type snapshot struct {
 	byName map[string]int
 	lib    library
 	cache  matcherCache
+	// gen counts the snapshots this service published, so that what was
+	// compiled against one can tell that the patterns changed since.
+	gen uint64
 }
 
 // newSnapshot indexes ps. Definitions whose text is unchanged since prev
@@ -32,6 +35,9 @@ func newSnapshot(ps []Pattern, prev *snapshot) *snapshot {
 		byID:   make(map[string]int, len(sorted)),
 		byName: make(map[string]int, len(sorted)),
 		lib:    make(library, len(sorted)),
+	}
+	if prev != nil {
+		s.gen = prev.gen + 1
 	}
 	for i, p := range sorted {
 		s.byID[p.ID] = i

@@ -57,6 +57,16 @@ type Service struct {
 	write sync.Mutex
 	snap  atomic.Pointer[snapshot]
 	fresh *store.Freshness
+	// also are the refreshes of what rules use that another node may
+	// change (the grok patterns), which Refresh runs too.
+	also []func(context.Context) error
+}
+
+// RefreshAlso makes Refresh run refresh as well: rules follow what it
+// keeps current (the grok patterns, whose matchers rules compile against
+// the patterns in memory). Call it before the service is used.
+func (s *Service) RefreshAlso(refresh func(context.Context) error) {
+	s.also = append(s.also, refresh)
 }
 
 // snapshot is the stored documents of one moment and their program.
@@ -153,7 +163,16 @@ func sortByTitle(srcs []Source) {
 // Refresh reloads when another node changed something, asking the store
 // at most once a second.
 func (s *Service) Refresh(ctx context.Context) error {
-	return s.fresh.Refresh(ctx, s.Reload)
+	var errs []error
+	for _, refresh := range s.also {
+		if err := refresh(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := s.fresh.Refresh(ctx, s.Reload); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
 }
 
 // publish compiles snap and makes it current. Callers hold s.write.
@@ -456,79 +475,162 @@ func (s *Service) Connection(streamID string) (Connection, bool) {
 func (s *Service) Connect(ctx context.Context, conns []Connection) ([]Connection, error) {
 	var out []Connection
 	err := s.change(ctx, func(next *snapshot) error {
-		var err error
-		out, err = s.putConnections(ctx, next, conns)
-		return err
+		for _, c := range conns {
+			ids := c.PipelineIDs
+			stored, _, err := s.editConnection(ctx, c.StreamID, func([]string) ([]string, bool) { return ids, true })
+			if err != nil {
+				return err
+			}
+			next.setConnection(stored)
+			out = append(out, stored)
+		}
+		return nil
 	})
 	return out, err
 }
 
 // ConnectPipeline connects a pipeline to exactly the streams listed: it
 // leaves the others and joins these, keeping every other pipeline of
-// theirs. Only the connections that change are written and returned. The
-// change is made on the current connections under the write lock, so
-// that requests connecting pipelines to one stream at once all count.
+// theirs. Only the connections that change are written and returned. Each
+// connection is changed in the store, atomically, rather than replaced by
+// what this node holds in memory: requests connecting pipelines to one
+// stream at once, through this node or another, all count.
 func (s *Service) ConnectPipeline(ctx context.Context, pipelineID string, streamIDs []string) ([]Connection, error) {
 	var out []Connection
 	err := s.change(ctx, func(next *snapshot) error {
-		var changed []Connection
-		for _, c := range next.conns {
+		// The streams to leave, from the store: this node's snapshot may
+		// miss another node's connection of a moment ago.
+		var leave []string
+		err := s.st.List(ctx, ConnectionsCollection, func(id string, doc []byte) error {
+			var c Connection
+			if err := json.Unmarshal(doc, &c); err != nil {
+				return fmt.Errorf("connection %s: %w", id, err)
+			}
 			if slices.Contains(c.PipelineIDs, pipelineID) && !slices.Contains(streamIDs, c.StreamID) {
-				c.PipelineIDs = slices.DeleteFunc(slices.Clone(c.PipelineIDs), func(id string) bool { return id == pipelineID })
-				changed = append(changed, c)
+				leave = append(leave, c.StreamID)
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("pipelines: loading connections: %w", err)
+		}
+		edit := func(streamID string, fn func([]string) ([]string, bool)) error {
+			c, changed, err := s.editConnection(ctx, streamID, fn)
+			if err != nil {
+				return err
+			}
+			if c.ID != "" {
+				next.setConnection(c)
+			}
+			if changed {
+				out = append(out, c)
+			}
+			return nil
+		}
+		for _, sid := range leave {
+			err := edit(sid, func(ids []string) ([]string, bool) {
+				if !slices.Contains(ids, pipelineID) {
+					return ids, false
+				}
+				return slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return id == pipelineID }), true
+			})
+			if err != nil {
+				return err
 			}
 		}
 		for _, sid := range streamIDs {
-			i := slices.IndexFunc(next.conns, func(x Connection) bool { return x.StreamID == sid })
-			var c Connection
-			if i >= 0 {
-				c = next.conns[i]
+			err := edit(sid, func(ids []string) ([]string, bool) {
+				if slices.Contains(ids, pipelineID) {
+					return ids, false
+				}
+				return append(slices.Clone(ids), pipelineID), true
+			})
+			if err != nil {
+				return err
 			}
-			if slices.Contains(c.PipelineIDs, pipelineID) || slices.ContainsFunc(changed, func(x Connection) bool { return x.StreamID == sid }) {
-				continue
-			}
-			c.StreamID = sid
-			c.PipelineIDs = append(slices.Clone(c.PipelineIDs), pipelineID)
-			changed = append(changed, c)
 		}
-		var err error
-		out, err = s.putConnections(ctx, next, changed)
-		return err
+		return nil
 	})
 	return out, err
 }
 
-// putConnections stores conns into next, each replacing its stream's.
-func (s *Service) putConnections(ctx context.Context, next *snapshot, conns []Connection) ([]Connection, error) {
-	out := make([]Connection, 0, len(conns))
-	for _, c := range conns {
-		i := slices.IndexFunc(next.conns, func(x Connection) bool { return x.StreamID == c.StreamID })
-		if i >= 0 {
-			c.ID = next.conns[i].ID
-		} else {
-			c.ID = primitive.NewObjectID().Hex()
-		}
-		if c.PipelineIDs == nil {
-			c.PipelineIDs = []string{}
-		}
-		doc, err := api.Marshal(struct {
+// setConnection puts c into the snapshot, replacing its stream's.
+func (snap *snapshot) setConnection(c Connection) {
+	if i := slices.IndexFunc(snap.conns, func(x Connection) bool { return x.StreamID == c.StreamID }); i >= 0 {
+		snap.conns[i] = c
+		return
+	}
+	snap.conns = append(snap.conns, c)
+}
+
+// editConnection changes the stored connection of a stream atomically:
+// edit gets its pipeline ids (none when the stream has no connection yet)
+// and returns the new ones, or false to leave it as it is. It returns the
+// connection as stored (no ID when there is none) and whether it changed.
+func (s *Service) editConnection(ctx context.Context, streamID string, edit func([]string) ([]string, bool)) (Connection, bool, error) {
+	encode := func(c Connection) ([]byte, error) {
+		return api.Marshal(struct {
 			StreamID    string   `json:"stream_id"`
 			PipelineIDs []string `json:"pipeline_ids"`
 		}{c.StreamID, c.PipelineIDs})
-		if err != nil {
-			return nil, err
-		}
-		if err := s.st.Put(ctx, ConnectionsCollection, c.ID, doc); err != nil {
-			return nil, fmt.Errorf("pipelines: saving the connection of stream %s: %w", c.StreamID, err)
-		}
-		if i >= 0 {
-			next.conns[i] = c
-		} else {
-			next.conns = append(next.conns, c)
-		}
-		out = append(out, c)
 	}
-	return out, nil
+	for attempt := 0; ; attempt++ {
+		// Another node may create or delete the connection between the
+		// lookup and the write: then look again, a few times.
+		retry := attempt < 5
+		id, _, err := s.st.FindUnique(ctx, ConnectionsCollection, "stream_id", streamID)
+		if errors.Is(err, store.ErrNotFound) {
+			ids, changed := edit(nil)
+			c := Connection{StreamID: streamID, PipelineIDs: ids}
+			if c.PipelineIDs == nil {
+				c.PipelineIDs = []string{}
+			}
+			if !changed {
+				return c, false, nil
+			}
+			c.ID = primitive.NewObjectID().Hex()
+			doc, err := encode(c)
+			if err != nil {
+				return Connection{}, false, err
+			}
+			err = s.st.Insert(ctx, ConnectionsCollection, c.ID, doc)
+			if errors.Is(err, store.ErrConflict) && retry {
+				continue
+			}
+			if err != nil {
+				return Connection{}, false, fmt.Errorf("pipelines: saving the connection of stream %s: %w", streamID, err)
+			}
+			return c, true, nil
+		}
+		if err != nil {
+			return Connection{}, false, fmt.Errorf("pipelines: the connection of stream %s: %w", streamID, err)
+		}
+		var c Connection
+		var changed bool
+		err = s.st.Update(ctx, ConnectionsCollection, id, func(doc []byte) ([]byte, error) {
+			var cur Connection
+			if err := json.Unmarshal(doc, &cur); err != nil {
+				return nil, fmt.Errorf("connection %s: %w", id, err)
+			}
+			var ids []string
+			ids, changed = edit(cur.PipelineIDs)
+			c = Connection{ID: id, StreamID: streamID, PipelineIDs: ids}
+			if c.PipelineIDs == nil {
+				c.PipelineIDs = []string{}
+			}
+			if !changed {
+				return doc, nil
+			}
+			return encode(c)
+		})
+		if errors.Is(err, store.ErrNotFound) && retry {
+			continue
+		}
+		if err != nil {
+			return Connection{}, false, fmt.Errorf("pipelines: saving the connection of stream %s: %w", streamID, err)
+		}
+		return c, changed, nil
+	}
 }
 
 // MetricsConfig returns the rule metrics setting.

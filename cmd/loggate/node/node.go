@@ -564,11 +564,52 @@ func (n *Node) Background(ctx context.Context) (wait func()) {
 		wg.Go(func() { n.Tokens.Run(ctx, 500*time.Millisecond) })
 		wg.Go(func() { n.Sessions.Run(ctx, 500*time.Millisecond, 5*time.Minute) })
 	}
+	if n.Streams != nil { // a gateway keeps none
+		wg.Go(func() { n.refreshShared(ctx) })
+	}
 	n.runMessages(ctx, &wg)
 	n.watchNotices(ctx, &wg)
 	n.runTraffic(ctx, &wg)
 	n.runAlerts(ctx, &wg)
 	return wg.Wait
+}
+
+// sharedRefreshInterval is how often refreshShared runs; each service asks
+// the store at most once a second however often it runs.
+const sharedRefreshInterval = 200 * time.Millisecond
+
+// refreshShared keeps what this node holds in memory of documents every
+// node may change current even when nothing here asks for it: the
+// streams, which searches, alerts, outputs and the pipeline connections
+// read without refreshing them, and the grok patterns, which saving a rule
+// or an extractor compiles against. Their own requests and messages
+// refresh them too.
+func (n *Node) refreshShared(ctx context.Context) {
+	type refresher interface{ Refresh(context.Context) error }
+	all := []refresher{n.Streams}
+	if n.Grok != nil {
+		all = append(all, n.Grok)
+	}
+	if n.Pipelines.Service != nil {
+		all = append(all, n.Pipelines.Service)
+	}
+	if n.Lookup != nil {
+		all = append(all, n.Lookup)
+	}
+	t := time.NewTicker(sharedRefreshInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		for _, r := range all {
+			if err := r.Refresh(ctx); err != nil && ctx.Err() == nil {
+				n.log.Debug("checking for other nodes' changes failed", "error", err)
+			}
+		}
+	}
 }
 
 // Serve listens on http_bind_address until ctx ends, then shuts down

@@ -40,6 +40,9 @@ func (n *Node) pipelineResources(ctx context.Context, st store.Store, now func()
 	if err != nil {
 		return nil, fmt.Errorf("pipelines: %w", err)
 	}
+	// Rules match with the grok patterns of the cluster, not only those
+	// this node's /system/grok requests have loaded.
+	svc.RefreshAlso(n.Grok.Refresh)
 	n.Pipelines = Pipelines{Service: svc, Interpreter: pipelines.NewInterpreter(svc, n.Metrics, now)}
 	return pipelines.NewHandler(svc, n.Pipelines.Interpreter, n.Streams, lib).Routes(), nil
 }
