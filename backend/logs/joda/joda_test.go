@@ -12,10 +12,10 @@ func TestTranslate(t *testing.T) {
 		zulu    bool
 		// fraction asks for AnyFraction, lenient for Lenient.
 		fraction, lenient bool
-		want     string
-		year     bool
-		zone     bool
-		err      string
+		want              string
+		year              bool
+		zone              bool
+		err               string
 	}{
 		{pattern: "yyyy-MM-dd HH:mm:ss.SSS", want: "2006-01-02 15:04:05.000", year: true},
 		{pattern: "yyyy-MM-dd HH:mm:ss,SSS", fraction: true, want: "2006-01-02 15:04:05,999", year: true},
