@@ -16,33 +16,35 @@ type Code int
 
 // Error codes. They follow the statuses Graylog 4.0 answers with.
 const (
-	Internal     Code = iota // 500: a bug or an unexpected failure; details are logged, not shown
-	Invalid                  // 400: the request is malformed or fails validation
-	Unauthorized             // 401: credentials are missing or wrong
-	Forbidden                // 403: authenticated, but a permission is missing
-	NotFound                 // 404: the resource does not exist
-	NotAllowed               // 405: the path exists, the method does not
-	Conflict                 // 409: the request conflicts with the stored state
-	Gone                     // 410: the release the client speaks is no longer served
-	TooLarge                 // 413: the request body exceeds the configured limit
-	Unsupported              // 415: the request body has a media type the endpoint does not read
-	Unavailable              // 503: a backing service is down; the client may retry
-	NotModified              // 304: nothing changed (Graylog's user status endpoint)
+	Internal      Code = iota // 500: a bug or an unexpected failure; details are logged, not shown
+	Invalid                   // 400: the request is malformed or fails validation
+	Unauthorized              // 401: credentials are missing or wrong
+	Forbidden                 // 403: authenticated, but a permission is missing
+	NotFound                  // 404: the resource does not exist
+	NotAllowed                // 405: the path exists, the method does not
+	Conflict                  // 409: the request conflicts with the stored state
+	Gone                      // 410: the release the client speaks is no longer served
+	TooLarge                  // 413: the request body exceeds the configured limit
+	Unsupported               // 415: the request body has a media type the endpoint does not read
+	Unavailable               // 503: a backing service is down; the client may retry
+	NotModified               // 304: nothing changed (Graylog's user status endpoint)
+	Unprocessable             // 422: well-formed, but not understood (a keyword that is no date)
 )
 
 var statuses = map[Code]int{
-	Internal:     http.StatusInternalServerError,
-	Invalid:      http.StatusBadRequest,
-	Unauthorized: http.StatusUnauthorized,
-	Forbidden:    http.StatusForbidden,
-	NotFound:     http.StatusNotFound,
-	NotAllowed:   http.StatusMethodNotAllowed,
-	Conflict:     http.StatusConflict,
-	Gone:         http.StatusGone,
-	TooLarge:     http.StatusRequestEntityTooLarge,
-	Unsupported:  http.StatusUnsupportedMediaType,
-	Unavailable:  http.StatusServiceUnavailable,
-	NotModified:  http.StatusNotModified,
+	Internal:      http.StatusInternalServerError,
+	Invalid:       http.StatusBadRequest,
+	Unauthorized:  http.StatusUnauthorized,
+	Forbidden:     http.StatusForbidden,
+	NotFound:      http.StatusNotFound,
+	NotAllowed:    http.StatusMethodNotAllowed,
+	Conflict:      http.StatusConflict,
+	Gone:          http.StatusGone,
+	TooLarge:      http.StatusRequestEntityTooLarge,
+	Unsupported:   http.StatusUnsupportedMediaType,
+	Unavailable:   http.StatusServiceUnavailable,
+	NotModified:   http.StatusNotModified,
+	Unprocessable: http.StatusUnprocessableEntity,
 }
 
 // Status returns the HTTP status for a code.

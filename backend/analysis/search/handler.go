@@ -2,6 +2,7 @@ package search
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/loggate/loggate/backend/logs/messages"
 	"github.com/loggate/loggate/router/api"
@@ -45,8 +46,28 @@ func (h *Handler) Routes() []api.Route {
 		// streams:read on each stream of the filter (checked in tail).
 		api.Route{Method: "GET", Path: "/search/tail", Summary: "Live tail (loggate): the messages received after the cursor `after` (a gl2_message_id; without it the newest of the last hour), oldest first, at most `limit` (100, up to 500), with the cursor to pass next; `query` and `filter` as in the relative search, and its permissions: searches:relative, or streams:read on each stream of the filter",
 			Query: tailQuery, Handler: h.tail},
+		// Graylog's web interface previews and validates a keyword time
+		// range with it; any authenticated user may ask.
+		api.Route{Method: "GET", Path: "/tools/natural_date_tester", Summary: "Test natural date parser: the range a keyword stands for",
+			Query: []string{"string"}, Handler: api.JSON(h.naturalDate)},
 	)
 	return routes
+}
+
+// naturalDate answers a keyword's range as Graylog's NaturalDateParser
+// does: from and to in UTC as "yyyy-MM-dd HH:mm:ss"; 422 for a keyword
+// that is no range, 400 without one.
+func (h *Handler) naturalDate(r *http.Request) (any, error) {
+	kw := r.URL.Query().Get("string")
+	if strings.TrimSpace(kw) == "" {
+		return nil, api.Errorf(api.Invalid, "Missing required parameter `string`")
+	}
+	tr, err := keyword(h.svc.opts.Now().UTC(), kw)
+	if err != nil {
+		return nil, api.Errorf(api.Unprocessable, "Could not parse from natural date: %v", err)
+	}
+	const layout = "2006-01-02 15:04:05"
+	return map[string]string{"from": tr.From.UTC().Format(layout), "to": tr.To.UTC().Format(layout)}, nil
 }
 
 // messageResponse is Graylog's ResultMessageSummary for a single message:

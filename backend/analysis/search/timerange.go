@@ -73,9 +73,21 @@ func absolute(from, to string) (TimeRange, error) {
 	return TimeRange{From: f, To: t}, nil
 }
 
+// numberWords are the counts Natty reads spelled out: Graylog's web
+// interface offers "Last five minutes" as its keyword.
+var numberWords = map[string]int{
+	"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+	"nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+	"sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40,
+	"fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
+}
+
+// countPattern is a count in digits or words ("5", "five", "twenty-five").
+const countPattern = `(\d+|(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)|(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?)`
+
 var (
-	lastN   = regexp.MustCompile(`^(?:last|past)\s+(\d+)?\s*(second|minute|hour|day|week|month|year)s?$`)
-	nAgo    = regexp.MustCompile(`^(\d+)\s*(second|minute|hour|day|week|month|year)s?\s+ago$`)
+	lastN   = regexp.MustCompile(`^(?:last|past)\s+` + countPattern + `?\s*(second|minute|hour|day|week|month|year)s?$`)
+	nAgo    = regexp.MustCompile(`^` + countPattern + `\s*(second|minute|hour|day|week|month|year)s?\s+ago$`)
 	between = regexp.MustCompile(`(?i)^(?:from\s+)?(.+?)\s+(?:to|until)\s+(.+)$`)
 )
 
@@ -121,9 +133,15 @@ func keyword(now time.Time, kw string) (TimeRange, error) {
 	return TimeRange{}, fmt.Errorf("could not understand the keyword %q; try e.g. \"last 30 minutes\", \"yesterday\" or \"from 2020-12-01 to 2020-12-02\"", kw)
 }
 
-// count reads the digits of a keyword's count; one too large for an int is
-// math.MaxInt, which back refuses.
+// count reads a keyword's count, in digits or words; one too large for an
+// int is math.MaxInt, which back refuses.
 func count(digits string) int {
+	if n, ok := numberWords[digits]; ok {
+		return n
+	}
+	if tens, units, ok := strings.Cut(strings.ReplaceAll(digits, "-", " "), " "); ok {
+		return numberWords[tens] + numberWords[strings.TrimSpace(units)]
+	}
 	n, err := strconv.Atoi(digits)
 	if err != nil {
 		return math.MaxInt

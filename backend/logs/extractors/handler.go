@@ -27,7 +27,7 @@ const (
 func (h *Handler) Routes() []api.Route {
 	const list = "/system/inputs/{inputId}/extractors"
 	const one = list + "/{extractorId}"
-	return []api.Route{
+	return append([]api.Route{
 		{Method: "GET", Path: list, Summary: "List all extractors of an input", Permission: "inputs:read:{inputId}", PathChecked: true, Handler: api.JSON(h.list)},
 		{Method: "POST", Path: list, Summary: "Add an extractor to an input", Permission: "inputs:edit:{inputId}", PathChecked: true, Body: extractorBody, Handler: h.create},
 		{Method: "POST", Path: list + "/order", Summary: "Update extractor order of an input", Permission: "inputs:edit:{inputId}", PathChecked: true, Body: orderBody, Handler: h.order},
@@ -36,7 +36,7 @@ func (h *Handler) Routes() []api.Route {
 		{Method: "DELETE", Path: one, Summary: "Delete an extractor", Permission: "inputs:edit:{inputId}", PathChecked: true, Handler: h.delete},
 		{Method: "POST", Path: "/system/inputs/{inputId}/staticfields", Summary: "Add a static field to an input", Permission: "inputs:edit:{inputId}", PathChecked: true, Body: staticBody, Handler: h.addStatic},
 		{Method: "DELETE", Path: "/system/inputs/{inputId}/staticfields/{key}", Summary: "Remove static field of an input", Permission: "inputs:edit:{inputId}", PathChecked: true, Handler: h.removeStatic},
-	}
+	}, h.toolRoutes()...)
 }
 
 // Summary is Graylog's ExtractorSummary.
