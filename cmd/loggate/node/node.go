@@ -401,6 +401,13 @@ func (n *Node) openRouter(routes []api.Route, rel releases) error {
 
 func (n *Node) cache(cfg config.Config) (auth.Cache, error) {
 	if cfg.RedisURI == "" {
+		if cfg.MongoDBURI != "" {
+			// Another node's cache would keep a token, session or
+			// password this node revokes working for its lifetime.
+			n.Levels.Logger("loggate.auth").Warn("mongodb_uri is set without redis_uri: if other nodes share the store, " +
+				"a token, session or password revoked on one node keeps working on the others for up to 10 minutes; " +
+				"set the same redis_uri on every node of a cluster")
+		}
 		return cache.NewMemory(100_000, time.Now), nil
 	}
 	opts, err := redis.ParseURL(cfg.RedisURI)
