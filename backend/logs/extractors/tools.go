@@ -67,7 +67,7 @@ func regexTest(regex, s string) (regexTestResponse, error) {
 	res := regexTestResponse{Regex: regex, String: s}
 	m := re.FindStringSubmatchIndex(s)
 	res.Matched = m != nil
-	if m != nil && len(m) >= 4 && m[2] >= 0 {
+	if len(m) >= 4 && m[2] >= 0 {
 		res.Match = &regexMatch{Match: s[m[2]:m[3]], Start: m[2], End: m[3]}
 	}
 	return res, nil
