@@ -55,7 +55,7 @@ var builtins = []Role{
 		"eventnotifications:create", "eventnotifications:delete", "eventnotifications:edit", "eventnotifications:read",
 	}, ReadOnly: true},
 	{Name: "Sidecar System (Internal)", Description: ptr("Internal technical role. Grants access to register and pull configurations for a Sidecar node (built-in)"), Permissions: []string{
-		"sidecar_collectors:read", "sidecar_configurations:read", "sidecars:update",
+		"sidecar_collectors:read", "sidecar_collector_configurations:read", "sidecars:update",
 	}, ReadOnly: true},
 }
 

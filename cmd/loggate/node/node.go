@@ -50,6 +50,7 @@ import (
 	"github.com/loggate/loggate/backend/system/metrics"
 	"github.com/loggate/loggate/backend/system/nodes"
 	"github.com/loggate/loggate/backend/system/overview"
+	"github.com/loggate/loggate/backend/system/sidecars"
 	"github.com/loggate/loggate/cmd/loggate/config"
 	"github.com/loggate/loggate/compat"
 	"github.com/loggate/loggate/router"
@@ -310,6 +311,10 @@ func (n *Node) routes(ctx context.Context, o Options) ([]api.Route, error) {
 	if n.System.ClusterConfig, err = clusterconfig.NewService(ctx, st); err != nil {
 		return nil, err
 	}
+	sidecarService, err := sidecars.NewService(ctx, st, n.System.ClusterConfig, o.Now)
+	if err != nil {
+		return nil, err
+	}
 	lookupRoutes, err := n.lookupTables(ctx, st, o.Now)
 	if err != nil {
 		return nil, err
@@ -354,6 +359,7 @@ func (n *Node) routes(ctx context.Context, o Options) ([]api.Route, error) {
 		config,
 		pipelineRoutes,
 		lookupRoutes,
+		sidecars.NewHandler(sidecarService).Routes(),
 		messageRoutes,
 		notifications.NewHandler(n.Notices.Notifications).Routes(),
 		systemmessages.NewHandler(n.Notices.Messages).Routes(),
