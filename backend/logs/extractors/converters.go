@@ -71,6 +71,18 @@ func (c config) strOr(key, def string) string {
 	return def
 }
 
+// strOrNull returns a string value, empty included, or def when absent,
+// null or not a string (Java's firstNonNull).
+func (c config) strOrNull(key, def string) string {
+	if raw, ok := c[key]; !ok || string(raw) == "null" {
+		return def
+	}
+	if s, ok := c.str(key); ok {
+		return s
+	}
+	return def
+}
+
 // boolean returns a boolean value, def when absent or null; present but
 // not a boolean is an error.
 func (c config) boolean(key string, def bool) (bool, error) {

@@ -62,11 +62,17 @@ type deps struct {
 // lookupTimeout bounds one lookup of an extractor or converter.
 const lookupTimeout = 30 * time.Second
 
+// lookupIn is one lookup of an extractor, a converter or the lookup
+// table tester, bounded by lookupTimeout.
+func lookupIn(ctx context.Context, tables LookupTables, table, key string) (lookup.Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
+	defer cancel()
+	return tables.Lookup(ctx, table, key)
+}
+
 // lookupSingle is a table's single value for key, if it has one.
 func lookupSingle(tables LookupTables, table, key string) (any, bool) {
-	ctx, cancel := context.WithTimeout(context.Background(), lookupTimeout)
-	defer cancel()
-	r, err := tables.Lookup(ctx, table, key)
+	r, err := lookupIn(context.Background(), tables, table, key)
 	if err != nil || r.Single == nil {
 		return nil, false
 	}
@@ -342,9 +348,11 @@ type jsonExtractor struct {
 }
 
 func newJSONExtractor(c config) (*jsonExtractor, error) {
+	// Graylog's firstNonNull: an empty text is kept, only a missing or
+	// null one takes the default.
 	j := &jsonExtractor{
-		listSep: c.strOr("list_separator", ", "), keySep: c.strOr("key_separator", "_"), kvSep: c.strOr("kv_separator", "="),
-		whitespaceReplacement: c.strOr("key_whitespace_replacement", "_"),
+		listSep: c.strOrNull("list_separator", ", "), keySep: c.strOrNull("key_separator", "_"), kvSep: c.strOrNull("kv_separator", "="),
+		whitespaceReplacement: c.strOrNull("key_whitespace_replacement", "_"),
 	}
 	j.keyPrefix, _ = c.str("key_prefix")
 	var err error
