@@ -122,6 +122,10 @@ func TestDecodeFields(t *testing.T) {
 		{name: "level int", extra: `"level":3`, fields: []gelf.Field{{Key: "level", Value: int64(3)}}},
 		{name: "level float truncated", extra: `"level":3.9`, fields: []gelf.Field{{Key: "level", Value: int64(3)}}},
 		{name: "level numeric string", extra: `"level":" 5 "`, fields: []gelf.Field{{Key: "level", Value: int64(5)}}},
+		// Jackson's asInt of a boolean, as Graylog's intValue reads it
+		{name: "level true", extra: `"level":true`, fields: []gelf.Field{{Key: "level", Value: int64(1)}}},
+		{name: "level false", extra: `"level":false`, fields: []gelf.Field{{Key: "level", Value: int64(0)}}},
+		{name: "line true", extra: `"line":true`, fields: []gelf.Field{{Key: "line", Value: int64(1)}}},
 		{name: "level word kept as string", extra: `"level":"debug"`, fields: []gelf.Field{{Key: "level", Value: "debug"}}},
 		{name: "level negative kept as field", extra: `"level":-1`, fields: []gelf.Field{{Key: "level", Value: int64(-1)}}},
 		{name: "level absent stays absent", extra: `"facility":"f"`, fields: []gelf.Field{{Key: "facility", Value: "f"}}},

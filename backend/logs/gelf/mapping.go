@@ -131,6 +131,9 @@ func integral(v value) (int64, bool) {
 	switch v.kind {
 	case kindInt:
 		return v.i, true
+	case kindTrue, kindFalse:
+		// Jackson's asInt and asLong of a boolean.
+		return int64(btoi(v.kind == kindTrue)), true
 	case kindFloat:
 		return truncate(v.f)
 	case kindString:
@@ -177,4 +180,11 @@ func (d *decoder) has(fs []ViewField, key string) bool {
 		}
 	}
 	return false
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
