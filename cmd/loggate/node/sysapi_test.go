@@ -518,13 +518,13 @@ func TestDeletedInputMetricsRemoved(t *testing.T) {
 			t.Fatalf("%s: no metrics of the running input %s", typ, id)
 		}
 		h.Do("DELETE", "/system/inputs/"+id, nil, root).Want(t, http.StatusNoContent)
-		if n := strings.Count(names(), id); n != 0 {
-			t.Errorf("%s: %d metrics of the deleted input %s are still listed", typ, n, id)
-		}
+		// The node stops the input (and drops its metrics) as it
+		// reconciles its inputs with the store, just after the delete.
+		poll.Until(t, typ+": the deleted input's metrics gone", func() bool { return strings.Count(names(), id) == 0 })
 	}
-	if after := h.Do("GET", "/system/metrics/names", nil, root).Get("names.#").Int(); after != before {
-		t.Errorf("%d metrics after creating and deleting inputs, %d before", after, before)
-	}
+	poll.Until(t, "as many metrics as before the inputs", func() bool {
+		return h.Do("GET", "/system/metrics/names", nil, root).Get("names.#").Int() == before
+	})
 }
 
 // TestDeletedExtractorAndRuleMetricsRemoved: an extractor's and a pipeline
