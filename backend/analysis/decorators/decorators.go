@@ -1,7 +1,8 @@
 // Package decorators keeps Graylog's search result decorators in the
-// document store and serves /search/decorators. loggate stores and lists
-// decorators for the clients that manage them; it does not apply them to
-// search results, and offers no decorator types of its own.
+// document store, serves /search/decorators and applies them: Graylog
+// 4.0's five decorator types (syslog severity mapper, format string,
+// hyperlink, lookup table, pipeline processor) decorate the messages of
+// search answers, never the stored messages.
 package decorators
 
 import (
@@ -9,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
@@ -34,8 +36,13 @@ type Decorator struct {
 	Order  int            `json:"order"`
 }
 
-// Service stores decorators.
-type Service struct{ st store.Store }
+// Service stores decorators and builds them for searches.
+type Service struct {
+	st      store.Store
+	lookups Lookups
+	pipes   Pipelines
+	log     *slog.Logger
+}
 
 // NewService returns the decorators kept in st.
 func NewService(st store.Store) *Service { return &Service{st: st} }
@@ -133,14 +140,14 @@ type Handler struct{ s *Service }
 // NewHandler returns the resource of s.
 func NewHandler(s *Service) *Handler { return &Handler{s: s} }
 
-const body = `{"type":"org.graylog2.decorators.FormatStringDecorator","config":{"format":"${source}: ${message}","target_field":"summary"},"stream":null,"order":0}`
+const body = `{"type":"org.graylog2.decorators.FormatStringDecorator","config":{"format_string":"${source}: ${message}","target_field":"summary","require_all_fields":false},"stream":null,"order":0}`
 
 // Routes returns the routes.
 func (h *Handler) Routes() []api.Route {
 	return []api.Route{
 		{Method: "GET", Path: "/search/decorators", Summary: "Returns all configured message decorations",
 			Permission: "decorators:read", Handler: api.JSON(h.list)},
-		{Method: "GET", Path: "/search/decorators/available", Summary: "Returns all available message decorations (none: loggate stores decorators without applying them)",
+		{Method: "GET", Path: "/search/decorators/available", Summary: "Returns all available message decorations",
 			Permission: "decorators:read", Handler: api.JSON(h.available)},
 		{Method: "POST", Path: "/search/decorators", Summary: "Creates a message decoration configuration",
 			Permission: "decorators:create", Body: body, Handler: api.JSON(h.create)},
@@ -160,7 +167,7 @@ func (h *Handler) list(r *http.Request) (any, error) {
 }
 
 func (h *Handler) available(_ *http.Request) (any, error) {
-	return map[string]any{}, nil
+	return h.s.Available(), nil
 }
 
 func (h *Handler) create(r *http.Request) (any, error) {

@@ -4,17 +4,33 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/loggate/loggate/backend/analysis/decorators"
 	"github.com/loggate/loggate/backend/logs/messages"
 	"github.com/loggate/loggate/router/api"
 )
 
 // Handler serves the search endpoints.
 type Handler struct {
-	svc *Service
+	svc        *Service
+	decorators *decorators.Service
 }
 
 // NewHandler returns the handler of svc.
 func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
+
+// storeless builds the decorators of message lists for a handler without
+// WithDecorators: it reads no store.
+var storeless = decorators.NewService(nil)
+
+// WithDecorators makes the handler decorate its answers with the
+// decorators d stores and builds: the universal searches with the stored
+// ones (unless decorate=false), the views' message lists with those they
+// name. Without it, the universal searches are not decorated, and message
+// lists only by the types that need neither lookup tables nor pipelines.
+func (h *Handler) WithDecorators(d *decorators.Service) *Handler {
+	h.decorators = d
+	return h
+}
 
 var universalQuery = []string{"query", "limit", "offset", "filter", "fields", "sort", "decorate"}
 

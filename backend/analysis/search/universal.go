@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/loggate/loggate/auth"
+	"github.com/loggate/loggate/backend/analysis/decorators"
 	"github.com/loggate/loggate/backend/analysis/search/query"
 	"github.com/loggate/loggate/backend/logs/messages"
 	"github.com/loggate/loggate/router/api"
@@ -27,6 +28,10 @@ type universal struct {
 	req      Request
 	fields   []string // requested fields, timestamp first; nil for all
 	rawQuery string
+	// decorate is the decorate parameter (default true); stream is the
+	// stream whose decorators apply, "" for the global ones.
+	decorate bool
+	stream   string
 }
 
 // kind is relative, absolute or keyword: the path segment, and the
@@ -74,7 +79,37 @@ func (h *Handler) parseUniversal(r *http.Request, kind string) (universal, error
 	if u.req.Streams, err = streamFilter(r, kind, q.Get("filter")); err != nil {
 		return u, err
 	}
+	// A boolean query parameter, as JAX-RS reads it: absent is the
+	// default, true; anything but "true" (any case) is false.
+	u.decorate = true
+	if v, ok := q["decorate"]; ok && len(v) > 0 {
+		u.decorate = strings.EqualFold(strings.TrimSpace(v[0]), "true")
+	}
+	u.stream = filterStream(q.Get("filter"))
 	return u, nil
+}
+
+// filterStream is Graylog's Searches.extractStreamId: the hex digits after
+// the filter's "streams:" (the first stream's id), "" for none.
+func filterStream(filter string) string {
+	i := strings.Index(filter, "streams:")
+	if i < 0 {
+		return ""
+	}
+	if i > 0 {
+		// ^(.+[^\p{Alnum}])?streams: ... the character before must not
+		// be a letter or digit.
+		c := filter[i-1]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+			return ""
+		}
+	}
+	rest := filter[i+len("streams:"):]
+	n := 0
+	for n < len(rest) && strings.IndexByte("0123456789abcdefABCDEF", rest[n]) >= 0 {
+		n++
+	}
+	return rest[:n]
 }
 
 // relativeRange is the range parameter of a relative search: Graylog's
@@ -171,6 +206,12 @@ func (h *Handler) writeSearch(w http.ResponseWriter, r *http.Request, u universa
 		return err
 	}
 	defer c.Close()
+	var chain *decorators.Chain
+	if u.decorate && h.decorators != nil {
+		if chain, err = h.decorators.ForStream(ctx, u.stream); err != nil {
+			return err
+		}
+	}
 	res := c.Result()
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
@@ -192,14 +233,22 @@ func (h *Handler) writeSearch(w http.ResponseWriter, r *http.Request, u universa
 		if u.fields != nil {
 			m = only(m, u.fields)
 		}
-		for k := range m {
-			names[k] = true
-		}
-		if n > 0 {
-			bw.WriteByte(',')
-		}
-		if err := out.enc.Encode(ResultMessage{Message: m, Index: hit.Index}); err != nil {
-			return api.AfterStart(err)
+		// Each message is decorated before it is written; decorators
+		// change the answer, never the stored message.
+		for i, d := range chain.Decorate(ctx, m, hit.Index) {
+			for k := range d.Message {
+				names[k] = true
+			}
+			if n > 0 || i > 0 {
+				bw.WriteByte(',')
+			}
+			rm := ResultMessage{Message: d.Message, Index: d.Index}
+			if d.Stats != nil {
+				rm.DecorationStats = d.Stats
+			}
+			if err := out.enc.Encode(rm); err != nil {
+				return api.AfterStart(err)
+			}
 		}
 	}
 	if err := c.Err(); err != nil {
@@ -221,7 +270,12 @@ func (h *Handler) writeSearch(w http.ResponseWriter, r *http.Request, u universa
 	out.key("total_results", res.Total)
 	out.key("from", from)
 	out.key("to", api.Time{Time: u.req.Range.To.UTC()})
-	out.key("decoration_stats", nil)
+	// Graylog's SearchDecorationStats when decorators ran, else null.
+	if st := chain.SearchStats(); st != nil {
+		out.key("decoration_stats", st)
+	} else {
+		out.key("decoration_stats", nil)
+	}
 	bw.WriteByte('}')
 	return api.AfterStart(out.err)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/loggate/loggate/auth"
+	"github.com/loggate/loggate/backend/analysis/decorators"
 	"github.com/loggate/loggate/backend/logs/messages"
 	"github.com/loggate/loggate/router/api"
 	"go.mongodb.org/mongo-driver/bson/primitive"
@@ -106,6 +107,9 @@ type searchType struct {
 	TimeRange *RangeSpec       `json:"timerange"`
 	Query     *viewQueryString `json:"query"`
 	Streams   []string         `json:"streams"`
+	// Decorators decorate a message list's messages (MessageList's
+	// decorators).
+	Decorators []decorators.Decorator `json:"decorators,omitempty"`
 	pivotSpec
 }
 
@@ -244,13 +248,29 @@ func (h *Handler) runQuery(ctx context.Context, q viewQuery, now time.Time) (map
 		if req.Limit <= 0 {
 			req.Limit = DefaultLimit
 		}
+		var chain *decorators.Chain
+		if len(st.Decorators) > 0 {
+			builder := h.decorators
+			if builder == nil {
+				builder = storeless
+			}
+			if chain, err = builder.Build(ctx, st.Decorators); err != nil {
+				return nil, err
+			}
+		}
 		resp, err := h.svc.Search(ctx, req)
 		if err != nil {
 			return nil, err
 		}
 		msgs := make([]ResultMessage, 0, len(resp.Result.Hits))
 		for _, hit := range resp.Result.Hits {
-			msgs = append(msgs, ResultMessage{Message: hit.Message.Map(), Index: hit.Index, HighlightRanges: map[string]any{}})
+			for _, d := range chain.Decorate(ctx, hit.Message.Map(), hit.Index) {
+				rm := ResultMessage{Message: d.Message, Index: d.Index, HighlightRanges: map[string]any{}}
+				if d.Stats != nil {
+					rm.DecorationStats = d.Stats
+				}
+				msgs = append(msgs, rm)
+			}
 		}
 		types[st.ID] = map[string]any{
 			"id": st.ID, "type": "messages", "messages": msgs, "total_results": resp.Result.Total,

@@ -111,7 +111,7 @@ func (n *Node) messagePipeline(ctx context.Context, cfg config.Config, o Options
 	m.applyCh, m.now = make(chan struct{}, 1), o.Now
 	m.Failures = indexer.NewFailures(n.Store, o.Now)
 	m.Jobs = views.NewJobs(o.Now)
-	searches := search.NewHandler(m.Search)
+	searches := search.NewHandler(m.Search).WithDecorators(n.decorators())
 	viewStore := views.NewSearches(n.Store, n.Views, o.Now)
 	n.Nodes.Every("searches clean-up", time.Hour, func(ctx context.Context) error {
 		_, err := viewStore.Purge(ctx, o.Now().Add(-views.MaxSearchAge))

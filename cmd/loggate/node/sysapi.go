@@ -12,6 +12,8 @@ import (
 	"github.com/loggate/loggate/backend/access/shares"
 	"github.com/loggate/loggate/backend/analysis/decorators"
 	"github.com/loggate/loggate/backend/analysis/views"
+	"github.com/loggate/loggate/backend/logs/messages"
+	"github.com/loggate/loggate/backend/logs/pipelines"
 	"github.com/loggate/loggate/backend/logs/streams"
 	"github.com/loggate/loggate/backend/store"
 	"github.com/loggate/loggate/backend/system/cluster"
@@ -46,7 +48,9 @@ func (n *Node) systemResources(ctx context.Context, st store.Store, now func() t
 			return nil, err
 		}
 	}
-	r.Decorators = decorators.NewService(st)
+	if r.Decorators == nil {
+		r.Decorators = decorators.NewService(st)
+	}
 	n.registerGauges()
 	var input traffic.Sum
 	r.Traffic = traffic.NewRecorder(st, n.Info.ID, now, traffic.Counters{
@@ -138,4 +142,34 @@ func (n *Node) ownedViews(ctx context.Context) ([]shares.Entity, error) {
 		out = append(out, shares.Entity{ID: v.ID, Type: typ, Title: v.Title, Owner: v.Owner})
 	}
 	return out, nil
+}
+
+// decorators returns the node's search decorators, with the lookup tables
+// and pipelines they use: the searches apply them, /search/decorators
+// manages them.
+func (n *Node) decorators() *decorators.Service {
+	if n.System.Decorators != nil {
+		return n.System.Decorators
+	}
+	var l decorators.Lookups
+	if n.Lookup != nil {
+		l = n.Lookup
+	}
+	var p decorators.Pipelines
+	if n.Pipelines.Service != nil && n.Pipelines.Interpreter != nil {
+		p = decoratorPipelines{n.Pipelines.Service, n.Pipelines.Interpreter}
+	}
+	n.System.Decorators = decorators.NewService(n.Store).SetRuntime(l, p, n.Levels.Logger("loggate.decorators"))
+	return n.System.Decorators
+}
+
+// decoratorPipelines lists the pipelines (service) and runs one on a
+// message (interpreter) for the pipeline processor decorator.
+type decoratorPipelines struct {
+	*pipelines.Service
+	in *pipelines.Interpreter
+}
+
+func (p decoratorPipelines) Decorate(ctx context.Context, id string, msg *messages.Message) []messages.Message {
+	return p.in.Decorate(ctx, id, msg)
 }
