@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/loggate/loggate/backend/analysis/decorators"
-	"github.com/loggate/loggate/backend/logs/messages"
 	"github.com/loggate/loggate/router/api"
 )
 
@@ -13,6 +12,7 @@ import (
 type Handler struct {
 	svc        *Service
 	decorators *decorators.Service
+	parser     Parser
 }
 
 // NewHandler returns the handler of svc.
@@ -52,6 +52,12 @@ func (h *Handler) Routes() []api.Route {
 		)
 	}
 	routes = append(routes,
+		// Before /messages/{index}/{messageId}, which would take "analyze"
+		// for a message id.
+		api.Route{Method: "GET", Path: "/messages/{index}/analyze", Summary: "Analyze a message string: the tokens the message field of the index is cut into (loggate: the standard analyzer)",
+			Permission: "messages:analyze", Query: []string{"string", "analyzer"}, Handler: api.JSON(h.analyze)},
+		api.Route{Method: "POST", Path: "/messages/parse", Summary: "Parse a raw message with a codec (loggate has GELF only)",
+			Body: parseExample, Handler: api.JSON(h.parse)},
 		api.Route{Method: "GET", Path: "/messages/{index}/{messageId}", Summary: "Get a single message",
 			Permission: "messages:read:{messageId}", Handler: h.message},
 		api.Route{Method: "POST", Path: "/views/search/sync", Summary: "Execute a new synchronous search",
@@ -112,23 +118,9 @@ func (h *Handler) message(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	m := hit.Message
-	fields := m.Map()
-	names := make([]string, 0, len(fields))
-	for k := range fields {
-		names = append(names, k)
-	}
-	streams := m.Streams
-	if streams == nil {
-		streams = []string{}
-	}
 	api.WriteJSON(w, http.StatusOK, messageResponse{
-		Message: messageBean{
-			ID: m.ID, Fields: fields, Timestamp: m.Timestamp.UTC().Format(messages.TimeLayout),
-			Streams: streams, StreamIDs: streams, Source: fields[messages.FieldSource], Message: fields[messages.FieldMessage],
-			FieldCount: len(fields), FieldNames: names,
-		},
-		Index: hit.Index,
+		Message: bean(hit.Message),
+		Index:   hit.Index,
 	})
 	return nil
 }

@@ -62,6 +62,7 @@ func (h *Handler) Routes() []api.Route {
 		{Method: "GET", Path: "/system/inputs/{inputId}", Summary: "Get information of a single input on this node", Permission: "inputs:read:{inputId}", PathChecked: true, Handler: api.JSON(h.get)},
 		{Method: "PUT", Path: "/system/inputs/{inputId}", Summary: "Update input on this node", Permission: "inputs:edit:{inputId}", PathChecked: true, Body: inputBody, Handler: h.update},
 		{Method: "DELETE", Path: "/system/inputs/{inputId}", Summary: "Terminate input on this node", Permission: "inputs:terminate:{inputId}", PathChecked: true, Handler: h.delete},
+		{Method: "GET", Path: "/system/codecs/types/all", Summary: "Get all codec types (loggate has GELF only)", Handler: api.JSON(h.allCodecs)},
 		{Method: "GET", Path: "/system/inputstates", Summary: "Get all input states of this node", Permission: "inputs:read:{inputId}", Handler: api.JSON(h.listStates)},
 		{Method: "GET", Path: "/system/inputstates/{inputId}", Summary: "Get input state for specified input id on this node", Permission: "inputs:read:{inputId}", PathChecked: true, Handler: api.JSON(h.getState)},
 		{Method: "PUT", Path: "/system/inputstates/{inputId}", Summary: "(Re-)Start specified input on this node", Permission: "inputs:changestate:{inputId}", PathChecked: true, Handler: api.JSON(h.start)},

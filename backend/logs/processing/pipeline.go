@@ -58,6 +58,7 @@ func (p *Processor) pipeline(next uint64) *pipeline {
 // run processes until ctx ends, then flushes what it wrote.
 func (r *pipeline) run(ctx context.Context) error {
 	p := r.p
+	defer p.current.Store(nil)
 	for {
 		if ctx.Err() != nil {
 			return r.final()
@@ -119,6 +120,7 @@ func (r *pipeline) run(ctx context.Context) error {
 				r.queue = append(r.queue, b)
 				r.queued += b.n
 				r.queuedBytes += b.size
+				p.current.Store(nil)
 				break
 			}
 			if err := r.store(ctx, b); err != nil {
@@ -127,6 +129,7 @@ func (r *pipeline) run(ctx context.Context) error {
 				}
 				return err
 			}
+			p.current.Store(nil)
 		case ctx.Err() != nil:
 			return r.final()
 		case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
@@ -195,7 +198,9 @@ func (r *pipeline) land(ctx context.Context) error {
 	r.flushed, r.lastFlush = fl.checkpoint, time.Now()
 	queue := r.queue
 	r.queue, r.queued, r.queuedBytes = nil, 0, 0
+	defer r.p.current.Store(nil)
 	for _, b := range queue {
+		r.p.current.Store(&batchAt{from: r.written, n: b.n})
 		if err := r.store(ctx, b); err != nil {
 			// What was not written is read again.
 			r.read = r.written

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/loggate/loggate/backend/logs/journal"
@@ -120,6 +121,10 @@ type Processor struct {
 
 	incoming, processed, written, failures, bad *metrics.Meter
 	decodedBytes, outputBytes                   *metrics.Counter
+
+	// current is the batch being read, routed and written now, nil while
+	// the processor waits for records (see Dump).
+	current atomic.Pointer[batchAt]
 
 	mu    sync.Mutex
 	state State
@@ -304,6 +309,9 @@ func (p *Processor) prepare(ctx context.Context, from uint64) (*prepared, error)
 	// The records are copied out as they are read: the memory is reused
 	// by the next batch, unless a huge record grew it.
 	p.entries, p.readBuf = entries, buf
+	if len(entries) > 0 {
+		p.current.Store(&batchAt{from: from, n: len(entries)})
+	}
 	if cap(buf) > maxReadBuffer {
 		p.readBuf = nil
 	}

@@ -12,12 +12,19 @@ import (
 
 // SystemRoutes returns the cluster variants of the node-local system
 // resources the web interface's nodes, inputs and overview pages read: the
-// runtime (/system/jvm), plugins, jobs and input states. The handler must
+// runtime (/system/jvm, its thread and process buffer dumps), plugins,
+// jobs and input states. The handler must
 // have been given those local routes.
 func (h *Handler) SystemRoutes() []api.Route {
 	return []api.Route{
 		{Method: "GET", Path: "/cluster/{nodeId}/jvm", Summary: "Get JVM information of the given node",
 			Permission: "jvmstats:read:{nodeId}", Handler: h.oneNode("GET /system/jvm")},
+		{Method: "GET", Path: "/cluster/{nodeId}/threaddump", Summary: "Get a thread dump of the given node (loggate: its goroutines)",
+			Permission: "threads:dump", Handler: h.oneNode("GET /system/threaddump")},
+		{Method: "GET", Path: "/cluster/processbufferdump", Summary: "Get a process buffer dump of all cluster nodes",
+			Permission: "processbuffer:dump", Handler: h.everyNode("GET /system/processbufferdump")},
+		{Method: "GET", Path: "/cluster/{nodeId}/processbufferdump", Summary: "Get a process buffer dump of the given node",
+			Permission: "processbuffer:dump", Handler: h.oneNode("GET /system/processbufferdump")},
 		{Method: "GET", Path: "/cluster/{nodeId}/plugins", Summary: "List all installed plugins on the given node",
 			Handler: h.oneNode("GET /system/plugins")},
 		{Method: "GET", Path: "/cluster/jobs", Summary: "List currently running jobs of every node",

@@ -92,8 +92,12 @@ func Summarize(nodeID string) Summary {
 	}
 }
 
-// Handler serves /system/jvm and /system/locales.
-type Handler struct{ nodeID string }
+// Handler serves /system/jvm, /system/locales, /system/threaddump and
+// /system/processbufferdump.
+type Handler struct {
+	nodeID        string
+	processBuffer func() map[string]string
+}
 
 // NewHandler returns the resources of the node nodeID.
 func NewHandler(nodeID string) *Handler { return &Handler{nodeID: nodeID} }
@@ -104,6 +108,10 @@ func (h *Handler) Routes() []api.Route {
 		{Method: "GET", Path: "/system/jvm", Summary: "Get JVM information (loggate: its Go runtime's figures)",
 			Permission: "jvmstats:read:{nodeId}", Handler: api.JSON(h.jvm)},
 		{Method: "GET", Path: "/system/locales", Summary: "Get supported locales", Handler: api.JSON(h.locales)},
+		{Method: "GET", Path: "/system/threaddump", Summary: "Get a thread dump (loggate: the stacks of its goroutines, cut at 1 MiB)",
+			Permission: "threads:dump:{nodeId}", Handler: api.JSON(h.threadDump)},
+		{Method: "GET", Path: "/system/processbufferdump", Summary: "Get a process buffer dump (loggate: what its message processor is doing)",
+			Permission: "processbuffer:dump:{nodeId}", Handler: api.JSON(h.processBufferDump)},
 	}
 }
 

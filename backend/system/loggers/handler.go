@@ -13,6 +13,8 @@ func (l *Levels) Routes() []api.Route {
 	h := handler{l}
 	return []api.Route{
 		{Method: http.MethodGet, Path: "/system/loggers", Summary: "List all loggers and their current levels", Permission: "loggers:read:{loggerName}", Handler: api.JSON(h.list)},
+		{Method: http.MethodGet, Path: "/system/loggers/messages/recent", Summary: "Get recent internal log messages (the newest `limit`, 500 by default, of at most 500 kept; `level`: that level or higher)",
+			Permission: "loggersmessages:read", Query: []string{"limit", "level"}, Handler: api.JSON(h.recentMessages)},
 		{Method: http.MethodGet, Path: "/system/loggers/subsystems", Summary: "List all logger subsystems and their current levels", Permission: "loggers:readsubsystem:{subsystem}", Handler: api.JSON(h.listSubsystems)},
 		{Method: http.MethodPut, Path: "/system/loggers/subsystems/{subsystem}/level/{level}", Summary: "Set the loglevel of a whole subsystem", Permission: "loggers:editsubsystem:{subsystem}", Handler: h.setSubsystem},
 		{Method: http.MethodPut, Path: "/system/loggers/{loggerName}/level/{level}", Summary: "Set the loglevel of a single logger", Permission: "loggers:edit:{loggerName}", Handler: h.setLogger},

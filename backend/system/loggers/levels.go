@@ -28,6 +28,8 @@ const defaultLevel = LevelInfo
 // a logging call only does an atomic load to decide whether to log.
 type Levels struct {
 	sink slog.Handler
+	// recent answers /system/loggers/messages/recent; nil when not kept.
+	recent *Recent
 
 	mu         sync.Mutex
 	configured map[string]Level

@@ -17,6 +17,7 @@ import (
 	"github.com/loggate/loggate/backend/logs/forward"
 	"github.com/loggate/loggate/backend/logs/indexsets"
 	"github.com/loggate/loggate/backend/logs/ingest"
+	"github.com/loggate/loggate/backend/logs/inputs"
 	"github.com/loggate/loggate/backend/logs/journal"
 	"github.com/loggate/loggate/backend/logs/messages"
 	"github.com/loggate/loggate/backend/logs/messages/elastic"
@@ -111,7 +112,9 @@ func (n *Node) messagePipeline(ctx context.Context, cfg config.Config, o Options
 	m.applyCh, m.now = make(chan struct{}, 1), o.Now
 	m.Failures = indexer.NewFailures(n.Store, o.Now)
 	m.Jobs = views.NewJobs(o.Now)
-	searches := search.NewHandler(m.Search).WithDecorators(n.decorators())
+	searches := search.NewHandler(m.Search).WithDecorators(n.decorators()).SetParser(func(codec string, config map[string]any, raw []byte, remote string) (messages.Message, error) {
+		return inputs.ParseRaw(codec, config, raw, remote, o.Now)
+	})
 	viewStore := views.NewSearches(n.Store, n.Views, o.Now)
 	n.Nodes.Every("searches clean-up", time.Hour, func(ctx context.Context) error {
 		_, err := viewStore.Purge(ctx, o.Now().Add(-views.MaxSearchAge))

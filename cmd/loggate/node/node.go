@@ -189,7 +189,10 @@ func New(ctx context.Context, cfg config.Config, o Options) (n *Node, err error)
 		return nil, err
 	}
 	reg := metrics.New(o.Now)
-	n = &Node{Config: cfg, Metrics: reg, Levels: loggers.New(countedSink(o.LogSink, reg)), pinned: rel.listeners, bound: o.Listeners}
+	// The last records logged are kept for /system/loggers/messages/recent.
+	recent := loggers.NewRecent(loggers.DefaultRecent)
+	n = &Node{Config: cfg, Metrics: reg, Levels: loggers.New(recent.Tee(countedSink(o.LogSink, reg))), pinned: rel.listeners, bound: o.Listeners}
+	n.Levels.KeepRecent(recent)
 	n.log = n.Levels.Logger("loggate")
 	// A failed start releases what it opened; the named result is nil by
 	// then, so the node is kept aside.

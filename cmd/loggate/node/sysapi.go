@@ -66,7 +66,7 @@ func (n *Node) systemResources(ctx context.Context, st store.Store, now func() t
 	return slices.Concat(
 		clusterconfig.NewHandler(r.ClusterConfig, release).Routes(),
 		decorators.NewHandler(r.Decorators).Routes(),
-		jvm.NewHandler(n.Info.ID).Routes(),
+		jvm.NewHandler(n.Info.ID).SetProcessBuffer(n.Messages.Processor.Dump).Routes(),
 		overview.JobsRoutes(),
 		r.Traffic.Routes(),
 		sharesHandler.Routes(),

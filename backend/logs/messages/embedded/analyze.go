@@ -52,6 +52,11 @@ func normalize(a analysis, v string) string {
 	return strings.ToLower(v)
 }
 
+// Tokens returns the terms the store indexes a message or full_message
+// value under: Elasticsearch's standard analyzer (standard tokenizer,
+// lower-cased), as /messages/{index}/analyze shows them.
+func Tokens(s string) []string { return tokens(s) }
+
 // tokens returns the tokens of s as the standard analyzer makes them.
 func tokens(s string) []string {
 	var t tokenizer
