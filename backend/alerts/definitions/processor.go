@@ -448,7 +448,7 @@ func (p *Processor) aggregationEvent(ctx context.Context, d Definition, keys []s
 		if s.Field != nil {
 			field = *s.Field
 		}
-		parts = append(parts, fmt.Sprintf("%s(%s)=%s", s.Function, field, template.JavaDouble(values[s.ID])))
+		parts = append(parts, fmt.Sprintf("%s(%s)=%s", s.Function, field, messages.JavaDouble(values[s.ID])))
 		name := "aggregation_value_" + s.Function
 		if field != "" {
 			name += "_" + field

@@ -24,6 +24,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/loggate/loggate/backend/logs/messages"
 )
 
 // Template is a parsed template.
@@ -347,7 +349,7 @@ func Format(v any) string {
 		if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
 			return strconv.FormatInt(int64(v), 10)
 		}
-		return JavaDouble(v)
+		return messages.JavaDouble(v)
 	case int64:
 		return strconv.FormatInt(v, 10)
 	case int:
@@ -366,32 +368,4 @@ func Format(v any) string {
 		return "{" + strings.Join(parts, ", ") + "}"
 	}
 	return fmt.Sprint(v)
-}
-
-// JavaDouble prints a float64 as Java's Double.toString does: a decimal
-// with at least one fractional digit between 10^-3 and 10^7, else
-// scientific notation with an E.
-func JavaDouble(v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "NaN"
-	case math.IsInf(v, 1):
-		return "Infinity"
-	case math.IsInf(v, -1):
-		return "-Infinity"
-	}
-	if a := math.Abs(v); a == 0 || (a >= 1e-3 && a < 1e7) {
-		s := strconv.FormatFloat(v, 'f', -1, 64)
-		if !strings.Contains(s, ".") {
-			s += ".0"
-		}
-		return s
-	}
-	s := strconv.FormatFloat(v, 'E', -1, 64)
-	mant, exp, _ := strings.Cut(s, "E")
-	if !strings.Contains(mant, ".") {
-		mant += ".0"
-	}
-	e, _ := strconv.Atoi(exp)
-	return mant + "E" + strconv.Itoa(e)
 }

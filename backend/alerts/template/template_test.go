@@ -45,14 +45,6 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
-func TestJavaDouble(t *testing.T) {
-	for v, want := range map[float64]string{12: "12.0", 0.5: "0.5", 1e7: "1.0E7", 1.5e-4: "1.5E-4", 0: "0.0", -3.25: "-3.25"} {
-		if got := JavaDouble(v); got != want {
-			t.Errorf("%v: %q, want %q", v, got, want)
-		}
-	}
-}
-
 func FuzzTemplate(f *testing.F) {
 	for _, s := range []string{"${a}", "${foreach a b , }${b}${end}", "${if !a}x${else}y${end}", `\${a}`, "$$", "${a!b;c}"} {
 		f.Add(s)

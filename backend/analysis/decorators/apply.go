@@ -432,7 +432,7 @@ func fromMessage(msg messages.Message, orig map[string]any) map[string]any {
 func javaString(v any) string {
 	switch x := v.(type) {
 	case float64:
-		return javaDouble(x)
+		return messages.JavaDouble(x)
 	case []string:
 		return "[" + strings.Join(x, ", ") + "]"
 	case map[string]any:

@@ -247,11 +247,3 @@ func mustJSON(t *testing.T, v any) []byte {
 	}
 	return b
 }
-
-func TestJavaDouble(t *testing.T) {
-	for f, want := range map[float64]string{3: "3.0", 0.5: "0.5", 1e7: "1.0E7", 1.5e-5: "1.5E-5", -2.25: "-2.25", 0: "0.0"} {
-		if got := javaDouble(f); got != want {
-			t.Errorf("%v: %q, want %q", f, got, want)
-		}
-	}
-}

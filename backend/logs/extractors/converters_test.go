@@ -135,14 +135,6 @@ func TestConverterConfigs(t *testing.T) {
 	}
 }
 
-func TestJavaDoubleText(t *testing.T) {
-	for f, want := range map[float64]string{1: "1.0", 1.5: "1.5", 1e7: "1.0E7", 1.25e-4: "1.25E-4", 0: "0.0", -3.5e10: "-3.5E10"} {
-		if got := javaDoubleText(f); got != want {
-			t.Errorf("%v: %s, want %s", f, got, want)
-		}
-	}
-}
-
 // fakeTables is one lookup table, "hosts".
 type fakeTables map[string]string
 

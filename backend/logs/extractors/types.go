@@ -17,6 +17,7 @@ import (
 	"github.com/loggate/loggate/backend/logs/grok"
 	"github.com/loggate/loggate/backend/logs/javaregex"
 	"github.com/loggate/loggate/backend/logs/lookup"
+	"github.com/loggate/loggate/backend/logs/messages"
 	"github.com/loggate/loggate/router/api"
 )
 
@@ -513,7 +514,7 @@ func javaText(v any) string {
 	case int64:
 		return strconv.FormatInt(x, 10)
 	case float64:
-		return javaDoubleText(x)
+		return messages.JavaDouble(x)
 	case bool:
 		return strconv.FormatBool(x)
 	case []any:
@@ -535,37 +536,4 @@ func javaText(v any) string {
 		return b.String()
 	}
 	return fmt.Sprint(v)
-}
-
-// javaDoubleText is Double.toString: plain with at least one decimal
-// between 10^-3 and 10^7, computerized scientific notation outside.
-func javaDoubleText(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	}
-	abs := math.Abs(f)
-	if abs == 0 || (abs >= 1e-3 && abs < 1e7) {
-		s := strconv.FormatFloat(f, 'f', -1, 64)
-		if !strings.Contains(s, ".") {
-			s += ".0"
-		}
-		return s
-	}
-	s := strconv.FormatFloat(f, 'E', -1, 64)
-	mant, exp, _ := strings.Cut(s, "E")
-	if !strings.Contains(mant, ".") {
-		mant += ".0"
-	}
-	exp = strings.TrimPrefix(exp, "+")
-	if strings.HasPrefix(exp, "-") {
-		exp = "-" + strings.TrimLeft(exp[1:], "0")
-	} else {
-		exp = strings.TrimLeft(exp, "0")
-	}
-	return mant + "E" + exp
 }

@@ -1,7 +1,6 @@
 package streams
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -60,7 +59,7 @@ func appendText(b []byte, v any) []byte {
 	case string:
 		return append(b, v...)
 	case float64:
-		return appendJavaDouble(b, v)
+		return messages.AppendJavaDouble(b, v)
 	case time.Time:
 		return v.UTC().AppendFormat(b, "2006-01-02T15:04:05.000Z07:00")
 	case float32:
@@ -95,51 +94,7 @@ func appendJSONNumber(b []byte, n json.Number) []byte {
 	if !ok {
 		return append(b, s...)
 	}
-	return appendJavaDouble(b, f)
-}
-
-// appendJavaDouble appends f as Java's Double.toString writes it: plain
-// decimal with at least one fractional digit between 10^-3 and 10^7,
-// computerized scientific notation ("1.0E7") outside.
-func appendJavaDouble(b []byte, f float64) []byte {
-	switch {
-	case math.IsNaN(f):
-		return append(b, "NaN"...)
-	case math.IsInf(f, 1):
-		return append(b, "Infinity"...)
-	case math.IsInf(f, -1):
-		return append(b, "-Infinity"...)
-	case f == 0:
-		if math.Signbit(f) {
-			return append(b, "-0.0"...)
-		}
-		return append(b, "0.0"...)
-	}
-	if abs := math.Abs(f); abs >= 1e-3 && abs < 1e7 {
-		start := len(b)
-		b = strconv.AppendFloat(b, f, 'f', -1, 64)
-		if bytes.IndexByte(b[start:], '.') < 0 {
-			b = append(b, ".0"...)
-		}
-		return b
-	}
-	var tmp [32]byte
-	sci := strconv.AppendFloat(tmp[:0], f, 'e', -1, 64) // such as -1.5e+07
-	e := bytes.IndexByte(sci, 'e')
-	mant, exp := sci[:e], sci[e+1:]
-	b = append(b, mant...)
-	if bytes.IndexByte(mant, '.') < 0 {
-		b = append(b, ".0"...)
-	}
-	b = append(b, 'E')
-	if exp[0] == '-' {
-		b = append(b, '-')
-	}
-	exp = bytes.TrimLeft(exp[1:], "0")
-	if len(exp) == 0 {
-		exp = []byte{'0'}
-	}
-	return append(b, exp...)
+	return messages.AppendJavaDouble(b, f)
 }
 
 // number returns a field value as a number the way Graylog's GREATER and

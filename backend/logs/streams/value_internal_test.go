@@ -113,9 +113,9 @@ func FuzzParseJavaDouble(f *testing.F) {
 		}
 		// A number's Java text parses back to the same number.
 		if ok && !math.IsNaN(v) {
-			back, ok2 := parseJavaDouble(string(appendJavaDouble(nil, v)))
+			back, ok2 := parseJavaDouble(string(messages.AppendJavaDouble(nil, v)))
 			if !ok2 || back != v {
-				t.Fatalf("%q = %v, printed %q, read back %v %v", s, v, appendJavaDouble(nil, v), back, ok2)
+				t.Fatalf("%q = %v, printed %q, read back %v %v", s, v, messages.AppendJavaDouble(nil, v), back, ok2)
 			}
 		}
 	})

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/loggate/loggate/backend/logs/indexsets"
+	"github.com/loggate/loggate/backend/logs/messages"
 )
 
 // Period is Joda's Period: an amount of each field, not a fixed duration
@@ -229,7 +230,7 @@ func ToString(v any) (string, bool) {
 	case int:
 		return strconv.Itoa(x), true
 	case float64:
-		return FormatDouble(x), true
+		return messages.JavaDouble(x), true
 	case bool:
 		return strconv.FormatBool(x), true
 	case time.Time:
@@ -279,29 +280,6 @@ func javaString(v any) string {
 		return "null"
 	}
 	s, _ := ToString(v)
-	return s
-}
-
-// FormatDouble prints a double as Java's Double.toString does for the
-// common cases: always with a fraction ("1.0"), exponent form outside
-// [1e-3, 1e7).
-func FormatDouble(f float64) string {
-	abs := f
-	if abs < 0 {
-		abs = -abs
-	}
-	if abs != 0 && (abs < 1e-3 || abs >= 1e7) {
-		s := strconv.FormatFloat(f, 'E', -1, 64)
-		mant, exp, _ := strings.Cut(s, "E")
-		if !strings.Contains(mant, ".") {
-			mant += ".0"
-		}
-		return mant + "E" + strings.TrimPrefix(exp, "+")
-	}
-	s := strconv.FormatFloat(f, 'f', -1, 64)
-	if !strings.ContainsAny(s, ".NI") {
-		s += ".0"
-	}
 	return s
 }
 
