@@ -24,6 +24,7 @@ func (n *Node) inputProcessing(ctx context.Context, st store.Store, now func() t
 	if err != nil {
 		return nil, fmt.Errorf("extractors: %w", err)
 	}
+	n.Extractors = svc
 	p := n.Messages.Processor
 	p.AddFilter(svc.Filter())
 	config := n.System.ClusterConfig

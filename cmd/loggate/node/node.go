@@ -46,6 +46,7 @@ import (
 	"github.com/loggate/loggate/backend/store/mongo"
 	"github.com/loggate/loggate/backend/system/apibrowser"
 	"github.com/loggate/loggate/backend/system/cluster"
+	"github.com/loggate/loggate/backend/system/contentpacks"
 	"github.com/loggate/loggate/backend/system/loggers"
 	"github.com/loggate/loggate/backend/system/metrics"
 	"github.com/loggate/loggate/backend/system/nodes"
@@ -339,6 +340,10 @@ func (n *Node) routes(ctx context.Context, o Options) ([]api.Route, error) {
 	if err != nil {
 		return nil, err
 	}
+	contentPacks := contentpacks.NewHandler(contentpacks.NewService(st, contentpacks.Deps{
+		Grok: n.Grok, Streams: n.Streams, IndexSets: n.IndexSets, Inputs: n.Inputs, Extractors: n.Extractors,
+		ForgetInput: n.InputStates.Forget,
+	}, o.Now))
 	local := slices.Concat(n.Levels.Routes(), n.Metrics.Routes(), n.Messages.Journal.Routes())
 	roleHandler := roles.NewHandler(n.Roles, n.Users)
 	// The browser documents the routes only compatibility serves too.
@@ -368,6 +373,7 @@ func (n *Node) routes(ctx context.Context, o Options) ([]api.Route, error) {
 		systemmessages.NewHandler(n.Notices.Messages).Routes(),
 		systemRoutes,
 		inputRoutes,
+		contentPacks.Routes(),
 		alertRoutes,
 		browser.Routes(),
 		interfaceRoutes(cfg.AccessLog, o.Now),

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loggate/loggate/backend/analysis/views"
+	"github.com/loggate/loggate/backend/logs/extractors"
 	"github.com/loggate/loggate/backend/logs/grok"
 	"github.com/loggate/loggate/backend/logs/indexsets"
 	"github.com/loggate/loggate/backend/logs/inputs"
@@ -34,6 +35,8 @@ type Resources struct {
 	InputStates *inputs.States
 	Grok        *grok.Service
 	Views       *views.Service
+	// Extractors are the inputs' extractors and static fields.
+	Extractors *extractors.Service
 }
 
 // configResources builds the configuration services, seeding what Graylog

@@ -1,0 +1,377 @@
+package contentpacks_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loggate/loggate/auth"
+	"github.com/loggate/loggate/backend/logs/grok"
+	"github.com/loggate/loggate/backend/logs/streams"
+	"github.com/loggate/loggate/backend/store/bolt"
+	"github.com/loggate/loggate/backend/system/contentpacks"
+	"github.com/loggate/loggate/router/api"
+	"github.com/loggate/loggate/router/routertest"
+)
+
+// fakeGrok and fakeStreams keep entities in memory.
+type fakeGrok struct{ ps map[string]grok.Pattern }
+
+func (f *fakeGrok) All() []grok.Pattern {
+	var out []grok.Pattern
+	for _, p := range f.ps {
+		out = append(out, p)
+	}
+	return out
+}
+
+func (f *fakeGrok) Get(id string) (grok.Pattern, error) {
+	p, ok := f.ps[id]
+	if !ok {
+		return p, api.Errorf(api.NotFound, "no pattern %s", id)
+	}
+	return p, nil
+}
+
+func (f *fakeGrok) Create(_ context.Context, p grok.Pattern) (grok.Pattern, error) {
+	for _, o := range f.ps {
+		if o.Name == p.Name {
+			return p, api.Errorf(api.Invalid, "Grok pattern %s already exists", p.Name)
+		}
+	}
+	p.ID = fmt.Sprintf("g%d", len(f.ps)+1)
+	f.ps[p.ID] = p
+	return p, nil
+}
+
+func (f *fakeGrok) Delete(_ context.Context, id string) error { delete(f.ps, id); return nil }
+
+type fakeStreams struct{ ss map[string]*streams.Stream }
+
+func (f *fakeStreams) All() []*streams.Stream {
+	var out []*streams.Stream
+	for _, s := range f.ss {
+		out = append(out, s)
+	}
+	return out
+}
+
+func (f *fakeStreams) Get(id string) (*streams.Stream, error) {
+	s, ok := f.ss[id]
+	if !ok {
+		return nil, api.Errorf(api.NotFound, "no stream %s", id)
+	}
+	return s, nil
+}
+
+func (f *fakeStreams) Create(_ context.Context, s *streams.Stream) error {
+	if s.Title == "" {
+		return api.Invalidf("title", "empty title")
+	}
+	s.ID = fmt.Sprintf("s%d", len(f.ss)+1)
+	f.ss[s.ID] = s
+	return nil
+}
+
+func (f *fakeStreams) Delete(_ context.Context, id string) error { delete(f.ss, id); return nil }
+
+type defaultIndexSet struct{}
+
+func (defaultIndexSet) DefaultID(context.Context) (string, error) { return "is1", nil }
+
+type env struct {
+	t  *testing.T
+	g  *fakeGrok
+	ss *fakeStreams
+	h  http.Handler
+}
+
+func newEnv(t *testing.T) *env {
+	st, err := bolt.Open(filepath.Join(t.TempDir(), "db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	e := &env{t: t, g: &fakeGrok{ps: map[string]grok.Pattern{}}, ss: &fakeStreams{ss: map[string]*streams.Stream{}}}
+	svc := contentpacks.NewService(st, contentpacks.Deps{Grok: e.g, Streams: e.ss, IndexSets: defaultIndexSet{}},
+		func() time.Time { return time.Date(2021, 3, 4, 5, 6, 7, 0, time.UTC) })
+	e.h = routertest.Handler(contentpacks.NewHandler(svc).Routes())
+	return e
+}
+
+var admin = []string{"contentpack:*", "catalog:*"}
+
+func (e *env) do(method, path, body string, perms ...string) *httptest.ResponseRecorder {
+	e.t.Helper()
+	r := httptest.NewRequest(method, path, strings.NewReader(body))
+	if body != "" {
+		r.Header.Set("Content-Type", "application/json")
+	}
+	if perms == nil {
+		perms = admin
+	}
+	r = r.WithContext(auth.WithPrincipal(r.Context(), routertest.Principal(e.t, perms...)))
+	w := httptest.NewRecorder()
+	e.h.ServeHTTP(w, r)
+	return w
+}
+
+func (e *env) want(w *httptest.ResponseRecorder, code int, out any) {
+	e.t.Helper()
+	if w.Code != code {
+		e.t.Fatalf("status %d %s, want %d", w.Code, w.Body, code)
+	}
+	if out != nil {
+		if err := json.Unmarshal(w.Body.Bytes(), out); err != nil {
+			e.t.Fatalf("decoding %s: %v", w.Body, err)
+		}
+	}
+}
+
+func pack(id string, rev int, params, entities string) string {
+	return fmt.Sprintf(`{"v":"1","id":%q,"rev":%d,"name":"p","summary":"","description":"","vendor":"","url":"","parameters":[%s],"entities":[%s]}`, id, rev, params, entities)
+}
+
+const grokEntity = `{"v":"1","type":{"name":"grok_pattern","version":"1"},"id":"e1","data":{"name":"CP_WORD","pattern":"\\w+"},"constraints":[]}`
+
+func streamEntity(title string) string {
+	return `{"v":"1","type":{"name":"stream","version":"1"},"id":"e2","data":{"title":` + title + `,"description":{"@type":"string","@value":"d"},"disabled":{"@type":"parameter","@value":"OFF"},"matching_type":{"@type":"string","@value":"OR"},"stream_rules":[{"type":{"@type":"string","@value":"REGEX"},"field":{"@type":"string","@value":"source"},"value":{"@type":"parameter","@value":"SRC"},"inverted":{"@type":"boolean","@value":false},"description":{"@type":"string","@value":""}}],"alert_conditions":[],"alarm_callbacks":[],"outputs":[],"default_stream":{"@type":"boolean","@value":false},"remove_matches":{"@type":"boolean","@value":true}},"constraints":[]}`
+}
+
+const params3 = `{"name":"TITLE","title":"t","description":"","type":"string","default_value":"x"},{"name":"OFF","title":"o","description":"","type":"boolean"},{"name":"SRC","title":"s","description":"","type":"string"}`
+
+func TestUploadInvalid(t *testing.T) {
+	e := newEnv(t)
+	many := strings.TrimSuffix(strings.Repeat(`{"v":"1","type":{"name":"grok_pattern","version":"1"},"id":"x","data":{}},`, contentpacks.MaxEntities+1), ",")
+	cases := []struct{ name, body, msg string }{
+		{"not json", `{`, ""},
+		{"version 0", strings.Replace(pack("a", 1, "", ""), `"v":"1"`, `"v":"0"`, 1), "version"},
+		{"no id", pack("", 1, "", ""), "id"},
+		{"revision 0", pack("a", 0, "", ""), "revision"},
+		{"parameter type", pack("a", 1, `{"name":"P","type":"date"}`, ""), "unknown type"},
+		{"parameter default", pack("a", 1, `{"name":"P","type":"integer","default_value":"x"}`, ""), "Default value"},
+		{"duplicate parameter", pack("a", 1, `{"name":"P","type":"string"},{"name":"P","type":"string"}`, ""), "Duplicate"},
+		{"duplicate entity", pack("a", 1, "", grokEntity+","+grokEntity), "Duplicate entity"},
+		{"entity data", pack("a", 1, "", `{"v":"1","type":{"name":"grok_pattern","version":"1"},"id":"e","data":3}`), "JSON object"},
+		{"too many entities", pack("a", 1, "", many), "at most"},
+	}
+	for _, c := range cases {
+		w := e.do("POST", "/system/content_packs", c.body)
+		if w.Code != 400 || !strings.Contains(w.Body.String(), c.msg) {
+			t.Errorf("%s: %d %s, want 400 with %q", c.name, w.Code, w.Body, c.msg)
+		}
+	}
+}
+
+func TestUploadListGetDelete(t *testing.T) {
+	e := newEnv(t)
+	for _, b := range []string{pack("a", 1, "", grokEntity), pack("a", 2, "", grokEntity), pack("b", 1, "", "")} {
+		w := e.do("POST", "/system/content_packs", b)
+		e.want(w, 201, nil)
+	}
+	e.want(e.do("POST", "/system/content_packs", pack("a", 2, "", "")), 400, nil)
+
+	var all struct {
+		Total    int                       `json:"total"`
+		Packs    []contentpacks.Pack       `json:"content_packs"`
+		Metadata map[string]map[string]any `json:"content_pack_metadata"`
+	}
+	e.want(e.do("GET", "/system/content_packs", ""), 200, &all)
+	if all.Total != 3 || len(all.Packs) != 3 {
+		t.Errorf("list: %+v", all)
+	}
+	e.want(e.do("GET", "/system/content_packs/latest", ""), 200, &all)
+	if all.Total != 2 || all.Packs[0].Rev != 2 {
+		t.Errorf("latest: %+v", all)
+	}
+	var revs struct {
+		Revisions map[string]contentpacks.Pack `json:"content_pack_revisions"`
+	}
+	e.want(e.do("GET", "/system/content_packs/a", ""), 200, &revs)
+	if len(revs.Revisions) != 2 || revs.Revisions["2"].Rev != 2 {
+		t.Errorf("revisions: %+v", revs)
+	}
+	var one struct {
+		Pack contentpacks.Pack `json:"content_pack"`
+	}
+	e.want(e.do("GET", "/system/content_packs/a/1", ""), 200, &one)
+	if one.Pack.ID != "a" || len(one.Pack.Entities) != 1 || one.Pack.ServerVersion == "" {
+		t.Errorf("get: %+v", one)
+	}
+	var dl contentpacks.Pack
+	e.want(e.do("GET", "/system/content_packs/a/1/download", ""), 200, &dl)
+	if dl.ID != "a" || dl.Rev != 1 {
+		t.Errorf("download: %+v", dl)
+	}
+
+	cases := []struct {
+		method, path string
+		perms        []string
+		want         int
+	}{
+		{"GET", "/system/content_packs/a/9", nil, 404},
+		{"GET", "/system/content_packs/a/x", nil, 404},
+		{"GET", "/system/content_packs/zzz", nil, 404},
+		{"GET", "/system/content_packs", []string{"streams:read"}, 403},
+		{"GET", "/system/content_packs/a", []string{"contentpack:read:b"}, 403},
+		{"GET", "/system/content_packs/a", []string{"contentpack:read:a"}, 200},
+		{"DELETE", "/system/content_packs/a/1", []string{"contentpack:read"}, 403},
+		{"DELETE", "/system/content_packs/a/1", nil, 204},
+		{"GET", "/system/content_packs/a/1", nil, 404},
+		{"DELETE", "/system/content_packs/a", nil, 204},
+		{"GET", "/system/content_packs/a", nil, 404},
+	}
+	for _, c := range cases {
+		if w := e.do(c.method, c.path, "", c.perms...); w.Code != c.want {
+			t.Errorf("%s %s %v: %d %s, want %d", c.method, c.path, c.perms, w.Code, w.Body, c.want)
+		}
+	}
+}
+
+func TestInstallParameters(t *testing.T) {
+	e := newEnv(t)
+	body := pack("p", 1, params3, grokEntity+","+streamEntity(`{"@type":"parameter","@value":"TITLE"}`))
+	e.want(e.do("POST", "/system/content_packs", body), 201, nil)
+	good := `"TITLE":{"@type":"string","@value":"web"},"OFF":{"@type":"boolean","@value":true},"SRC":{"@type":"string","@value":"^web"}`
+	cases := []struct{ name, params, msg string }{
+		{"missing", `"TITLE":{"@type":"string","@value":"web"},"OFF":{"@type":"boolean","@value":true}`, "Missing parameters: [SRC]"},
+		{"unknown", good + `,"X":{"@type":"string","@value":"x"}`, "Unknown parameters: [X]"},
+		{"wrong type", `"TITLE":{"@type":"integer","@value":1},"OFF":{"@type":"boolean","@value":true},"SRC":{"@type":"string","@value":"x"}`, "Invalid parameters: [TITLE]"},
+		{"bad literal", `"TITLE":{"@type":"string","@value":"a"},"OFF":{"@type":"boolean","@value":"yes"},"SRC":{"@type":"string","@value":"x"}`, "Invalid parameters: [OFF]"},
+	}
+	for _, c := range cases {
+		w := e.do("POST", "/system/content_packs/p/1/installations", `{"parameters":{`+c.params+`},"comment":""}`)
+		if w.Code != 400 || !strings.Contains(w.Body.String(), c.msg) {
+			t.Errorf("%s: %d %s, want 400 with %q", c.name, w.Code, w.Body, c.msg)
+		}
+	}
+	if len(e.g.ps) != 0 || len(e.ss.ss) != 0 {
+		t.Fatalf("refused installs created entities")
+	}
+
+	var in contentpacks.Installation
+	e.want(e.do("POST", "/system/content_packs/p/1/installations", `{"parameters":{`+good+`},"comment":"c"}`), 200, &in)
+	if len(in.Entities) != 2 || in.Comment != "c" || in.PackID != "p" {
+		t.Fatalf("installation %+v", in)
+	}
+	var st *streams.Stream
+	for _, s := range e.ss.ss {
+		st = s
+	}
+	if st == nil || st.Title != "web" || !st.Disabled || st.MatchingType != streams.MatchOr || !st.RemoveMatchesFromDefaultStream ||
+		len(st.Rules) != 1 || st.Rules[0].Type != streams.RuleRegex || st.Rules[0].Value != "^web" || st.IndexSetID != "is1" {
+		t.Errorf("stream %+v", st)
+	}
+	// A revision installed cannot be deleted, nor its pack.
+	e.want(e.do("DELETE", "/system/content_packs/p/1", ""), 400, nil)
+	e.want(e.do("DELETE", "/system/content_packs/p", ""), 400, nil)
+
+	// A second installation finds the grok pattern it made: uninstalling the
+	// first one keeps it.
+	var in2 contentpacks.Installation
+	e.want(e.do("POST", "/system/content_packs/p/1/installations", `{"parameters":{`+good+`}}`), 200, &in2)
+	var details struct {
+		Entities []contentpacks.NativeDescriptor `json:"entities"`
+	}
+	e.want(e.do("GET", "/system/content_packs/p/installations/"+in.ID+"/uninstall_details", ""), 200, &details)
+	if len(details.Entities) != 1 || details.Entities[0].Type.Name != "stream" {
+		t.Errorf("uninstall details %+v", details)
+	}
+	var un struct {
+		Uninstalled contentpacks.Uninstallation `json:"uninstalled"`
+	}
+	e.want(e.do("DELETE", "/system/content_packs/p/installations/"+in.ID, ""), 200, &un)
+	if len(un.Uninstalled.Entities) != 1 || len(un.Uninstalled.Skipped) != 1 || len(e.g.ps) != 1 || len(e.ss.ss) != 1 {
+		t.Errorf("uninstalled %+v; %d patterns, %d streams left", un.Uninstalled, len(e.g.ps), len(e.ss.ss))
+	}
+	e.want(e.do("DELETE", "/system/content_packs/p/installations/"+in2.ID, ""), 200, &un)
+	if len(e.g.ps) != 0 || len(e.ss.ss) != 0 {
+		t.Errorf("left %d patterns, %d streams", len(e.g.ps), len(e.ss.ss))
+	}
+	e.want(e.do("DELETE", "/system/content_packs/p/installations/"+in2.ID, ""), 404, nil)
+}
+
+func TestInstallFoundOnSystemAndRollback(t *testing.T) {
+	e := newEnv(t)
+	e.g.ps["g0"] = grok.Pattern{ID: "g0", Name: "CP_WORD", Pattern: `\w+`}
+	// The stream's title is empty: the install fails after the grok pattern
+	// and creates nothing.
+	e.want(e.do("POST", "/system/content_packs", pack("p", 1, "", grokEntity+","+streamEntity(`{"@type":"string","@value":""}`))), 201, nil)
+	e.want(e.do("POST", "/system/content_packs/p/1/installations", `{"parameters":{}}`), 400, nil)
+	e.want(e.do("POST", "/system/content_packs", pack("q", 1, "", grokEntity)), 201, nil)
+	var in contentpacks.Installation
+	e.want(e.do("POST", "/system/content_packs/q/1/installations", `{}`), 200, &in)
+	if len(in.Entities) != 1 || !in.Entities[0].FoundOnSystem || in.Entities[0].ID != "g0" {
+		t.Errorf("installation %+v", in)
+	}
+	e.want(e.do("DELETE", "/system/content_packs/q/installations/"+in.ID, ""), 200, nil)
+	if _, ok := e.g.ps["g0"]; !ok {
+		t.Error("a pattern found on the system was removed")
+	}
+	// A pattern of the same name but another definition is refused.
+	e.g.ps["g0"] = grok.Pattern{ID: "g0", Name: "CP_WORD", Pattern: `\d+`}
+	e.want(e.do("POST", "/system/content_packs/q/1/installations", `{}`), 400, nil)
+}
+
+func TestUnsupportedTypes(t *testing.T) {
+	e := newEnv(t)
+	for _, typ := range []string{"pipeline_rule", "pipeline", "lookup_table", "input", "dashboard"} {
+		id := "u-" + typ
+		body := pack(id, 1, "", grokEntity+`,{"v":"1","type":{"name":"`+typ+`","version":"1"},"id":"x","data":{}}`)
+		e.want(e.do("POST", "/system/content_packs", body), 201, nil)
+		w := e.do("POST", "/system/content_packs/"+id+"/1/installations", `{}`)
+		if w.Code != 400 || !strings.Contains(w.Body.String(), typ) {
+			t.Errorf("%s: %d %s", typ, w.Code, w.Body)
+		}
+		w = e.do("POST", "/system/catalog", `{"entities":[{"id":"x","type":{"name":"`+typ+`","version":"1"}}]}`)
+		if w.Code != 400 || !strings.Contains(w.Body.String(), typ) {
+			t.Errorf("catalog %s: %d %s", typ, w.Code, w.Body)
+		}
+	}
+	if len(e.g.ps) != 0 {
+		t.Error("a refused install created a pattern")
+	}
+}
+
+func TestCatalogExportReinstalls(t *testing.T) {
+	e := newEnv(t)
+	e.g.ps["g0"] = grok.Pattern{ID: "g0", Name: "MINE", Pattern: `x+`}
+	desc := "about"
+	e.ss.ss["s0"] = &streams.Stream{ID: "s0", Title: "mine", Description: &desc, MatchingType: streams.MatchAnd,
+		Rules: []streams.Rule{{Type: streams.RuleExact, Field: "f", Value: "v", Inverted: true}}}
+	var cat struct {
+		Entities []contentpacks.Excerpt `json:"entities"`
+	}
+	e.want(e.do("GET", "/system/catalog", ""), 200, &cat)
+	if len(cat.Entities) != 2 {
+		t.Fatalf("catalog %+v", cat)
+	}
+	var res struct {
+		Entities []contentpacks.Entity `json:"entities"`
+	}
+	req, _ := json.Marshal(map[string]any{"entities": cat.Entities})
+	e.want(e.do("POST", "/system/catalog", string(req)), 200, &res)
+	if len(res.Entities) != 2 {
+		t.Fatalf("resolved %+v", res)
+	}
+	ents, _ := json.Marshal(res.Entities)
+	body := pack("exp", 1, "", strings.Trim(string(ents), "[]"))
+	e.want(e.do("POST", "/system/content_packs", body), 201, nil)
+	delete(e.g.ps, "g0")
+	delete(e.ss.ss, "s0")
+	e.want(e.do("POST", "/system/content_packs/exp/1/installations", `{}`), 200, nil)
+	if len(e.g.ps) != 1 || len(e.ss.ss) != 1 {
+		t.Fatalf("reinstalled %d patterns, %d streams", len(e.g.ps), len(e.ss.ss))
+	}
+	for _, s := range e.ss.ss {
+		if s.Title != "mine" || *s.Description != "about" || len(s.Rules) != 1 || !s.Rules[0].Inverted || s.Rules[0].Type != streams.RuleExact {
+			t.Errorf("stream %+v", s)
+		}
+	}
+}
