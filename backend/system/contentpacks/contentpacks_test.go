@@ -6,16 +6,22 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/loggate/loggate/auth"
 	"github.com/loggate/loggate/backend/logs/grok"
+	"github.com/loggate/loggate/backend/logs/lookup"
+	"github.com/loggate/loggate/backend/logs/pipelines"
+	"github.com/loggate/loggate/backend/logs/pipelines/functions"
 	"github.com/loggate/loggate/backend/logs/streams"
 	"github.com/loggate/loggate/backend/store/bolt"
 	"github.com/loggate/loggate/backend/system/contentpacks"
+	"github.com/loggate/loggate/backend/system/metrics"
 	"github.com/loggate/loggate/router/api"
 	"github.com/loggate/loggate/router/routertest"
 )
@@ -90,17 +96,37 @@ type env struct {
 	g  *fakeGrok
 	ss *fakeStreams
 	h  http.Handler
+	// lk and pl, the real services over the pack's store, only in
+	// environments made by newEnvWith(t, true).
+	lk *lookup.Service
+	pl *pipelines.Service
 }
 
-func newEnv(t *testing.T) *env {
-	st, err := bolt.Open(filepath.Join(t.TempDir(), "db"), nil)
+func newEnv(t *testing.T) *env { return newEnvWith(t, false) }
+
+// newEnvWith returns an environment; full adds the lookup tables and the
+// pipelines.
+func newEnvWith(t *testing.T, full bool) *env {
+	st, err := bolt.Open(filepath.Join(t.TempDir(), "db"), slices.Concat(lookup.Indexes, pipelines.Indexes))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
 	e := &env{t: t, g: &fakeGrok{ps: map[string]grok.Pattern{}}, ss: &fakeStreams{ss: map[string]*streams.Stream{}}}
-	svc := contentpacks.NewService(st, contentpacks.Deps{Grok: e.g, Streams: e.ss, IndexSets: defaultIndexSet{}},
-		func() time.Time { return time.Date(2021, 3, 4, 5, 6, 7, 0, time.UTC) })
+	now := func() time.Time { return time.Date(2021, 3, 4, 5, 6, 7, 0, time.UTC) }
+	deps := contentpacks.Deps{Grok: e.g, Streams: e.ss, IndexSets: defaultIndexSet{}}
+	if full {
+		ctx := context.Background()
+		if e.lk, err = lookup.NewService(ctx, st, lookup.Options{Now: now}); err != nil {
+			t.Fatal(err)
+		}
+		lib := functions.New(functions.Deps{Lookup: e.lk, Now: now})
+		if e.pl, err = pipelines.NewService(ctx, st, lib, metrics.New(now), now); err != nil {
+			t.Fatal(err)
+		}
+		deps.Lookup, deps.Pipelines = e.lk, e.pl
+	}
+	svc := contentpacks.NewService(st, deps, now)
 	e.h = routertest.Handler(contentpacks.NewHandler(svc).Routes())
 	return e
 }
@@ -320,8 +346,9 @@ func TestInstallFoundOnSystemAndRollback(t *testing.T) {
 }
 
 func TestUnsupportedTypes(t *testing.T) {
+	// Types without a facade, and types whose service is not given.
 	e := newEnv(t)
-	for _, typ := range []string{"pipeline_rule", "pipeline", "lookup_table", "input", "dashboard"} {
+	for _, typ := range []string{"pipeline_rule", "pipeline", "lookup_table", "input", "dashboard", "output"} {
 		id := "u-" + typ
 		body := pack(id, 1, "", grokEntity+`,{"v":"1","type":{"name":"`+typ+`","version":"1"},"id":"x","data":{}}`)
 		e.want(e.do("POST", "/system/content_packs", body), 201, nil)
@@ -373,5 +400,225 @@ func TestCatalogExportReinstalls(t *testing.T) {
 		if s.Title != "mine" || *s.Description != "about" || len(s.Rules) != 1 || !s.Rules[0].Inverted || s.Rules[0].Type != streams.RuleExact {
 			t.Errorf("stream %+v", s)
 		}
+	}
+}
+
+func sref(v string) string { return fmt.Sprintf(`{"@type":"string","@value":%q}`, v) }
+
+func entity(id, typ, data string) string {
+	return `{"v":"1","type":{"name":"` + typ + `","version":"1"},"id":"` + id + `","data":` + data + `,"constraints":[]}`
+}
+
+const (
+	cpRule     = "rule \"cp-tag\"\nwhen has_field(\"source\")\nthen\n  set_field(\"owner\", lookup_value(\"cp-hosts\", $message.source));\nend"
+	cpPipeline = "pipeline \"cp-pipe\"\nstage 0 match either\nrule \"cp-tag\";\nend"
+)
+
+// lookupEntities are a CSV data adapter (its path the parameter CSV), a
+// cache and the table of the two, the table first.
+func lookupEntities() []string {
+	return []string{
+		entity("t1", "lookup_table", `{"name":`+sref("cp-hosts")+`,"title":`+sref("Hosts")+`,"description":`+sref("")+`,
+		 "cache_name":`+sref("c1")+`,"data_adapter_name":`+sref("a1")+`,"default_single_value":`+sref("nobody")+`,
+		 "default_single_value_type":`+sref("STRING")+`,"default_multi_value":`+sref("")+`,"default_multi_value_type":`+sref("NULL")+`}`),
+		entity("a1", "lookup_adapter", `{"name":`+sref("cp-hosts-csv")+`,"title":`+sref("Hosts CSV")+`,"description":`+sref("d")+`,
+		 "configuration":{"type":`+sref("csvfile")+`,"path":{"@type":"parameter","@value":"CSV"},"separator":`+sref(",")+`,"quotechar":`+sref(`"`)+`,
+		 "key_column":`+sref("host")+`,"value_column":`+sref("owner")+`,"check_interval":{"@type":"integer","@value":60},
+		 "case_insensitive_lookup":{"@type":"boolean","@value":false}}}`),
+		entity("c1", "lookup_cache", `{"name":`+sref("cp-hosts-cache")+`,"title":`+sref("Hosts cache")+`,"description":`+sref("")+`,
+		 "configuration":{"type":`+sref("none")+`}}`),
+	}
+}
+
+// pipelineEntities are a pipeline connected to the stream e2 and its rule,
+// the pipeline first.
+func pipelineEntities() []string {
+	return []string{
+		entity("p1", "pipeline", `{"title":`+sref("cp-pipe")+`,"description":`+sref("from a pack")+`,"source":`+sref(cpPipeline)+`,
+		 "connected_streams":[`+sref("e2")+`]}`),
+		entity("r1", "pipeline_rule", `{"title":`+sref("cp-tag")+`,"description":null,"source":`+sref(cpRule)+`}`),
+	}
+}
+
+const csvParams = `{"name":"CSV","title":"c","description":"","type":"string"},{"name":"OFF","title":"o","description":"","type":"boolean"},{"name":"SRC","title":"s","description":"","type":"string"}`
+
+func csvFile(t *testing.T) string {
+	path := filepath.Join(t.TempDir(), "hosts.csv")
+	if err := os.WriteFile(path, []byte("host,owner\nweb-1,ops\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// check verifies what the lookup and pipeline entities of a pack became:
+// the table looks up through the adapter, the pipeline runs the rule and
+// is connected to the stream.
+func (e *env) check(streamID string) {
+	e.t.Helper()
+	ctx := context.Background()
+	r, err := e.lk.Lookup(ctx, "cp-hosts", "web-1")
+	if err != nil || r.Single != "ops" {
+		e.t.Errorf("lookup: %+v %v", r, err)
+	}
+	if r, _ := e.lk.Lookup(ctx, "cp-hosts", "db-1"); r.Single != "nobody" {
+		e.t.Errorf("default value: %+v", r)
+	}
+	pls := e.pl.Pipelines()
+	if len(pls) != 1 || *pls[0].Title != "cp-pipe" || len(pls[0].Stages) != 1 || pls[0].Stages[0].Rules[0] != "cp-tag" || len(pls[0].Errors) != 0 {
+		e.t.Fatalf("pipelines %+v", pls)
+	}
+	if rs := e.pl.Rules(); len(rs) != 1 || *rs[0].Title != "cp-tag" || rs[0].Source != cpRule || len(rs[0].Errors) != 0 {
+		e.t.Errorf("rules %+v", rs)
+	}
+	if c, ok := e.pl.Connection(streamID); !ok || !slices.Equal(c.PipelineIDs, []string{*pls[0].ID}) {
+		e.t.Errorf("connection of %s: %+v", streamID, c)
+	}
+}
+
+// empty verifies that the lookup and pipeline entities are gone.
+func (e *env) empty() {
+	e.t.Helper()
+	if len(e.lk.Tables()) != 0 || len(e.lk.Caches()) != 0 || len(e.lk.Adapters()) != 0 || len(e.pl.Rules()) != 0 || len(e.pl.Pipelines()) != 0 {
+		e.t.Errorf("left %d tables, %d caches, %d adapters, %d rules, %d pipelines",
+			len(e.lk.Tables()), len(e.lk.Caches()), len(e.lk.Adapters()), len(e.pl.Rules()), len(e.pl.Pipelines()))
+	}
+	for _, c := range e.pl.Connections() {
+		if len(c.PipelineIDs) != 0 {
+			e.t.Errorf("connection left %+v", c)
+		}
+	}
+}
+
+func TestLookupAndPipelineEntities(t *testing.T) {
+	e := newEnvWith(t, true)
+	ents := slices.Concat(pipelineEntities(), lookupEntities(), []string{streamEntity(sref("web"))})
+	e.want(e.do("POST", "/system/content_packs", pack("lp", 1, csvParams, strings.Join(ents, ","))), 201, nil)
+	params := `{"parameters":{"CSV":` + sref(csvFile(t)) + `,"OFF":{"@type":"boolean","@value":false},"SRC":` + sref("web") + `}}`
+	var in contentpacks.Installation
+	e.want(e.do("POST", "/system/content_packs/lp/1/installations", params), 200, &in)
+	var order []string
+	ids := map[string]string{}
+	for _, d := range in.Entities {
+		order = append(order, d.ContentPackEnID)
+		ids[d.Type.Name] = d.ID
+	}
+	if !slices.Equal(order, []string{"a1", "c1", "t1", "e2", "r1", "p1"}) {
+		t.Errorf("installed in order %v", order)
+	}
+	e.check(ids["stream"])
+	if tb, _ := e.lk.Table(context.Background(), "cp-hosts"); tb.CacheID != ids["lookup_cache"] || tb.DataAdapterID != ids["lookup_adapter"] {
+		t.Errorf("table %+v", tb)
+	}
+
+	// Export the table and the pipeline: their adapter, cache, rule and
+	// stream come with them.
+	var res struct {
+		Entities []contentpacks.Entity `json:"entities"`
+	}
+	req := `{"entities":[{"id":"` + ids["lookup_table"] + `","type":{"name":"lookup_table","version":"1"}},{"id":"` + ids["pipeline"] + `","type":{"name":"pipeline","version":"1"}}]}`
+	e.want(e.do("POST", "/system/catalog", req), 200, &res)
+	types := map[string]contentpacks.Entity{}
+	for _, en := range res.Entities {
+		types[en.Type.Name] = en
+	}
+	if len(res.Entities) != 6 || len(types) != 6 {
+		t.Fatalf("resolved %+v", res.Entities)
+	}
+	var tdata, pdata map[string]any
+	_ = json.Unmarshal(types["lookup_table"].Data, &tdata)
+	_ = json.Unmarshal(types["pipeline"].Data, &pdata)
+	if tdata["cache_name"].(map[string]any)["@value"] != types["lookup_cache"].ID ||
+		tdata["data_adapter_name"].(map[string]any)["@value"] != types["lookup_adapter"].ID {
+		t.Errorf("exported table %s", types["lookup_table"].Data)
+	}
+	if cs := pdata["connected_streams"].([]any); len(cs) != 1 || cs[0].(map[string]any)["@value"] != types["stream"].ID {
+		t.Errorf("exported pipeline %s", types["pipeline"].Data)
+	}
+	if !strings.Contains(string(types["lookup_adapter"].Data), `"key_column":{"@type":"string","@value":"host"}`) {
+		t.Errorf("exported adapter %s", types["lookup_adapter"].Data)
+	}
+	if !strings.Contains(string(types["pipeline_rule"].Data), `"description":null`) {
+		t.Errorf("exported rule %s", types["pipeline_rule"].Data)
+	}
+	var cat struct {
+		Entities []contentpacks.Excerpt `json:"entities"`
+	}
+	e.want(e.do("GET", "/system/catalog", ""), 200, &cat)
+	if len(cat.Entities) != 6 {
+		t.Errorf("catalog %+v", cat.Entities)
+	}
+
+	var un struct {
+		Uninstalled contentpacks.Uninstallation `json:"uninstalled"`
+	}
+	e.want(e.do("DELETE", "/system/content_packs/lp/installations/"+in.ID, ""), 200, &un)
+	if len(un.Uninstalled.Entities) != 6 || len(un.Uninstalled.Failed) != 0 {
+		t.Errorf("uninstalled %+v", un.Uninstalled)
+	}
+	e.empty()
+
+	// The export installs again.
+	ents = nil
+	for _, en := range res.Entities {
+		b, _ := json.Marshal(en)
+		ents = append(ents, string(b))
+	}
+	e.want(e.do("POST", "/system/content_packs", pack("exp", 1, "", strings.Join(ents, ","))), 201, nil)
+	e.want(e.do("POST", "/system/content_packs/exp/1/installations", `{}`), 200, &in)
+	for _, d := range in.Entities {
+		ids[d.Type.Name] = d.ID
+	}
+	e.check(ids["stream"])
+	e.want(e.do("DELETE", "/system/content_packs/exp/installations/"+in.ID, ""), 200, &un)
+	e.empty()
+}
+
+func TestLookupFoundOnSystemAndRefused(t *testing.T) {
+	e := newEnvWith(t, true)
+	params := `{"parameters":{"CSV":` + sref(csvFile(t)) + `,"OFF":{"@type":"boolean","@value":false},"SRC":` + sref("web") + `}}`
+	e.want(e.do("POST", "/system/content_packs", pack("l", 1, csvParams, strings.Join(lookupEntities(), ","))), 201, nil)
+	var in1, in2 contentpacks.Installation
+	e.want(e.do("POST", "/system/content_packs/l/1/installations", params), 200, &in1)
+	// A second installation finds the three by name; uninstalling the first
+	// keeps them.
+	e.want(e.do("POST", "/system/content_packs/l/1/installations", params), 200, &in2)
+	if len(in2.Entities) != 3 || in2.Entities[0].ID != in1.Entities[0].ID || len(e.lk.Tables()) != 1 {
+		t.Fatalf("second installation %+v", in2)
+	}
+	var un struct {
+		Uninstalled contentpacks.Uninstallation `json:"uninstalled"`
+	}
+	e.want(e.do("DELETE", "/system/content_packs/l/installations/"+in1.ID, ""), 200, &un)
+	if len(un.Uninstalled.Skipped) != 3 || len(e.lk.Tables()) != 1 {
+		t.Errorf("uninstalled %+v", un.Uninstalled)
+	}
+	e.want(e.do("DELETE", "/system/content_packs/l/installations/"+in2.ID, ""), 200, &un)
+	if len(un.Uninstalled.Entities) != 3 {
+		t.Errorf("uninstalled %+v", un.Uninstalled)
+	}
+
+	const xRule = "rule \"cp-x\"\nwhen true\nthen\nend"
+	cases := []struct{ name, entities, msg string }{
+		// A table whose cache is not in the pack.
+		{"missing cache", strings.Join(lookupEntities()[:2], ","), `missing cache \"c1\"`},
+		// A pipeline connected to a stream the pack lacks.
+		{"missing stream", pipelineEntities()[0], "missing stream e2"},
+		// A rule of the same title but another source.
+		{"diverging rule", entity("r", "pipeline_rule", `{"title":`+sref("cp-x")+`,"source":`+sref(strings.Replace(xRule, "true", "false", 1))+`}`), "different pipeline rule sources"},
+	}
+	if _, err := e.pl.CreateRule(context.Background(), nil, xRule); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range cases {
+		id := fmt.Sprintf("bad%d", i)
+		e.want(e.do("POST", "/system/content_packs", pack(id, 1, csvParams, c.entities)), 201, nil)
+		w := e.do("POST", "/system/content_packs/"+id+"/1/installations", params)
+		if w.Code != 400 || !strings.Contains(w.Body.String(), c.msg) {
+			t.Errorf("%s: %d %s, want 400 with %q", c.name, w.Code, w.Body, c.msg)
+		}
+	}
+	// The refused installations left nothing behind.
+	if len(e.lk.Tables()) != 0 || len(e.lk.Caches()) != 0 || len(e.lk.Adapters()) != 0 || len(e.pl.Rules()) != 1 || len(e.pl.Pipelines()) != 0 {
+		t.Errorf("refused installations left entities")
 	}
 }

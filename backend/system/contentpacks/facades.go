@@ -68,15 +68,34 @@ type native struct {
 type facade interface {
 	// existing returns the entity of this server the pack entity is, if
 	// any (installing then creates nothing).
-	existing(ctx context.Context, data json.RawMessage, p params) (*native, error)
-	create(ctx context.Context, data json.RawMessage, p params, user string) (native, error)
+	existing(ctx context.Context, data json.RawMessage, p install) (*native, error)
+	create(ctx context.Context, data json.RawMessage, p install, user string) (native, error)
 	// exists reports whether a native entity is still there.
 	exists(ctx context.Context, id string) bool
 	remove(ctx context.Context, id string) error
 	excerpts(ctx context.Context) ([]Excerpt, error)
-	// export returns the data of a native entity as a pack entity.
-	export(ctx context.Context, id string) (data any, err error)
+	// export returns the data of a native entity as a pack entity; ids
+	// are the entity ids of the natives exported with it.
+	export(ctx context.Context, id string, ids exportIDs) (data any, err error)
 }
+
+// dependent is a facade whose entities need others, exported with them
+// (Graylog's resolveNativeEntity).
+type dependent interface {
+	dependencies(ctx context.Context, id string) ([]Descriptor, error)
+}
+
+// install is an installation under way: its parameter values and the
+// native ids of the pack entities installed so far (Graylog's
+// nativeEntities), by pack entity.
+type install struct {
+	params
+	natives map[Descriptor]string
+}
+
+// exportIDs are the pack entity ids of the natives being exported, by
+// native entity (Graylog's EntityDescriptorIds).
+type exportIDs map[Descriptor]string
 
 func decodeData(data json.RawMessage, v any) error {
 	if err := json.Unmarshal(data, v); err != nil {
@@ -94,7 +113,7 @@ type grokData struct {
 	Pattern string `json:"pattern"`
 }
 
-func (f grokFacade) existing(_ context.Context, data json.RawMessage, _ params) (*native, error) {
+func (f grokFacade) existing(_ context.Context, data json.RawMessage, _ install) (*native, error) {
 	var d grokData
 	if err := decodeData(data, &d); err != nil {
 		return nil, err
@@ -111,7 +130,7 @@ func (f grokFacade) existing(_ context.Context, data json.RawMessage, _ params) 
 	return nil, nil
 }
 
-func (f grokFacade) create(ctx context.Context, data json.RawMessage, _ params, _ string) (native, error) {
+func (f grokFacade) create(ctx context.Context, data json.RawMessage, _ install, _ string) (native, error) {
 	var d grokData
 	if err := decodeData(data, &d); err != nil {
 		return native{}, err
@@ -141,7 +160,7 @@ func (f grokFacade) excerpts(context.Context) ([]Excerpt, error) {
 	return out, nil
 }
 
-func (f grokFacade) export(_ context.Context, id string) (any, error) {
+func (f grokFacade) export(_ context.Context, id string, _ exportIDs) (any, error) {
 	p, err := f.g.Get(id)
 	if err != nil {
 		return nil, err
@@ -177,7 +196,7 @@ type ruleData struct {
 	Description *ValueRef `json:"description"`
 }
 
-func (f streamFacade) existing(_ context.Context, data json.RawMessage, p params) (*native, error) {
+func (f streamFacade) existing(_ context.Context, data json.RawMessage, p install) (*native, error) {
 	var d streamData
 	if err := decodeData(data, &d); err != nil {
 		return nil, err
@@ -205,7 +224,7 @@ func ruleType(s string) (streams.RuleType, bool) {
 	return 0, false
 }
 
-func (f streamFacade) create(ctx context.Context, data json.RawMessage, p params, user string) (native, error) {
+func (f streamFacade) create(ctx context.Context, data json.RawMessage, p install, user string) (native, error) {
 	var d streamData
 	if err := decodeData(data, &d); err != nil {
 		return native{}, err
@@ -296,7 +315,7 @@ func (f streamFacade) excerpts(context.Context) ([]Excerpt, error) {
 	return out, nil
 }
 
-func (f streamFacade) export(_ context.Context, id string) (any, error) {
+func (f streamFacade) export(_ context.Context, id string, _ exportIDs) (any, error) {
 	st, err := f.s.Get(id)
 	if err != nil {
 		return nil, err
@@ -363,11 +382,11 @@ type converterData struct {
 	Configuration json.RawMessage `json:"configuration"`
 }
 
-func (f inputFacade) existing(context.Context, json.RawMessage, params) (*native, error) {
+func (f inputFacade) existing(context.Context, json.RawMessage, install) (*native, error) {
 	return nil, nil // Graylog always creates a new input
 }
 
-func (f inputFacade) create(ctx context.Context, data json.RawMessage, p params, user string) (n native, err error) {
+func (f inputFacade) create(ctx context.Context, data json.RawMessage, p install, user string) (n native, err error) {
 	var d inputData
 	if err := decodeData(data, &d); err != nil {
 		return native{}, err
@@ -398,7 +417,7 @@ func (f inputFacade) create(ctx context.Context, data json.RawMessage, p params,
 	}
 	var reqs []extractors.Request
 	for i, ed := range d.Extractors {
-		r, err := extractorRequest(ed, p)
+		r, err := extractorRequest(ed, p.params)
 		if err != nil {
 			return native{}, fmt.Errorf("extractor %d: %w", i, err)
 		}
@@ -521,7 +540,7 @@ func (f inputFacade) excerpts(ctx context.Context) ([]Excerpt, error) {
 	return out, nil
 }
 
-func (f inputFacade) export(ctx context.Context, id string) (any, error) {
+func (f inputFacade) export(ctx context.Context, id string, _ exportIDs) (any, error) {
 	in, err := f.in.Get(ctx, id)
 	if err != nil {
 		return nil, err

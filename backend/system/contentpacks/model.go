@@ -4,10 +4,11 @@
 // entities that can be exported into a pack (/system/catalog).
 //
 // Entity types installed, exported and uninstalled: grok_pattern, stream
-// (with its rules) and input (with its extractors and static fields). Other
-// types are stored in uploaded packs but refused, with a 400 naming the type,
-// when a pack holding them is installed or when the catalog is asked to
-// export them.
+// (with its rules), input (with its extractors and static fields),
+// lookup_adapter, lookup_cache, lookup_table, pipeline_rule and pipeline
+// (with its stream connections). Other types are stored in uploaded packs
+// but refused, with a 400 naming the type, when a pack holding them is
+// installed or when the catalog is asked to export them.
 package contentpacks
 
 import (

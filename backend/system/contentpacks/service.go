@@ -14,6 +14,8 @@ import (
 	"github.com/google/uuid"
 	"go.mongodb.org/mongo-driver/bson/primitive"
 
+	"github.com/loggate/loggate/backend/logs/lookup"
+	"github.com/loggate/loggate/backend/logs/streams"
 	"github.com/loggate/loggate/backend/store"
 	"github.com/loggate/loggate/router/api"
 )
@@ -34,6 +36,11 @@ type Deps struct {
 	Extractors Extractors
 	// ForgetInput, when set, drops the state of a deleted input.
 	ForgetInput func(inputID string)
+	// Lookup installs lookup data adapters, caches and tables.
+	Lookup Lookup
+	// Pipelines installs pipeline rules and pipelines (connected to
+	// streams).
+	Pipelines Pipelines
 }
 
 // Service stores packs and installations and installs packs.
@@ -50,14 +57,26 @@ type Service struct {
 // NewService returns the content packs over st.
 func NewService(st store.Store, d Deps, now func() time.Time) *Service {
 	s := &Service{st: st, now: now, facades: map[string]facade{}}
+	// Graylog installs in dependency order: adapters and caches before
+	// their tables, streams before the pipelines connected to them, rules
+	// before the pipelines running them.
 	if d.Grok != nil {
 		s.add(GrokPatternV1, grokFacade{d.Grok})
+	}
+	if d.Lookup != nil {
+		s.add(LookupAdapterV1, componentFacade{l: d.Lookup, k: lookup.Adapters, t: LookupAdapterV1, all: d.Lookup.Adapters})
+		s.add(LookupCacheV1, componentFacade{l: d.Lookup, k: lookup.Caches, t: LookupCacheV1, all: d.Lookup.Caches})
+		s.add(LookupTableV1, tableFacade{d.Lookup})
 	}
 	if d.Inputs != nil && d.Extractors != nil {
 		s.add(InputV1, inputFacade{in: d.Inputs, ex: d.Extractors, forget: d.ForgetInput})
 	}
 	if d.Streams != nil && d.IndexSets != nil {
 		s.add(StreamV1, streamFacade{s: d.Streams, is: d.IndexSets})
+	}
+	if d.Pipelines != nil {
+		s.add(PipelineRuleV1, ruleFacade{d.Pipelines})
+		s.add(PipelineV1, pipelineFacade{d.Pipelines})
 	}
 	return s
 }
@@ -338,7 +357,8 @@ func (s *Service) facadeOf(t ModelType) (facade, error) {
 	return f, nil
 }
 
-// rank orders entities for installation: grok patterns, inputs, streams.
+// rank orders entities for installation: grok patterns, lookup adapters,
+// caches and tables, inputs, streams, pipeline rules, pipelines.
 func (s *Service) rank(t string) int { return slices.Index(s.order, t) }
 
 // Install installs a pack revision with the given parameter values.
@@ -378,18 +398,20 @@ func (s *Service) Install(ctx context.Context, id string, rev int, given map[str
 		}
 	}
 	descs := []NativeDescriptor{}
+	inst := install{params: vals, natives: map[Descriptor]string{}}
 	for _, e := range entities {
 		f, _ := s.facadeOf(e.Type)
-		found, err := f.existing(ctx, e.Data, vals)
+		found, err := f.existing(ctx, e.Data, inst)
 		if err == nil && found != nil {
 			d := NativeDescriptor{ID: found.id, Type: e.Type, ContentPackEnID: e.ID, Title: found.title}
 			d.FoundOnSystem = installs[found.id] == 0 || onSystem[found.id] > 0
 			descs = append(descs, d)
+			inst.natives[Descriptor{ID: e.ID, Type: e.Type}] = found.id
 			continue
 		}
 		var n native
 		if err == nil {
-			n, err = f.create(ctx, e.Data, vals, user)
+			n, err = f.create(ctx, e.Data, inst, user)
 		}
 		if err != nil {
 			rollback()
@@ -404,6 +426,7 @@ func (s *Service) Install(ctx context.Context, id string, rev int, given map[str
 			return Installation{}, api.Wrap(code, fmt.Sprintf("Failed to install content pack <%s/%d>: entity %s (%s): %s", id, rev, e.ID, e.Type.Name, message(err)), err)
 		}
 		made = append(made, created{f, n.id})
+		inst.natives[Descriptor{ID: e.ID, Type: e.Type}] = n.id
 		descs = append(descs, NativeDescriptor{ID: n.id, Type: e.Type, ContentPackEnID: e.ID, Title: n.title})
 	}
 	in := Installation{
@@ -492,7 +515,8 @@ func (s *Service) Uninstall(ctx context.Context, packID, id string) (Pack, Unins
 	}
 	installs, onSystem := counts(all)
 	u := Uninstallation{Entities: []NativeDescriptor{}, Failed: []NativeDescriptor{}, Skipped: []NativeDescriptor{}}
-	// Reverse installation order: streams, inputs, then grok patterns.
+	// Reverse installation order: pipelines before their rules and
+	// streams, tables before their caches and adapters.
 	ents := slices.Clone(in.Entities)
 	sort.SliceStable(ents, func(i, j int) bool { return s.rank(ents[i].Type.Name) > s.rank(ents[j].Type.Name) })
 	for _, d := range ents {
@@ -536,14 +560,17 @@ func (s *Service) Catalog(ctx context.Context) ([]Excerpt, error) {
 }
 
 // Resolve exports entities of this server as pack entities, each under a
-// new id, as Graylog 4.0's catalog does.
+// new id (the default stream under its own), as Graylog 4.0's catalog
+// does, with the entities they need: a lookup table's cache and data
+// adapter, a pipeline's rules and connected streams.
 func (s *Service) Resolve(ctx context.Context, ds []Descriptor) ([]Entity, error) {
 	if len(ds) > MaxEntities {
 		return nil, api.Errorf(api.Invalid, "At most %d entities can be resolved at once", MaxEntities)
 	}
-	out := []Entity{}
+	var all []Descriptor
 	seen := map[Descriptor]bool{}
-	for _, d := range ds {
+	for queue := ds; len(queue) > 0; queue = queue[1:] {
+		d := queue[0]
 		if seen[d] {
 			continue
 		}
@@ -552,20 +579,46 @@ func (s *Service) Resolve(ctx context.Context, ds []Descriptor) ([]Entity, error
 		if err != nil {
 			return nil, err
 		}
-		data, err := f.export(ctx, d.ID)
-		if err != nil {
-			if code := api.ErrorCode(err); code == api.Invalid || code == api.NotFound || code == api.Unavailable {
-				return nil, err
+		if all = append(all, d); len(all) > MaxEntities {
+			return nil, api.Errorf(api.Invalid, "At most %d entities can be resolved at once", MaxEntities)
+		}
+		if dep, ok := f.(dependent); ok {
+			more, err := dep.dependencies(ctx, d.ID)
+			if err != nil {
+				return nil, exportError(d, err)
 			}
-			return nil, fmt.Errorf("content packs: exporting %s %s: %w", d.Type.Name, d.ID, err)
+			queue = append(queue, more...)
+		}
+	}
+	ids := exportIDs{}
+	for _, d := range all {
+		ids[d] = uuid.NewString()
+		if d.Type.Name == StreamV1.Name && d.ID == streams.DefaultStreamID {
+			ids[d] = d.ID
+		}
+	}
+	out := []Entity{}
+	for _, d := range all {
+		f, _ := s.facadeOf(d.Type)
+		data, err := f.export(ctx, d.ID, ids)
+		if err != nil {
+			return nil, exportError(d, err)
 		}
 		raw, err := json.Marshal(data)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Entity{V: "1", Type: d.Type, ID: uuid.NewString(), Data: raw, Constraints: []json.RawMessage{serverConstraint}})
+		out = append(out, Entity{V: "1", Type: d.Type, ID: ids[d], Data: raw, Constraints: []json.RawMessage{serverConstraint}})
 	}
 	return out, nil
+}
+
+// exportError is an error exporting an entity: a client's own, or a 500.
+func exportError(d Descriptor, err error) error {
+	if code := api.ErrorCode(err); code == api.Invalid || code == api.NotFound || code == api.Unavailable {
+		return err
+	}
+	return fmt.Errorf("content packs: exporting %s %s: %w", d.Type.Name, d.ID, err)
 }
 
 // serverConstraint is the constraint exported entities carry.

@@ -3,6 +3,9 @@ package node_test
 import (
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
@@ -118,4 +121,108 @@ func TestContentPackEndToEnd(t *testing.T) {
 	if re.Get("entities.#").Int() != 3 {
 		t.Errorf("re-installation %s", re.Body)
 	}
+}
+
+func TestContentPackLookupTablesAndPipelines(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	csv := filepath.Join(t.TempDir(), "hosts.csv")
+	if err := os.WriteFile(csv, []byte("host,owner\nweb-1,ops\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := func(v string) string { return fmt.Sprintf(`{"@type":"string","@value":%q}`, v) }
+	b := func(v bool) string { return fmt.Sprintf(`{"@type":"boolean","@value":%t}`, v) }
+	ent := func(id, typ, data string) string {
+		return `{"v":"1","type":{"name":"` + typ + `","version":"1"},"id":"` + id + `","data":` + data + `,"constraints":[]}`
+	}
+	rule := "rule \"e2e-owner\"\nwhen has_field(\"source\")\nthen\n  set_field(\"owner\", lookup_value(\"e2e-hosts\", $message.source));\nend"
+	pipeline := "pipeline \"e2e-pipe\"\nstage 0 match either\nrule \"e2e-owner\";\nend"
+	entities := []string{
+		ent("p", "pipeline", `{"title":`+s("e2e-pipe")+`,"description":`+s("")+`,"source":`+s(pipeline)+`,"connected_streams":[`+s("st")+`]}`),
+		ent("r", "pipeline_rule", `{"title":`+s("e2e-owner")+`,"description":`+s("owner of the source")+`,"source":`+s(rule)+`}`),
+		ent("t", "lookup_table", `{"name":`+s("e2e-hosts")+`,"title":`+s("Hosts")+`,"description":`+s("")+`,"cache_name":`+s("c")+`,
+		  "data_adapter_name":`+s("a")+`,"default_single_value":`+s("nobody")+`,"default_single_value_type":`+s("STRING")+`,
+		  "default_multi_value":`+s("")+`,"default_multi_value_type":`+s("NULL")+`}`),
+		ent("c", "lookup_cache", `{"name":`+s("e2e-cache")+`,"title":`+s("Cache")+`,"description":`+s("")+`,"configuration":{"type":`+s("none")+`}}`),
+		ent("a", "lookup_adapter", `{"name":`+s("e2e-csv")+`,"title":`+s("CSV")+`,"description":`+s("")+`,"configuration":{"type":`+s("csvfile")+`,
+		  "path":{"@type":"parameter","@value":"CSV"},"separator":`+s(",")+`,"quotechar":`+s(`"`)+`,"key_column":`+s("host")+`,
+		  "value_column":`+s("owner")+`,"check_interval":{"@type":"integer","@value":60},"case_insensitive_lookup":`+b(false)+`}}`),
+		ent("st", "stream", `{"title":`+s("e2e web")+`,"description":`+s("")+`,"disabled":`+b(false)+`,"matching_type":`+s("AND")+`,
+		  "stream_rules":[],"alert_conditions":[],"alarm_callbacks":[],"outputs":[],"default_stream":`+b(false)+`,"remove_matches":`+b(false)+`}`),
+	}
+	pack := `{"v":"1","id":"e2e-lp","rev":1,"name":"e2e","summary":"","description":"","vendor":"","url":"",
+	"parameters":[{"name":"CSV","title":"csv","description":"","type":"string"}],"entities":[` + strings.Join(entities, ",") + `]}`
+	h.Do("POST", "/system/content_packs", pack, root).Want(t, http.StatusCreated)
+	in := h.Do("POST", "/system/content_packs/e2e-lp/1/installations", `{"parameters":{"CSV":`+s(csv)+`}}`, root).Want(t, http.StatusOK)
+	ids := map[string]string{}
+	for _, e := range in.Get("entities").Array() {
+		ids[e.Get("type.name").String()] = e.Get("id").String()
+	}
+	if len(ids) != 6 {
+		t.Fatalf("installation %s", in.Body)
+	}
+
+	// The entities work through their own APIs.
+	check := func(ids map[string]string) {
+		t.Helper()
+		q := h.Do("GET", "/system/lookup/tables/e2e-hosts/query?key=web-1", nil, root).Want(t, http.StatusOK)
+		if q.Get("single_value").String() != "ops" {
+			t.Errorf("lookup %s", q.Body)
+		}
+		tb := h.Do("GET", "/system/lookup/tables/"+ids["lookup_table"], nil, root).Want(t, http.StatusOK)
+		if tb.Get("lookup_tables.0.cache_id").String() != ids["lookup_cache"] || tb.Get("lookup_tables.0.data_adapter_id").String() != ids["lookup_adapter"] {
+			t.Errorf("table %s", tb.Body)
+		}
+		r := h.Do("GET", "/system/pipelines/rule/"+ids["pipeline_rule"], nil, root).Want(t, http.StatusOK)
+		if r.Get("title").String() != "e2e-owner" || r.Get("source").String() != rule {
+			t.Errorf("rule %s", r.Body)
+		}
+		p := h.Do("GET", "/system/pipelines/pipeline/"+ids["pipeline"], nil, root).Want(t, http.StatusOK)
+		if p.Get("title").String() != "e2e-pipe" || p.Get("stages.0.rules.0").String() != "e2e-owner" {
+			t.Errorf("pipeline %s", p.Body)
+		}
+		c := h.Do("GET", "/system/pipelines/connections/"+ids["stream"], nil, root).Want(t, http.StatusOK)
+		if c.Get("pipeline_ids.#").Int() != 1 || c.Get("pipeline_ids.0").String() != ids["pipeline"] {
+			t.Errorf("connection %s", c.Body)
+		}
+		sim := h.Do("POST", "/system/pipelines/simulate", map[string]any{"stream_id": ids["stream"],
+			"message": map[string]any{"_id": "m1", "message": "hello", "source": "web-1"}}, root).Want(t, http.StatusOK)
+		if sim.Get("messages.0.message.owner").String() != "ops" {
+			t.Errorf("simulation %s", sim.Body)
+		}
+	}
+	check(ids)
+
+	// Export the table and the pipeline: what they need comes with them.
+	resolved := h.Do("POST", "/system/catalog", map[string]any{"entities": []any{
+		map[string]any{"id": ids["lookup_table"], "type": map[string]any{"name": "lookup_table", "version": "1"}},
+		map[string]any{"id": ids["pipeline"], "type": map[string]any{"name": "pipeline", "version": "1"}},
+	}}, root).Want(t, http.StatusOK)
+	if resolved.Get("entities.#").Int() != 6 {
+		t.Fatalf("resolved %s", resolved.Body)
+	}
+
+	instID := in.Get("_id").String()
+	un := h.Do("DELETE", "/system/content_packs/e2e-lp/installations/"+instID, nil, root).Want(t, http.StatusOK)
+	if un.Get("uninstalled.entities.#").Int() != 6 {
+		t.Errorf("uninstalled %s", un.Body)
+	}
+	h.Do("GET", "/system/lookup/tables/"+ids["lookup_table"], nil, root).Want(t, http.StatusNotFound)
+	h.Do("GET", "/system/lookup/caches/"+ids["lookup_cache"], nil, root).Want(t, http.StatusNotFound)
+	h.Do("GET", "/system/lookup/adapters/"+ids["lookup_adapter"], nil, root).Want(t, http.StatusNotFound)
+	h.Do("GET", "/system/pipelines/rule/"+ids["pipeline_rule"], nil, root).Want(t, http.StatusNotFound)
+	h.Do("GET", "/system/pipelines/pipeline/"+ids["pipeline"], nil, root).Want(t, http.StatusNotFound)
+
+	export := map[string]any{"v": "1", "id": "e2e-lp-export", "rev": 1, "name": "exported", "summary": "", "description": "",
+		"vendor": "", "url": "", "parameters": []any{}, "entities": resolved.Get("entities").Value()}
+	h.Do("POST", "/system/content_packs", export, root).Want(t, http.StatusCreated)
+	re := h.Do("POST", "/system/content_packs/e2e-lp-export/1/installations", `{"parameters":{}}`, root).Want(t, http.StatusOK)
+	ids = map[string]string{}
+	for _, e := range re.Get("entities").Array() {
+		ids[e.Get("type.name").String()] = e.Get("id").String()
+	}
+	if len(ids) != 6 {
+		t.Fatalf("re-installation %s", re.Body)
+	}
+	check(ids)
 }
