@@ -14,9 +14,10 @@ import (
 // The testers of Graylog's /tools: the web interface's extractor page runs
 // its "Try" buttons and condition checks through them. Each runs the
 // extractor code loggate runs on messages, on one example text. Any
-// authenticated user may ask, except for POST /tools/lookup_table_tester,
-// which needs lookuptables:read (as in Graylog, where the GET form does
-// not).
+// authenticated user may ask, except for /tools/lookup_table_tester, which
+// needs lookuptables:read (Graylog checks it on the POST form only; its GET
+// form would let any user look keys up in every table, HTTP adapters
+// included).
 //
 // Offsets in answers are Java's: UTF-16 units, as the web interface
 // indexes its strings.
@@ -49,7 +50,7 @@ func (h *Handler) toolRoutes() []api.Route {
 		{Method: "POST", Path: "/tools/json_tester", Summary: "Test the JSON extractor", Body: jsonTestBody, Handler: api.JSON(h.jsonTestPOST)},
 		{Method: "GET", Path: "/tools/grok_tester", Summary: "Test a grok pattern against a string", Query: []string{"pattern", "string", "named_captures_only"}, Handler: api.JSON(h.grokTestGET)},
 		{Method: "POST", Path: "/tools/grok_tester", Summary: "Test a grok pattern against a string", Body: grokTestBody, Handler: api.JSON(h.grokTestPOST)},
-		{Method: "GET", Path: "/tools/lookup_table_tester", Summary: "Look a string up in a lookup table", Query: []string{"lookup_table_name", "string"}, Handler: api.JSON(h.lookupTestGET)},
+		{Method: "GET", Path: "/tools/lookup_table_tester", Summary: "Look a string up in a lookup table", Permission: "lookuptables:read", Query: []string{"lookup_table_name", "string"}, Handler: api.JSON(h.lookupTestGET)},
 		{Method: "POST", Path: "/tools/lookup_table_tester", Summary: "Look a string up in a lookup table", Permission: "lookuptables:read", Body: lookupTestBody, Handler: api.JSON(h.lookupTestPOST)},
 	}
 }

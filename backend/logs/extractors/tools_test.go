@@ -308,7 +308,7 @@ func TestLookupTableTester(t *testing.T) {
 }
 
 // TestToolPermissions: every tester needs an authenticated user only,
-// except POST /tools/lookup_table_tester, which needs lookuptables:read.
+// except /tools/lookup_table_tester, which needs lookuptables:read.
 func TestToolPermissions(t *testing.T) {
 	c := newToolsClient(t)
 	nobody := routertest.Principal(t)
@@ -325,18 +325,33 @@ func TestToolPermissions(t *testing.T) {
 			t.Errorf("%s %s anonymous: %d", r.Method, r.Path, rec.Code)
 		}
 		want := http.StatusOK
-		if r.Method == "POST" && r.Path == "/tools/lookup_table_tester" {
+		if r.Path == "/tools/lookup_table_tester" {
 			want = http.StatusForbidden
-			if rec := c.Do(reader, r.Method, path, r.Body); rec.Code != http.StatusOK {
+			if rec := c.Do(reader, r.Method, path, r.Body); rec.Code != http.StatusOK && !(r.Method == "GET" && rec.Code == http.StatusBadRequest) {
 				t.Errorf("%s %s with lookuptables:read: %d %s", r.Method, r.Path, rec.Code, rec.Body)
 			}
 		}
 		rec := c.Do(nobody, r.Method, path, r.Body)
-		if r.Method == "GET" && rec.Code == http.StatusBadRequest {
+		if r.Method == "GET" && rec.Code == http.StatusBadRequest && want == http.StatusOK {
 			continue // allowed, and the parameters are missing
 		}
 		if rec.Code != want {
 			t.Errorf("%s %s without permissions: %d, want %d: %s", r.Method, r.Path, rec.Code, want, rec.Body)
 		}
+	}
+}
+
+// TestLookupTableTesterGETNeedsPermission: the GET form of the lookup
+// table tester looks a caller's key up in any table (an HTTP adapter's
+// request included), so it needs lookuptables:read as the POST form does;
+// Graylog 4.0's GET lacks the check, an oversight loggate does not copy.
+func TestLookupTableTesterGETNeedsPermission(t *testing.T) {
+	c := newToolsClient(t)
+	path := q("/tools/lookup_table_tester", "lookup_table_name", "hosts", "string", "10.0.0.1")
+	if rec := c.Do(routertest.Principal(t), "GET", path, ""); rec.Code != http.StatusForbidden {
+		t.Fatalf("without lookuptables:read: %d %s, want 403", rec.Code, rec.Body)
+	}
+	if rec := c.Do(routertest.Principal(t, "lookuptables:read"), "GET", path, ""); rec.Code != http.StatusOK {
+		t.Fatalf("with lookuptables:read: %d %s, want 200", rec.Code, rec.Body)
 	}
 }

@@ -131,7 +131,9 @@ func newEnvWith(t *testing.T, full bool) *env {
 	return e
 }
 
-var admin = []string{"contentpack:*", "catalog:*"}
+// admin holds what the packs' entities need too: creating and reading
+// grok patterns and streams.
+var admin = []string{"contentpack:*", "catalog:*", "inputs:*", "streams:*", "lookuptables:*", "pipeline_rule:*", "pipeline:*"}
 
 func (e *env) do(method, path, body string, perms ...string) *httptest.ResponseRecorder {
 	e.t.Helper()
@@ -620,5 +622,37 @@ func TestLookupFoundOnSystemAndRefused(t *testing.T) {
 	// The refused installations left nothing behind.
 	if len(e.lk.Tables()) != 0 || len(e.lk.Caches()) != 0 || len(e.lk.Adapters()) != 0 || len(e.pl.Rules()) != 1 || len(e.pl.Pipelines()) != 0 {
 		t.Errorf("refused installations left entities")
+	}
+}
+
+// TestUninstallDetailsNeedsRead: the entities an installation holds are
+// shown to whoever may read the pack only.
+func TestUninstallDetailsNeedsRead(t *testing.T) {
+	e := newEnv(t)
+	e.want(e.do("POST", "/system/content_packs", pack("p", 1, "", `{"v":"1","type":{"name":"grok_pattern","version":"1"},"id":"g","data":{"name":"SECRET_NAME","pattern":"x"},"constraints":[]}`)), 201, nil)
+	var in struct {
+		ID string `json:"_id"`
+	}
+	e.want(e.do("POST", "/system/content_packs/p/1/installations", `{"parameters":{}}`), 200, &in)
+	path := "/system/content_packs/p/installations/" + in.ID + "/uninstall_details"
+	e.want(e.do("GET", path, "", "streams:read"), 403, nil)
+	e.want(e.do("GET", path, "", "contentpack:read:p"), 200, nil)
+}
+
+// TestLookupAndPipelineInstallNeedsCreatePermissions: lookup entities and
+// pipelines a pack creates need the permissions creating them directly
+// needs, as grok patterns, streams and inputs do.
+func TestLookupAndPipelineInstallNeedsCreatePermissions(t *testing.T) {
+	e := newEnvWith(t, true)
+	cache := entity("c1", "lookup_cache", `{"name":`+sref("perm-cache")+`,"title":`+sref("c")+`,"description":`+sref("")+`,"configuration":{"type":`+sref("none")+`}}`)
+	rule := entity("r1", "pipeline_rule", `{"title":`+sref("perm-rule")+`,"description":null,"source":`+sref("rule \"perm-rule\"\nwhen true\nthen\nend")+`}`)
+	for _, c := range []struct {
+		entity, perm string
+	}{{cache, "lookuptables:create"}, {rule, "pipeline_rule:create"}} {
+		id := strings.TrimSuffix(c.perm, ":create")
+		e.want(e.do("POST", "/system/content_packs", pack(id, 1, "", c.entity)), 201, nil)
+		path := "/system/content_packs/" + id + "/1/installations"
+		e.want(e.do("POST", path, `{"parameters":{}}`, "contentpack:*"), 403, nil)
+		e.want(e.do("POST", path, `{"parameters":{}}`, "contentpack:*", c.perm), 200, nil)
 	}
 }

@@ -545,7 +545,13 @@ func (f inputFacade) export(ctx context.Context, id string, _ exportIDs) (any, e
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := refsOf(in.Configuration)
+	// Password fields are exported masked, as GET /system/inputs shows
+	// them: a pack is shared, its secrets are not.
+	conf := in.Configuration
+	if t, ok := inputs.LookupType(in.Type); ok {
+		conf = t.Config.Mask(conf)
+	}
+	cfg, err := refsOf(conf)
 	if err != nil {
 		return nil, err
 	}

@@ -14,11 +14,47 @@ import (
 	"github.com/google/uuid"
 	"go.mongodb.org/mongo-driver/bson/primitive"
 
+	"github.com/loggate/loggate/auth"
 	"github.com/loggate/loggate/backend/logs/lookup"
 	"github.com/loggate/loggate/backend/logs/streams"
 	"github.com/loggate/loggate/backend/store"
 	"github.com/loggate/loggate/router/api"
 )
+
+// createPerm is the permission creating an entity of a type directly
+// needs (POST /system/grok, /streams, /system/inputs): installing a pack
+// that creates one needs it too, so that contentpack:install alone opens
+// no port and routes no messages.
+var createPerm = map[string]string{
+	GrokPatternV1.Name:   "inputs:create",
+	StreamV1.Name:        "streams:create",
+	InputV1.Name:         "inputs:create",
+	LookupAdapterV1.Name: "lookuptables:create",
+	LookupCacheV1.Name:   "lookuptables:create",
+	LookupTableV1.Name:   "lookuptables:create",
+	PipelineRuleV1.Name:  "pipeline_rule:create",
+	PipelineV1.Name:      "pipeline:create",
+}
+
+// readPerm is the permission reading a native entity directly needs: the
+// catalog lists and exports only what the caller may read.
+func readPerm(typ, id string) string {
+	switch typ {
+	case GrokPatternV1.Name:
+		return "inputs:read"
+	case StreamV1.Name:
+		return "streams:read:" + id
+	case InputV1.Name:
+		return "inputs:read:" + id
+	case LookupAdapterV1.Name, LookupCacheV1.Name, LookupTableV1.Name:
+		return "lookuptables:read:" + id
+	case PipelineRuleV1.Name:
+		return "pipeline_rule:read:" + id
+	case PipelineV1.Name:
+		return "pipeline:read:" + id
+	}
+	return "*"
+}
 
 // The store collections (Graylog's names).
 const (
@@ -378,6 +414,19 @@ func (s *Service) Install(ctx context.Context, id string, rev int, given map[str
 		}
 	}
 	sort.SliceStable(entities, func(i, j int) bool { return s.rank(entities[i].Type.Name) < s.rank(entities[j].Type.Name) })
+	// Every entity the installation would create needs the caller's
+	// permission to create it, checked before anything is created.
+	probe := install{params: vals, natives: map[Descriptor]string{}}
+	for _, e := range entities {
+		f, _ := s.facadeOf(e.Type)
+		if found, err := f.existing(ctx, e.Data, probe); err == nil && found != nil {
+			continue // found on the system: nothing is created for it
+		}
+		if err := auth.RequireMsg(ctx, createPerm[e.Type.Name],
+			fmt.Sprintf("Not authorized to create the %s entities of content pack %s", e.Type.Name, id)); err != nil {
+			return Installation{}, err
+		}
+	}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -548,13 +597,18 @@ func (s *Service) Uninstall(ctx context.Context, packID, id string) (Pack, Unins
 
 // Catalog lists the entities of this server that can be exported.
 func (s *Service) Catalog(ctx context.Context) ([]Excerpt, error) {
+	p := auth.FromContext(ctx)
 	out := []Excerpt{}
 	for _, t := range s.order {
 		ex, err := s.facades[t].excerpts(ctx)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, ex...)
+		for _, e := range ex {
+			if p.Permits(readPerm(t, e.ID)) {
+				out = append(out, e)
+			}
+		}
 	}
 	return out, nil
 }
@@ -577,6 +631,10 @@ func (s *Service) Resolve(ctx context.Context, ds []Descriptor) ([]Entity, error
 		seen[d] = true
 		f, err := s.facadeOf(d.Type)
 		if err != nil {
+			return nil, err
+		}
+		if err := auth.RequireMsg(ctx, readPerm(d.Type.Name, d.ID),
+			fmt.Sprintf("Not authorized to read %s %s", d.Type.Name, d.ID)); err != nil {
 			return nil, err
 		}
 		if all = append(all, d); len(all) > MaxEntities {

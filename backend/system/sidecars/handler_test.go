@@ -528,3 +528,19 @@ func TestSidecarRenderTemplates(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderOutputBounded: a template naming a long variable many times
+// would render to far more than the request or the stored template holds
+// (64 KiB × 300 here; 8 MiB × 900,000 at most): the rendering is refused
+// past sidecars.MaxRendered instead of taking the node's memory.
+func TestRenderOutputBounded(t *testing.T) {
+	e := newEnv(t)
+	big := strings.Repeat("k", 64<<10)
+	e.as("POST", "/sidecar/configuration_variables", `{"name":"cert","description":"","content":"`+big+`"}`, 200)
+	template := strings.Repeat("${user.cert}", 300)
+	res := e.do(call{method: "POST", path: "/sidecar/configurations/render/preview", body: `{"template":"` + template + `"}`, perms: admin})
+	if res.Code != 400 || !strings.Contains(res.get("message").String(), "larger than") {
+		t.Errorf("preview: %d, %d bytes, message %.200q", res.Code, res.Body.Len(), res.get("message").String())
+	}
+	e.as("POST", "/sidecar/configurations/render/preview", `{"template":"${user.cert}"}`, 200)
+}

@@ -25,6 +25,12 @@ func (e *renderError) Error() string { return e.msg }
 // key of it, with the blanks FreeMarker allows around them.
 var expression = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_]*)(?:\s*\.\s*([A-Za-z_][A-Za-z0-9_]*))?\s*$`)
 
+// MaxRendered bounds a rendered template: a template naming a long
+// variable many times would otherwise render to far more than any request
+// or stored template holds (each ${user.x} is 10 bytes, its content up to
+// a request body).
+const MaxRendered = 8 << 20
+
 // scope is the data model of a rendering: top-level name → key → value.
 type scope map[string]map[string]string
 
@@ -46,6 +52,9 @@ func render(name, template string, data scope) (string, error) {
 	}
 	for {
 		i := nextSpecial(rest)
+		if text := i; (text < 0 && b.Len()+len(rest) > MaxRendered) || b.Len()+text > MaxRendered {
+			return "", &renderError{fmt.Sprintf("The rendered template %q is larger than %d bytes", name, MaxRendered)}
+		}
 		if i < 0 {
 			b.WriteString(rest)
 			break
@@ -79,6 +88,9 @@ func render(name, template string, data scope) (string, error) {
 		}
 		if !ok {
 			return "", missing(name, canonical, line, col)
+		}
+		if b.Len()+len(value) > MaxRendered {
+			return "", &renderError{fmt.Sprintf("The rendered template %q is larger than %d bytes (at line %d, column %d)", name, MaxRendered, line, col)}
 		}
 		b.WriteString(value)
 		advance(rest[:end+1])

@@ -226,3 +226,65 @@ func TestContentPackLookupTablesAndPipelines(t *testing.T) {
 	}
 	check(ids)
 }
+
+// TestContentPackInstallNeedsCreatePermissions: installing a pack creates
+// grok patterns, streams and inputs through their services, so the
+// installer needs the permissions creating them directly needs
+// (inputs:create, streams:create): contentpack:install alone must not open
+// a listening port.
+func TestContentPackInstallNeedsCreatePermissions(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	port, err := servicetest.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := func(v string) string { return fmt.Sprintf(`{"@type":"string","@value":%q}`, v) }
+	pack := fmt.Sprintf(`{"v":"1","id":"perm-pack","rev":1,"name":"p","summary":"","description":"","vendor":"","url":"","parameters":[],
+	"entities":[{"v":"1","type":{"name":"input","version":"1"},"id":"i","data":{"title":%s,"type":%s,"global":{"@type":"boolean","@value":true},
+	  "configuration":{"bind_address":%s,"port":{"@type":"integer","@value":%d}},"static_fields":{},"extractors":[]},"constraints":[]}]}`,
+		s("sneaky"), s("org.graylog2.inputs.gelf.http.GELFHttpInput"), s("127.0.0.1"), port)
+	h.Do("POST", "/system/content_packs", pack, root).Want(t, http.StatusCreated)
+	h.Do("POST", "/roles", map[string]any{"name": "PackInstaller", "permissions": []string{"contentpack:read", "contentpack:install"}}, root).Want(t, http.StatusCreated)
+	h.CreateUser("installer", "installer-password-1", "PackInstaller")
+	as := nodetest.Basic("installer", "installer-password-1")
+	h.Do("POST", "/system/content_packs/perm-pack/1/installations", `{"parameters":{}}`, as).Want(t, http.StatusForbidden)
+	if n := h.Do("GET", "/system/inputs", nil, root).Want(t, http.StatusOK).Get("total").Int(); n != 0 {
+		t.Fatalf("an input was created by a user without inputs:create: %d inputs", n)
+	}
+	h.Do("PUT", "/roles/PackInstaller", map[string]any{"name": "PackInstaller",
+		"permissions": []string{"contentpack:read", "contentpack:install", "inputs:create"}}, root).Want(t, http.StatusOK)
+	h.Do("POST", "/system/content_packs/perm-pack/1/installations", `{"parameters":{}}`, as).Want(t, http.StatusOK)
+}
+
+// TestCatalogResolveChecksReadAndMasksSecrets: exporting an entity through
+// the catalog needs the permission to read it, and an input's password
+// fields are exported masked, as GET /system/inputs shows them.
+func TestCatalogResolveChecksReadAndMasksSecrets(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	port, err := servicetest.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	created := h.Do("POST", "/system/inputs", map[string]any{"title": "tls", "type": "org.graylog2.inputs.gelf.tcp.GELFTCPInput", "global": true,
+		"configuration": map[string]any{"bind_address": "127.0.0.1", "port": port, "tls_key_password": "hunter2-secret"}}, root).Want(t, http.StatusCreated)
+	id := created.Get("id").String()
+	req := map[string]any{"entities": []any{map[string]any{"id": id, "type": map[string]any{"name": "input", "version": "1"}}}}
+
+	h.Do("POST", "/roles", map[string]any{"name": "Cataloger", "permissions": []string{"catalog:list", "catalog:resolve"}}, root).Want(t, http.StatusCreated)
+	h.CreateUser("cataloger", "cataloger-password-1", "Cataloger")
+	as := nodetest.Basic("cataloger", "cataloger-password-1")
+	h.Do("POST", "/system/catalog", req, as).Want(t, http.StatusForbidden)
+	if cat := h.Do("GET", "/system/catalog", nil, as).Want(t, http.StatusOK); strings.Contains(string(cat.Body), id) {
+		t.Errorf("the catalog lists an input the caller may not read: %s", cat.Body)
+	}
+
+	res := h.Do("POST", "/system/catalog", req, root).Want(t, http.StatusOK)
+	if strings.Contains(string(res.Body), "hunter2-secret") {
+		t.Fatalf("the export holds the input's TLS key password: %s", res.Body)
+	}
+	if got := res.Get("entities.0.data.configuration.port.@value").Int(); got != int64(port) {
+		t.Errorf("exported port %d, want %d: %s", got, port, res.Body)
+	}
+}
