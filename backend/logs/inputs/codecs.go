@@ -57,8 +57,10 @@ func ParseRaw(codec string, config map[string]any, raw []byte, remoteAddress str
 	opts := gelf.Options{Now: now}
 	// Graylog's Configuration reads what has the type it asks for and
 	// ignores the rest.
+	// A request may lower the limit, not raise it past the default: what
+	// one request inflates stays bounded, whatever it asks.
 	if n, ok := config["decompress_size_limit"].(float64); ok && n >= 1 {
-		opts.MaxDecompressed = int64(n)
+		opts.MaxDecompressed = int64(min(n, gelf.DefaultMaxDecompressed))
 	}
 	g, err := gelf.Decode(raw, opts)
 	if errors.Is(err, gelf.ErrInvalid) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,6 +37,11 @@ func TestParseRaw(t *testing.T) {
 	zw := gzip.NewWriter(&gz)
 	_, _ = zw.Write([]byte(`{"version":"1.1","host":"zipped","short_message":"z"}`))
 	_ = zw.Close()
+	// 9 MiB of text in a few kilobytes: past the default limit.
+	var bomb bytes.Buffer
+	zw = gzip.NewWriter(&bomb)
+	_, _ = zw.Write([]byte(`{"version":"1.1","host":"h","short_message":"` + strings.Repeat("a", 9<<20) + `"}`))
+	_ = zw.Close()
 	now := func() time.Time { return time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC) }
 	tests := []struct {
 		name, codec, raw, remote string
@@ -52,6 +58,8 @@ func TestParseRaw(t *testing.T) {
 			config: map[string]any{"override_source": 5, "decompress_size_limit": "x"}, source: "web-1", message: "m"},
 		{name: "gzip", codec: "gelf", raw: gz.String(), source: "zipped", message: "z"},
 		{name: "decompressed size limit", codec: "gelf", raw: gz.String(), config: map[string]any{"decompress_size_limit": float64(10)}, code: api.Invalid},
+		{name: "a limit above the default is the default", codec: "gelf", raw: bomb.String(),
+			config: map[string]any{"decompress_size_limit": float64(1e12)}, code: api.Invalid},
 		{name: "not json", codec: "gelf", raw: `hello`, code: api.Invalid},
 		{name: "no short_message", codec: "gelf", raw: `{"version":"1.1","host":"h"}`, code: api.Invalid},
 		{name: "unknown codec", codec: "syslog", raw: `<13>hello`, code: api.NotFound},
