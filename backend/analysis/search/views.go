@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/loggate/loggate/auth"
 	"github.com/loggate/loggate/backend/analysis/decorators"
+	"github.com/loggate/loggate/backend/analysis/search/query"
 	"github.com/loggate/loggate/backend/logs/messages"
 	"github.com/loggate/loggate/router/api"
 	"go.mongodb.org/mongo-driver/bson/primitive"
@@ -64,7 +65,80 @@ func (t *RangeSpec) Resolve(now time.Time) (TimeRange, error) {
 type viewFilter struct {
 	Type    string       `json:"type"`
 	ID      string       `json:"id"`
+	Query   string       `json:"query"` // of a query_string filter
 	Filters []viewFilter `json:"filters"`
+}
+
+// query is what a filter says beyond its streams, as a query to AND with
+// the search's: Graylog turns a filter into Elasticsearch clauses, so an
+// "and" of streams finds the messages in each of them and a query_string
+// filter narrows like a query. It is "" for the usual filters, one stream
+// or an "or" of streams, which the search's streams (every stream the
+// filter names, each checked) say whole.
+func (f *viewFilter) query() string {
+	if f == nil || !f.narrows() {
+		return ""
+	}
+	return f.clause()
+}
+
+// narrows reports whether f holds an "and" of more than one filter or a
+// query_string filter.
+func (f *viewFilter) narrows() bool {
+	switch {
+	case f.Type == "query_string" && strings.TrimSpace(f.Query) != "":
+		return true
+	case f.Type == "and" && len(f.Filters) > 1:
+		return true
+	}
+	for i := range f.Filters {
+		if f.Filters[i].narrows() {
+			return true
+		}
+	}
+	return false
+}
+
+// clause is f as a query clause; "" for a filter that does not narrow.
+func (f *viewFilter) clause() string {
+	switch f.Type {
+	case "stream":
+		if f.ID == "" {
+			return ""
+		}
+		return query.ToString(&query.Term{Field: messages.FieldStreams, Value: f.ID})
+	case "query_string":
+		if strings.TrimSpace(f.Query) == "" {
+			return ""
+		}
+		return "(" + f.Query + ")"
+	}
+	op := " OR "
+	if f.Type == "and" {
+		op = " AND "
+	}
+	var parts []string
+	for i := range f.Filters {
+		if c := f.Filters[i].clause(); c != "" {
+			parts = append(parts, c)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "(" + strings.Join(parts, op) + ")"
+}
+
+// narrowed is qs ANDed with the filter's query, if any.
+func narrowed(qs string, f *viewFilter) string {
+	fq := f.query()
+	switch {
+	case fq == "":
+		return qs
+	case strings.TrimSpace(qs) == "":
+		return fq
+	}
+	return "(" + qs + ") AND " + fq
 }
 
 func (f *viewFilter) streams() []string {
@@ -203,6 +277,7 @@ func (h *Handler) runQuery(ctx context.Context, q viewQuery, now time.Time) (map
 	if q.Query != nil {
 		qs = q.Query.QueryString
 	}
+	qs = narrowed(qs, q.Filter)
 	types := map[string]any{}
 	var size requestSize
 	for _, st := range q.SearchTypes {
@@ -409,6 +484,7 @@ func (h *Handler) ExportQuery(w http.ResponseWriter, r *http.Request, query json
 	if q.Query != nil {
 		sr.Query = q.Query.QueryString
 	}
+	sr.Query = narrowed(sr.Query, q.Filter)
 	if searchTypeID != "" {
 		var st *searchType
 		for i := range q.SearchTypes {

@@ -355,3 +355,38 @@ func TestExecutedSearchSize(t *testing.T) {
 		t.Errorf("%d queries failed; job errors %s", failed, job.Get("errors").Raw)
 	}
 }
+
+// TestViewsSearchFilterAnd: an "and" of stream filters finds the messages
+// in each of the streams, as Graylog's filter clauses do; an "or" those
+// in any of them.
+func TestViewsSearchFilterAnd(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	stream := func(title string, rule map[string]any) string {
+		id := h.Do("POST", "/streams", map[string]any{
+			"title": title, "index_set_id": defaultIndexSet(t, h), "matching_type": "AND", "rules": []map[string]any{rule},
+		}, root).Want(t, http.StatusCreated).Get("stream_id").String()
+		h.Do("POST", "/streams/"+id+"/resume", nil, root).Want(t, http.StatusNoContent)
+		return id
+	}
+	web := stream("web-1", map[string]any{"field": "source", "type": 1, "value": "web-1", "inverted": false})
+	errs := stream("errors", map[string]any{"field": "message", "type": 6, "value": "500", "inverted": false})
+	now := float64(time.Now().Add(-time.Minute).Unix())
+	sendGELF(t, h,
+		gelfJSON("web-1", "GET /a 200", now, ""),
+		gelfJSON("web-1", "GET /b 500", now+1, ""),
+		gelfJSON("web-2", "GET /c 500", now+2, ""))
+	count := func(kind string) int64 {
+		filter := map[string]any{"type": kind, "filters": []any{
+			map[string]any{"type": "stream", "id": web}, map[string]any{"type": "stream", "id": errs}}}
+		r := h.Do("POST", "/views/search/sync", map[string]any{"queries": []any{map[string]any{
+			"id": "q1", "query": map[string]any{"type": "elasticsearch", "query_string": ""},
+			"timerange": map[string]any{"type": "relative", "range": 0}, "filter": filter,
+			"search_types": []any{map[string]any{"id": "m1", "type": "messages", "limit": 10, "offset": 0}},
+		}}}, root).Want(t, http.StatusOK)
+		return r.Get("results.q1.search_types.m1.total_results").Int()
+	}
+	if and, or := count("and"), count("or"); and != 1 || or != 3 {
+		t.Errorf("and of the two streams: %d messages, or: %d; want 1 and 3", and, or)
+	}
+}
