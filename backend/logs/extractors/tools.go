@@ -34,25 +34,196 @@ const (
 )
 
 func (h *Handler) toolRoutes() []api.Route {
+	replaceGET, replacePOST := tool(replaceQuery, replaceCheck, func(_ *http.Request, in replaceIn) (any, error) {
+		return regexReplaceTest(*in.Regex, *in.Replacement, in.ReplaceAll, *in.String)
+	})
+	substringGET, substringPOST := tool(substringQuery, substringCheck, func(_ *http.Request, in substringIn) (any, error) {
+		return substringTest(*in.String, in.Start, in.End)
+	})
+	splitGET, splitPOST := tool(splitQuery, splitCheck, func(_ *http.Request, in splitIn) (any, error) {
+		return splitTest(*in.String, *in.SplitBy, in.Index)
+	})
+	containsGET, containsPOST := tool(containsQuery, containsCheck, func(_ *http.Request, in containsIn) (any, error) {
+		return containsTest(*in.String, *in.SearchString), nil
+	})
+	jsonGET, jsonPOST := tool(jsonQuery, jsonCheck, func(_ *http.Request, in jsonTestRequest) (any, error) { return jsonTest(in) })
+	grokGET, grokPOST := tool(grokQuery, grokCheck, func(r *http.Request, in grokIn) (any, error) {
+		return h.grokTest(r, *in.Pattern, *in.String, in.NamedCapturesOnly), nil
+	})
+	lookupGET, lookupPOST := tool(lookupQuery, lookupCheck, func(r *http.Request, in lookupTestIn) (any, error) {
+		return h.lookupTest(r, *in.LookupTableName, *in.String), nil
+	})
 	return []api.Route{
 		{Method: "GET", Path: "/tools/regex_tester", Summary: "Test a regular expression against a string", Query: []string{"regex", "string"}, Handler: api.JSON(h.regexTestGET)},
 		{Method: "POST", Path: "/tools/regex_tester", Summary: "Test a regular expression against a string", Body: regexTestBody, Handler: api.JSON(h.regexTestPOST)},
 		{Method: "GET", Path: "/tools/regex_tester/validate", Summary: "Validate a regular expression", Query: []string{"regex"}, Handler: api.JSON(h.regexValidate)},
-		{Method: "GET", Path: "/tools/regex_replace_tester", Summary: "Test the regex replace extractor", Query: []string{"regex", "replacement", "replace_all", "string"}, Handler: api.JSON(h.regexReplaceTestGET)},
-		{Method: "POST", Path: "/tools/regex_replace_tester", Summary: "Test the regex replace extractor", Body: regexReplaceTestBody, Handler: api.JSON(h.regexReplaceTestPOST)},
-		{Method: "GET", Path: "/tools/substring_tester", Summary: "Test the substring extractor", Query: []string{"begin_index", "end_index", "string"}, Handler: api.JSON(h.substringTestGET)},
-		{Method: "POST", Path: "/tools/substring_tester", Summary: "Test the substring extractor", Body: substringTestBody, Handler: api.JSON(h.substringTestPOST)},
-		{Method: "GET", Path: "/tools/split_and_index_tester", Summary: "Test the split and index extractor", Query: []string{"split_by", "index", "string"}, Handler: api.JSON(h.splitTestGET)},
-		{Method: "POST", Path: "/tools/split_and_index_tester", Summary: "Test the split and index extractor", Body: splitTestBody, Handler: api.JSON(h.splitTestPOST)},
-		{Method: "GET", Path: "/tools/contains_string_tester", Summary: "Test whether a string contains another (a string condition)", Query: []string{"string", "search_string"}, Handler: api.JSON(h.containsTestGET)},
-		{Method: "POST", Path: "/tools/contains_string_tester", Summary: "Test whether a string contains another (a string condition)", Body: containsTestBody, Handler: api.JSON(h.containsTestPOST)},
-		{Method: "GET", Path: "/tools/json_tester", Summary: "Test the JSON extractor", Query: []string{"string", "flatten", "list_separator", "key_separator", "kv_separator", "replace_key_whitespace", "key_whitespace_replacement", "key_prefix"}, Handler: api.JSON(h.jsonTestGET)},
-		{Method: "POST", Path: "/tools/json_tester", Summary: "Test the JSON extractor", Body: jsonTestBody, Handler: api.JSON(h.jsonTestPOST)},
-		{Method: "GET", Path: "/tools/grok_tester", Summary: "Test a grok pattern against a string", Query: []string{"pattern", "string", "named_captures_only"}, Handler: api.JSON(h.grokTestGET)},
-		{Method: "POST", Path: "/tools/grok_tester", Summary: "Test a grok pattern against a string", Body: grokTestBody, Handler: api.JSON(h.grokTestPOST)},
-		{Method: "GET", Path: "/tools/lookup_table_tester", Summary: "Look a string up in a lookup table", Permission: "lookuptables:read", Query: []string{"lookup_table_name", "string"}, Handler: api.JSON(h.lookupTestGET)},
-		{Method: "POST", Path: "/tools/lookup_table_tester", Summary: "Look a string up in a lookup table", Permission: "lookuptables:read", Body: lookupTestBody, Handler: api.JSON(h.lookupTestPOST)},
+		{Method: "GET", Path: "/tools/regex_replace_tester", Summary: "Test the regex replace extractor", Query: []string{"regex", "replacement", "replace_all", "string"}, Handler: api.JSON(replaceGET)},
+		{Method: "POST", Path: "/tools/regex_replace_tester", Summary: "Test the regex replace extractor", Body: regexReplaceTestBody, Handler: api.JSON(replacePOST)},
+		{Method: "GET", Path: "/tools/substring_tester", Summary: "Test the substring extractor", Query: []string{"begin_index", "end_index", "string"}, Handler: api.JSON(substringGET)},
+		{Method: "POST", Path: "/tools/substring_tester", Summary: "Test the substring extractor", Body: substringTestBody, Handler: api.JSON(substringPOST)},
+		{Method: "GET", Path: "/tools/split_and_index_tester", Summary: "Test the split and index extractor", Query: []string{"split_by", "index", "string"}, Handler: api.JSON(splitGET)},
+		{Method: "POST", Path: "/tools/split_and_index_tester", Summary: "Test the split and index extractor", Body: splitTestBody, Handler: api.JSON(splitPOST)},
+		{Method: "GET", Path: "/tools/contains_string_tester", Summary: "Test whether a string contains another (a string condition)", Query: []string{"string", "search_string"}, Handler: api.JSON(containsGET)},
+		{Method: "POST", Path: "/tools/contains_string_tester", Summary: "Test whether a string contains another (a string condition)", Body: containsTestBody, Handler: api.JSON(containsPOST)},
+		{Method: "GET", Path: "/tools/json_tester", Summary: "Test the JSON extractor", Query: []string{"string", "flatten", "list_separator", "key_separator", "kv_separator", "replace_key_whitespace", "key_whitespace_replacement", "key_prefix"}, Handler: api.JSON(jsonGET)},
+		{Method: "POST", Path: "/tools/json_tester", Summary: "Test the JSON extractor", Body: jsonTestBody, Handler: api.JSON(jsonPOST)},
+		{Method: "GET", Path: "/tools/grok_tester", Summary: "Test a grok pattern against a string", Query: []string{"pattern", "string", "named_captures_only"}, Handler: api.JSON(grokGET)},
+		{Method: "POST", Path: "/tools/grok_tester", Summary: "Test a grok pattern against a string", Body: grokTestBody, Handler: api.JSON(grokPOST)},
+		{Method: "GET", Path: "/tools/lookup_table_tester", Summary: "Look a string up in a lookup table", Permission: "lookuptables:read", Query: []string{"lookup_table_name", "string"}, Handler: api.JSON(lookupGET)},
+		{Method: "POST", Path: "/tools/lookup_table_tester", Summary: "Look a string up in a lookup table", Permission: "lookuptables:read", Body: lookupTestBody, Handler: api.JSON(lookupPOST)},
 	}
+}
+
+// tool builds a tester's two forms, as Graylog's resources have them: the
+// GET form reads its input from the query (query reports problems through
+// p), the POST form decodes it from the body, refusing unknown properties,
+// and check refuses what the request model refuses; both then run.
+func tool[T any](query func(p *params) T, check func(*T) error, run func(*http.Request, T) (any, error)) (get, post func(*http.Request) (any, error)) {
+	get = func(r *http.Request) (any, error) {
+		p := params{q: r.URL.Query()}
+		in := query(&p)
+		if p.err != nil {
+			return nil, p.err
+		}
+		return run(r, in)
+	}
+	post = func(r *http.Request) (any, error) {
+		var in T
+		if err := api.Decode(r, &in, true); err != nil {
+			return nil, err
+		}
+		if err := check(&in); err != nil {
+			return nil, err
+		}
+		return run(r, in)
+	}
+	return get, post
+}
+
+// The testers' inputs: their request models' properties, and how the GET
+// forms' parameters fill them.
+
+type replaceIn struct {
+	String      *string `json:"string"`
+	Regex       *string `json:"regex"`
+	Replacement *string `json:"replacement"`
+	ReplaceAll  bool    `json:"replace_all"`
+}
+
+func replaceQuery(p *params) replaceIn {
+	return replaceIn{Regex: p.ptr(p.notEmpty("regex")), Replacement: p.ptr(p.notNull("replacement")),
+		String: p.ptr(p.notNull("string")), ReplaceAll: p.bool("replace_all")}
+}
+
+func replaceCheck(in *replaceIn) error {
+	if err := firstNull(in.String, "string", in.Regex, "regex", in.Replacement, "replacement"); err != nil {
+		return err
+	}
+	if *in.Regex == "" {
+		return api.Invalidf("regex", "must not be empty")
+	}
+	return nil
+}
+
+type substringIn struct {
+	String *string `json:"string"`
+	Start  int32   `json:"start"`
+	End    int32   `json:"end"`
+}
+
+func substringQuery(p *params) substringIn {
+	return substringIn{Start: p.int("begin_index", 0), End: p.int("end_index", 1), String: p.ptr(p.notNull("string"))}
+}
+
+func substringCheck(in *substringIn) error { return firstNull(in.String, "string") }
+
+type splitIn struct {
+	String  *string `json:"string"`
+	SplitBy *string `json:"split_by"`
+	Index   int32   `json:"index"`
+}
+
+func splitQuery(p *params) splitIn {
+	return splitIn{SplitBy: p.ptr(p.notNull("split_by")), Index: p.int("index", 0), String: p.ptr(p.notNull("string"))}
+}
+
+func splitCheck(in *splitIn) error { return firstNull(in.String, "string", in.SplitBy, "splitBy") }
+
+type containsIn struct {
+	SearchString *string `json:"search_string"`
+	String       *string `json:"string"`
+}
+
+func containsQuery(p *params) containsIn {
+	return containsIn{String: p.ptr(p.notEmpty("string")), SearchString: p.ptr(p.notEmpty("search_string"))}
+}
+
+func containsCheck(in *containsIn) error {
+	return firstNull(in.SearchString, "searchString", in.String, "string")
+}
+
+// jsonQuery reads the JSON tester's parameters. Graylog fails with a 500
+// (a null in an ImmutableMap) when key_whitespace_replacement or key_prefix
+// is missing: a 400 here.
+func jsonQuery(p *params) jsonTestRequest {
+	in := jsonTestRequest{Flatten: p.bool("flatten"), ReplaceKeyWhitespace: p.bool("replace_key_whitespace")}
+	for _, f := range []struct {
+		name string
+		dst  **string
+	}{
+		{"string", &in.String}, {"list_separator", &in.ListSeparator}, {"key_separator", &in.KeySeparator},
+		{"kv_separator", &in.KVSeparator}, {"key_whitespace_replacement", &in.KeyWhitespaceReplacement}, {"key_prefix", &in.KeyPrefix},
+	} {
+		if p.q.Has(f.name) {
+			*f.dst = p.ptr(p.q.Get(f.name))
+		}
+	}
+	if in.KeyWhitespaceReplacement == nil {
+		p.fail(api.Invalidf("key_whitespace_replacement", "must not be null"))
+	}
+	if in.KeyPrefix == nil {
+		p.fail(api.Invalidf("key_prefix", "must not be null"))
+	}
+	return in
+}
+
+func jsonCheck(in *jsonTestRequest) error {
+	return firstNull(in.ListSeparator, "listSeparator", in.KeySeparator, "keySeparator", in.KVSeparator, "kvSeparator",
+		in.KeyWhitespaceReplacement, "keyWhitespaceReplacement", in.KeyPrefix, "keyPrefix", in.String, "string")
+}
+
+type grokIn struct {
+	String            *string `json:"string"`
+	Pattern           *string `json:"pattern"`
+	NamedCapturesOnly bool    `json:"named_captures_only"`
+}
+
+func grokQuery(p *params) grokIn {
+	return grokIn{Pattern: p.ptr(p.notEmpty("pattern")), String: p.ptr(p.notNull("string")), NamedCapturesOnly: p.bool("named_captures_only")}
+}
+
+func grokCheck(in *grokIn) error { return firstNull(in.String, "string", in.Pattern, "pattern") }
+
+type lookupTestIn struct {
+	String          *string `json:"string"`
+	LookupTableName *string `json:"lookup_table_name"`
+}
+
+func lookupQuery(p *params) lookupTestIn {
+	return lookupTestIn{LookupTableName: p.ptr(p.notEmpty("lookup_table_name")), String: p.ptr(p.notEmpty("string"))}
+}
+
+func lookupCheck(in *lookupTestIn) error {
+	if err := firstNull(in.String, "string", in.LookupTableName, "lookupTableName"); err != nil {
+		return err
+	}
+	switch {
+	case *in.String == "":
+		return api.Invalidf("string", "must not be empty")
+	case *in.LookupTableName == "":
+		return api.Invalidf("lookup_table_name", "must not be empty")
+	}
+	return nil
 }
 
 // Query parameters as Jersey reads them for Graylog's resources, and the
@@ -92,6 +263,9 @@ func (p *params) notNull(name string) string {
 // bool is a boolean: true only for "true" in any case, as
 // Boolean.valueOf reads it; absent is false.
 func (p *params) bool(name string) bool { return strings.EqualFold(p.q.Get(name), "true") }
+
+// ptr is v as a request model's property.
+func (p *params) ptr(v string) *string { return &v }
 
 // int is an int with @Min(least); absent is 0, as Jersey gives a
 // primitive. One that is no Java int is a 400 (Jersey answers 404).
@@ -245,36 +419,6 @@ type regexReplaceTestResponse struct {
 	String      string      `json:"string"`
 }
 
-func (h *Handler) regexReplaceTestGET(r *http.Request) (any, error) {
-	p := params{q: r.URL.Query()}
-	regex := p.notEmpty("regex")
-	replacement := p.notNull("replacement")
-	s := p.notNull("string")
-	if p.err != nil {
-		return nil, p.err
-	}
-	return regexReplaceTest(regex, replacement, p.bool("replace_all"), s)
-}
-
-func (h *Handler) regexReplaceTestPOST(r *http.Request) (any, error) {
-	var req struct {
-		String      *string `json:"string"`
-		Regex       *string `json:"regex"`
-		Replacement *string `json:"replacement"`
-		ReplaceAll  bool    `json:"replace_all"`
-	}
-	if err := api.Decode(r, &req, true); err != nil {
-		return nil, err
-	}
-	if err := firstNull(req.String, "string", req.Regex, "regex", req.Replacement, "replacement"); err != nil {
-		return nil, err
-	}
-	if *req.Regex == "" {
-		return nil, api.Invalidf("regex", "must not be empty")
-	}
-	return regexReplaceTest(*req.Regex, *req.Replacement, req.ReplaceAll, *req.String)
-}
-
 // regexReplaceTest runs the regex_replace extractor on s, as Graylog's
 // tester runs RegexReplaceExtractor.runExtractor: the match is the
 // replaced text with the first group's range (-1 when there is none).
@@ -307,32 +451,6 @@ type cutResponse struct {
 	EndIndex   int     `json:"end_index"`
 }
 
-func (h *Handler) substringTestGET(r *http.Request) (any, error) {
-	p := params{q: r.URL.Query()}
-	begin := p.int("begin_index", 0)
-	end := p.int("end_index", 1)
-	s := p.notNull("string")
-	if p.err != nil {
-		return nil, p.err
-	}
-	return substringTest(s, begin, end)
-}
-
-func (h *Handler) substringTestPOST(r *http.Request) (any, error) {
-	var req struct {
-		String *string `json:"string"`
-		Start  int32   `json:"start"`
-		End    int32   `json:"end"`
-	}
-	if err := api.Decode(r, &req, true); err != nil {
-		return nil, err
-	}
-	if req.String == nil {
-		return nil, nullError("string")
-	}
-	return substringTest(*req.String, req.Start, req.End)
-}
-
 // substringTest runs the substring extractor (Graylog's safeSubstring)
 // and answers the indexes asked for.
 func substringTest(s string, begin, end int32) (any, error) {
@@ -350,32 +468,6 @@ func substringTest(s string, begin, end int32) (any, error) {
 		res.Successful, res.Cut = true, &v
 	}
 	return res, nil
-}
-
-func (h *Handler) splitTestGET(r *http.Request) (any, error) {
-	p := params{q: r.URL.Query()}
-	by := p.notNull("split_by")
-	index := p.int("index", 0)
-	s := p.notNull("string")
-	if p.err != nil {
-		return nil, p.err
-	}
-	return splitTest(s, by, index)
-}
-
-func (h *Handler) splitTestPOST(r *http.Request) (any, error) {
-	var req struct {
-		String  *string `json:"string"`
-		SplitBy *string `json:"split_by"`
-		Index   int32   `json:"index"`
-	}
-	if err := api.Decode(r, &req, true); err != nil {
-		return nil, err
-	}
-	if err := firstNull(req.String, "string", req.SplitBy, "splitBy"); err != nil {
-		return nil, err
-	}
-	return splitTest(*req.String, *req.SplitBy, req.Index)
 }
 
 // splitTest is Graylog's tester: the split_and_index extractor's part
@@ -420,30 +512,6 @@ type containsResponse struct {
 	String       string         `json:"string"`
 }
 
-func (h *Handler) containsTestGET(r *http.Request) (any, error) {
-	p := params{q: r.URL.Query()}
-	s := p.notEmpty("string")
-	search := p.notEmpty("search_string")
-	if p.err != nil {
-		return nil, p.err
-	}
-	return containsTest(s, search), nil
-}
-
-func (h *Handler) containsTestPOST(r *http.Request) (any, error) {
-	var req struct {
-		SearchString *string `json:"search_string"`
-		String       *string `json:"string"`
-	}
-	if err := api.Decode(r, &req, true); err != nil {
-		return nil, err
-	}
-	if err := firstNull(req.SearchString, "searchString", req.String, "string"); err != nil {
-		return nil, err
-	}
-	return containsTest(*req.String, *req.SearchString), nil
-}
-
 // containsTest is the string condition (the text contains the value) with
 // where it is found.
 func containsTest(s, search string) containsResponse {
@@ -477,46 +545,6 @@ type jsonTestResponse struct {
 	KeySeparator  string         `json:"key_separator"`
 	KVSeparator   string         `json:"kv_separator"`
 	String        string         `json:"string"`
-}
-
-func (h *Handler) jsonTestGET(r *http.Request) (any, error) {
-	q := params{q: r.URL.Query()}
-	req := jsonTestRequest{Flatten: q.bool("flatten"), ReplaceKeyWhitespace: q.bool("replace_key_whitespace")}
-	for _, p := range []struct {
-		name string
-		dst  **string
-	}{
-		{"string", &req.String}, {"list_separator", &req.ListSeparator}, {"key_separator", &req.KeySeparator},
-		{"kv_separator", &req.KVSeparator}, {"key_whitespace_replacement", &req.KeyWhitespaceReplacement}, {"key_prefix", &req.KeyPrefix},
-	} {
-		if q.q.Has(p.name) {
-			v := q.q.Get(p.name)
-			*p.dst = &v
-		}
-	}
-	// Graylog fails with a 500 (a null in an ImmutableMap) when
-	// key_whitespace_replacement or key_prefix is missing: a 400 here.
-	for _, p := range []struct {
-		v    *string
-		name string
-	}{{req.KeyWhitespaceReplacement, "key_whitespace_replacement"}, {req.KeyPrefix, "key_prefix"}} {
-		if p.v == nil {
-			return nil, api.Invalidf(p.name, "must not be null")
-		}
-	}
-	return jsonTest(req)
-}
-
-func (h *Handler) jsonTestPOST(r *http.Request) (any, error) {
-	var req jsonTestRequest
-	if err := api.Decode(r, &req, true); err != nil {
-		return nil, err
-	}
-	if err := firstNull(req.ListSeparator, "listSeparator", req.KeySeparator, "keySeparator", req.KVSeparator, "kvSeparator",
-		req.KeyWhitespaceReplacement, "keyWhitespaceReplacement", req.KeyPrefix, "keyPrefix", req.String, "string"); err != nil {
-		return nil, err
-	}
-	return jsonTest(req)
 }
 
 // jsonTest runs the json extractor with the request's options on its
@@ -568,31 +596,6 @@ type grokTestResponse struct {
 	ErrorMessage string      `json:"error_message,omitempty"`
 }
 
-func (h *Handler) grokTestGET(r *http.Request) (any, error) {
-	p := params{q: r.URL.Query()}
-	pattern := p.notEmpty("pattern")
-	s := p.notNull("string")
-	if p.err != nil {
-		return nil, p.err
-	}
-	return h.grokTest(r, pattern, s, p.bool("named_captures_only")), nil
-}
-
-func (h *Handler) grokTestPOST(r *http.Request) (any, error) {
-	var req struct {
-		String            *string `json:"string"`
-		Pattern           *string `json:"pattern"`
-		NamedCapturesOnly bool    `json:"named_captures_only"`
-	}
-	if err := api.Decode(r, &req, true); err != nil {
-		return nil, err
-	}
-	if err := firstNull(req.String, "string", req.Pattern, "pattern"); err != nil {
-		return nil, err
-	}
-	return h.grokTest(r, *req.Pattern, *req.String, req.NamedCapturesOnly), nil
-}
-
 // grokTest runs the grok extractor with the node's patterns: a pattern
 // that does not compile is answered in error_message, with a 200, as
 // Graylog answers it; the captures are sorted by name, their values as
@@ -634,36 +637,6 @@ type lookupTestResponse struct {
 	ErrorMessage string  `json:"error_message"`
 	Key          *string `json:"key"`
 	Value        any     `json:"value"`
-}
-
-func (h *Handler) lookupTestGET(r *http.Request) (any, error) {
-	p := params{q: r.URL.Query()}
-	name := p.notEmpty("lookup_table_name")
-	s := p.notEmpty("string")
-	if p.err != nil {
-		return nil, p.err
-	}
-	return h.lookupTest(r, name, s), nil
-}
-
-func (h *Handler) lookupTestPOST(r *http.Request) (any, error) {
-	var req struct {
-		String          *string `json:"string"`
-		LookupTableName *string `json:"lookup_table_name"`
-	}
-	if err := api.Decode(r, &req, true); err != nil {
-		return nil, err
-	}
-	if err := firstNull(req.String, "string", req.LookupTableName, "lookupTableName"); err != nil {
-		return nil, err
-	}
-	switch {
-	case *req.String == "":
-		return nil, api.Invalidf("string", "must not be empty")
-	case *req.LookupTableName == "":
-		return nil, api.Invalidf("lookup_table_name", "must not be empty")
-	}
-	return h.lookupTest(r, *req.LookupTableName, *req.String), nil
 }
 
 // lookupTest looks the string, trimmed, up in the table as the
