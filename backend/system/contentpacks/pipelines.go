@@ -51,6 +51,17 @@ func optional(p install, v *ValueRef, what string) (*string, error) {
 	return &s, nil
 }
 
+// sourced reads what rules and pipelines both have: a source, and a
+// description that may be null.
+func sourced(p install, source, description *ValueRef) (string, *string, error) {
+	src, err := p.str(source, "source", "")
+	if err != nil {
+		return "", nil, err
+	}
+	desc, err := optional(p, description, "description")
+	return src, desc, err
+}
+
 // refOrNull is the reference of a nullable string: null when it is null,
 // as Graylog's ValueReference.of writes it.
 func refOrNull(s *string) *ValueRef {
@@ -105,11 +116,7 @@ func (f ruleFacade) create(ctx context.Context, data json.RawMessage, p install,
 	if err := decodeData(data, &d); err != nil {
 		return native{}, err
 	}
-	source, err := p.str(d.Source, "source", "")
-	if err != nil {
-		return native{}, err
-	}
-	desc, err := optional(p, d.Description, "description")
+	source, desc, err := sourced(p, d.Source, d.Description)
 	if err != nil {
 		return native{}, err
 	}
@@ -168,11 +175,7 @@ func (f pipelineFacade) create(ctx context.Context, data json.RawMessage, p inst
 	if err := decodeData(data, &d); err != nil {
 		return native{}, err
 	}
-	source, err := p.str(d.Source, "source", "")
-	if err != nil {
-		return native{}, err
-	}
-	desc, err := optional(p, d.Description, "description")
+	source, desc, err := sourced(p, d.Source, d.Description)
 	if err != nil {
 		return native{}, err
 	}

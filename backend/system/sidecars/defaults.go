@@ -17,6 +17,33 @@ const beatsPreambel = "# Needed for Graylog\n" +
 // parameters and default template.
 type defaultCollector [7]string
 
+// nxlogFileInput is the file input of the default NXLog templates.
+func nxlogFileInput(path string) string {
+	return "<Input file>\n" +
+		"\tModule im_file\n" +
+		"\tFile '" + path + "'\n" +
+		"\tPollInterval 1\n" +
+		"\tSavePos\tTrue\n" +
+		"\tReadFromLast True\n" +
+		"\tRecursive False\n" +
+		"\tRenameCheck False\n" +
+		"\tExec $FileName = file_name(); # Send file name with each message\n" +
+		"</Input>\n"
+}
+
+// nxlogGELFOutput is the GELF output both default NXLog templates hold.
+const nxlogGELFOutput = "<Output gelf>\n" +
+	"\tModule om_tcp\n" +
+	"\tHost 192.168.1.1\n" +
+	"\tPort 12201\n" +
+	"\tOutputType  GELF_TCP\n" +
+	"\t<Exec>\n" +
+	"\t  # These fields are needed for Graylog\n" +
+	"\t  $gl2_source_collector = '${sidecar.nodeId}';\n" +
+	"\t  $collector_node_id = '${sidecar.nodeName}';\n" +
+	"\t</Exec>\n" +
+	"</Output>\n"
+
 var defaultCollectors = []defaultCollector{
 	{
 		"filebeat",
@@ -87,16 +114,7 @@ var defaultCollectors = []defaultCollector{
 			"LogLevel INFO\n" +
 			"\n" +
 			"\n" +
-			"<Input file>\n" +
-			"\tModule im_file\n" +
-			"\tFile '/var/log/*.log'\n" +
-			"\tPollInterval 1\n" +
-			"\tSavePos\tTrue\n" +
-			"\tReadFromLast True\n" +
-			"\tRecursive False\n" +
-			"\tRenameCheck False\n" +
-			"\tExec $FileName = file_name(); # Send file name with each message\n" +
-			"</Input>\n" +
+			nxlogFileInput("/var/log/*.log") +
 			"\n" +
 			"#<Input syslog-udp>\n" +
 			"#\tModule im_udp\n" +
@@ -105,17 +123,7 @@ var defaultCollectors = []defaultCollector{
 			"#\tExec parse_syslog_bsd();\n" +
 			"#</Input>\n" +
 			"\n" +
-			"<Output gelf>\n" +
-			"\tModule om_tcp\n" +
-			"\tHost 192.168.1.1\n" +
-			"\tPort 12201\n" +
-			"\tOutputType  GELF_TCP\n" +
-			"\t<Exec>\n" +
-			"\t  # These fields are needed for Graylog\n" +
-			"\t  $gl2_source_collector = '${sidecar.nodeId}';\n" +
-			"\t  $collector_node_id = '${sidecar.nodeName}';\n" +
-			"\t</Exec>\n" +
-			"</Output>\n" +
+			nxlogGELFOutput +
 			"\n" +
 			"\n" +
 			"<Route route-1>\n" +
@@ -175,29 +183,10 @@ var defaultCollectors = []defaultCollector{
 			"</Input>\n" +
 			"\n" +
 			"\n" +
-			"<Input file>\n" +
-			"\tModule im_file\n" +
-			"\tFile 'C:\\Windows\\MyLogDir\\\\*.log'\n" +
-			"\tPollInterval 1\n" +
-			"\tSavePos\tTrue\n" +
-			"\tReadFromLast True\n" +
-			"\tRecursive False\n" +
-			"\tRenameCheck False\n" +
-			"\tExec $FileName = file_name(); # Send file name with each message\n" +
-			"</Input>\n" +
+			nxlogFileInput("C:\\Windows\\MyLogDir\\\\*.log") +
 			"\n" +
 			"\n" +
-			"<Output gelf>\n" +
-			"\tModule om_tcp\n" +
-			"\tHost 192.168.1.1\n" +
-			"\tPort 12201\n" +
-			"\tOutputType  GELF_TCP\n" +
-			"\t<Exec>\n" +
-			"\t  # These fields are needed for Graylog\n" +
-			"\t  $gl2_source_collector = '${sidecar.nodeId}';\n" +
-			"\t  $collector_node_id = '${sidecar.nodeName}';\n" +
-			"\t</Exec>\n" +
-			"</Output>\n" +
+			nxlogGELFOutput +
 			"\n" +
 			"\n" +
 			"<Route route-1>\n" +

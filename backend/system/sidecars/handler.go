@@ -124,7 +124,7 @@ func (h *Handler) Routes() []api.Route {
 		{Method: "PUT", Path: "/sidecar/configuration_variables/{id}", Summary: "Update a configuration variable", Permission: PermConfigurationsEdit,
 			Body: variableExample, Handler: api.JSON(h.updateVariable)},
 		{Method: "DELETE", Path: "/sidecar/configuration_variables/{id}", Summary: "Delete a configuration variable", Permission: PermConfigurationsEdit,
-			Handler: h.deleteVariable},
+			Handler: deleting(h.s.DeleteVariable)},
 
 		// AdministrationResource and ActionResource
 		{Method: "POST", Path: "/sidecar/administration", Summary: "Lists existing Sidecar registrations including compatible sidecars using pagination (needs " +
@@ -188,6 +188,17 @@ func checkLen(name string, n int) error {
 // required is the 400 of a property the model cannot be without.
 func required(name string) error {
 	return api.Errorf(api.Invalid, "Unable to map request: %s must not be null", name)
+}
+
+// requireAll is the error of the first nil property of pairs (a name,
+// then its *string), in order.
+func requireAll(pairs ...any) error {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if v, _ := pairs[i+1].(*string); v == nil {
+			return required(pairs[i].(string))
+		}
+	}
+	return nil
 }
 
 func sortBy[T any](items []T, key func(T) string) {
@@ -416,13 +427,9 @@ func decodeCollector(r *http.Request) (Collector, error) {
 	if err := api.Decode(r, &b, true); err != nil {
 		return Collector{}, err
 	}
-	for _, f := range []struct {
-		name string
-		v    *string
-	}{{"name", b.Name}, {"service_type", b.ServiceType}, {"node_operating_system", b.NodeOperatingSystem}, {"executable_path", b.ExecutablePath}} {
-		if f.v == nil {
-			return Collector{}, required(f.name)
-		}
+	if err := requireAll("name", b.Name, "service_type", b.ServiceType, "node_operating_system", b.NodeOperatingSystem,
+		"executable_path", b.ExecutablePath); err != nil {
+		return Collector{}, err
 	}
 	c := Collector{Name: *b.Name, ServiceType: *b.ServiceType, NodeOperatingSystem: *b.NodeOperatingSystem,
 		ExecutablePath: *b.ExecutablePath, ExecuteParameters: b.ExecuteParameters, ValidationParameters: b.ValidationParameters,
@@ -461,34 +468,6 @@ func collectorField(c Collector, f string) string {
 	return ""
 }
 
-func (h *Handler) collectorSummary(r *http.Request) (any, error) {
-	page, err := api.ParsePage(r, "name", "name", "id", "node_operating_system", "service_type")
-	if err != nil {
-		return nil, err
-	}
-	q, err := api.ParseQuery(page.Query, "name", "id", "name", "operating_system")
-	if err != nil {
-		return nil, err
-	}
-	cs, err := h.s.Collectors(r.Context())
-	if err != nil {
-		return nil, err
-	}
-	items, matched := api.PageOf(cs, page, q, collectorField)
-	out := make([]CollectorSummary, len(items))
-	for i, c := range items {
-		out[i] = CollectorSummary{ID: c.ID, Name: c.Name, ServiceType: c.ServiceType, NodeOperatingSystem: c.NodeOperatingSystem}
-	}
-	return struct {
-		Query      string             `json:"query"`
-		Pagination Pagination         `json:"pagination"`
-		Total      int                `json:"total"`
-		Sort       string             `json:"sort"`
-		Order      string             `json:"order"`
-		Collectors []CollectorSummary `json:"collectors"`
-	}{page.Query, Pagination{matched, len(out), page.Page, page.PerPage}, len(cs), page.Sort, page.Order, out}, nil
-}
-
 func (h *Handler) getCollector(r *http.Request) (any, error) {
 	return h.s.Collector(r.Context(), api.Var(r, "id"))
 }
@@ -508,13 +487,8 @@ func decodeConfiguration(r *http.Request) (Configuration, error) {
 	if err := api.Decode(r, &b, true); err != nil {
 		return Configuration{}, err
 	}
-	for _, f := range []struct {
-		name string
-		v    *string
-	}{{"collector_id", b.CollectorID}, {"name", b.Name}, {"color", b.Color}, {"template", b.Template}} {
-		if f.v == nil {
-			return Configuration{}, required(f.name)
-		}
+	if err := requireAll("collector_id", b.CollectorID, "name", b.Name, "color", b.Color, "template", b.Template); err != nil {
+		return Configuration{}, err
 	}
 	c := Configuration{CollectorID: *b.CollectorID, Name: *b.Name, Color: *b.Color, Template: *b.Template}
 	if b.ID != nil {
@@ -533,34 +507,6 @@ func configurationField(c Configuration, f string) string {
 		return c.CollectorID
 	}
 	return ""
-}
-
-func (h *Handler) listConfigurations(r *http.Request) (any, error) {
-	page, err := api.ParsePage(r, "name", "name", "id", "collector_id")
-	if err != nil {
-		return nil, err
-	}
-	q, err := api.ParseQuery(page.Query, "name", "id", "collector_id", "name")
-	if err != nil {
-		return nil, err
-	}
-	cs, err := h.s.Configurations(r.Context())
-	if err != nil {
-		return nil, err
-	}
-	items, matched := api.PageOf(cs, page, q, configurationField)
-	out := make([]ConfigurationSummary, len(items))
-	for i, c := range items {
-		out[i] = ConfigurationSummary{ID: c.ID, Name: c.Name, CollectorID: c.CollectorID, Color: c.Color}
-	}
-	return struct {
-		Query          string                 `json:"query"`
-		Pagination     Pagination             `json:"pagination"`
-		Total          int                    `json:"total"`
-		Sort           string                 `json:"sort"`
-		Order          string                 `json:"order"`
-		Configurations []ConfigurationSummary `json:"configurations"`
-	}{page.Query, Pagination{matched, len(out), page.Page, page.PerPage}, len(cs), page.Sort, page.Order, out}, nil
 }
 
 func (h *Handler) getConfiguration(r *http.Request) (any, error) {
@@ -671,19 +617,6 @@ func (h *Handler) updateVariable(r *http.Request) (any, error) {
 		return nil, err
 	}
 	return h.s.SaveVariable(r.Context(), api.Var(r, "id"), v)
-}
-
-func (h *Handler) deleteVariable(w http.ResponseWriter, r *http.Request) error {
-	deleted, err := h.s.DeleteVariable(r.Context(), api.Var(r, "id"))
-	if err != nil {
-		return err
-	}
-	if !deleted {
-		notModified(w)
-		return nil
-	}
-	accepted(w)
-	return nil
 }
 
 // --- Administration and actions ---
@@ -954,4 +887,49 @@ func deleting(del func(ctx context.Context, id string) (bool, error)) api.Handle
 		accepted(w)
 		return nil
 	}
+}
+
+func (h *Handler) collectorSummary(r *http.Request) (any, error) {
+	return summaries(r, "collectors", h.s.Collectors, collectorField,
+		[]string{"name", "name", "id", "node_operating_system", "service_type"}, []string{"name", "id", "name", "operating_system"},
+		func(c Collector) CollectorSummary {
+			return CollectorSummary{ID: c.ID, Name: c.Name, ServiceType: c.ServiceType, NodeOperatingSystem: c.NodeOperatingSystem}
+		})
+}
+
+func (h *Handler) listConfigurations(r *http.Request) (any, error) {
+	return summaries(r, "configurations", h.s.Configurations, configurationField,
+		[]string{"name", "name", "id", "collector_id"}, []string{"name", "id", "collector_id", "name"},
+		func(c Configuration) ConfigurationSummary {
+			return ConfigurationSummary{ID: c.ID, Name: c.Name, CollectorID: c.CollectorID, Color: c.Color}
+		})
+}
+
+// summaries is a page of collectors or configurations, Graylog's
+// paginated answer with the summaries under key: sorts and fields are the
+// default sort and the sort fields, the default query field and the query
+// fields.
+func summaries[T, S any](r *http.Request, key string, all func(context.Context) ([]T, error), field func(T, string) string,
+	sorts, fields []string, summary func(T) S) (any, error) {
+	page, err := api.ParsePage(r, sorts[0], sorts[1:]...)
+	if err != nil {
+		return nil, err
+	}
+	q, err := api.ParseQuery(page.Query, fields[0], fields[1:]...)
+	if err != nil {
+		return nil, err
+	}
+	list, err := all(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	items, matched := api.PageOf(list, page, q, field)
+	out := make([]S, len(items))
+	for i, v := range items {
+		out[i] = summary(v)
+	}
+	return map[string]any{
+		"query": page.Query, "pagination": Pagination{matched, len(out), page.Page, page.PerPage}, "total": len(list),
+		"sort": page.Sort, "order": page.Order, key: out,
+	}, nil
 }

@@ -19,24 +19,21 @@ func TestContentPackEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := func(v string) string { return fmt.Sprintf(`{"@type":"string","@value":%q}`, v) }
-	b := func(v bool) string { return fmt.Sprintf(`{"@type":"boolean","@value":%t}`, v) }
-	param := func(name string) string { return fmt.Sprintf(`{"@type":"parameter","@value":%q}`, name) }
 	pack := `{"v":"1","id":"e2e-pack","rev":1,"name":"e2e","summary":"","description":"","vendor":"","url":"",
 	"parameters":[{"name":"TITLE","title":"t","description":"","type":"string","default_value":"web"},
 	              {"name":"PORT","title":"p","description":"","type":"integer","default_value":12201}],
 	"entities":[
 	 {"v":"1","type":{"name":"grok_pattern","version":"1"},"id":"g","data":{"name":"E2E_TOOK","pattern":"took %{NUMBER:took:int} ms"},"constraints":[]},
-	 {"v":"1","type":{"name":"stream","version":"1"},"id":"s","data":{"title":` + param("TITLE") + `,"description":` + s("from a pack") + `,
-	   "disabled":` + b(false) + `,"matching_type":` + s("AND") + `,"stream_rules":[{"type":` + s("EXACT") + `,"field":` + s("source") + `,
-	   "value":` + s("web-1") + `,"inverted":` + b(false) + `,"description":` + s("") + `}],"alert_conditions":[],"alarm_callbacks":[],"outputs":[],
-	   "default_stream":` + b(false) + `,"remove_matches":` + b(false) + `},"constraints":[]},
-	 {"v":"1","type":{"name":"input","version":"1"},"id":"i","data":{"title":` + param("TITLE") + `,"type":` + s("org.graylog2.inputs.gelf.http.GELFHttpInput") + `,
-	   "global":` + b(true) + `,"configuration":{"bind_address":` + s("127.0.0.1") + `,"port":` + param("PORT") + `},
-	   "static_fields":{"team":` + s("ops") + `},
-	   "extractors":[{"title":` + s("took") + `,"type":` + s("REGEX") + `,"cursor_strategy":` + s("COPY") + `,"target_field":` + s("took") + `,
-	     "source_field":` + s("message") + `,"configuration":{"regex_value":` + s(`took (\d+) ms`) + `},"converters":[],
-	     "condition_type":` + s("NONE") + `,"condition_value":` + s("") + `,"order":{"@type":"integer","@value":0}}]},"constraints":[]}]}`
+	 {"v":"1","type":{"name":"stream","version":"1"},"id":"s","data":{"title":` + refParam("TITLE") + `,"description":` + refS("from a pack") + `,
+	   "disabled":` + refB(false) + `,"matching_type":` + refS("AND") + `,"stream_rules":[{"type":` + refS("EXACT") + `,"field":` + refS("source") + `,
+	   "value":` + refS("web-1") + `,"inverted":` + refB(false) + `,"description":` + refS("") + `}],"alert_conditions":[],"alarm_callbacks":[],"outputs":[],
+	   "default_stream":` + refB(false) + `,"remove_matches":` + refB(false) + `},"constraints":[]},
+	 {"v":"1","type":{"name":"input","version":"1"},"id":"i","data":{"title":` + refParam("TITLE") + `,"type":` + refS("org.graylog2.inputs.gelf.http.GELFHttpInput") + `,
+	   "global":` + refB(true) + `,"configuration":{"bind_address":` + refS("127.0.0.1") + `,"port":` + refParam("PORT") + `},
+	   "static_fields":{"team":` + refS("ops") + `},
+	   "extractors":[{"title":` + refS("took") + `,"type":` + refS("REGEX") + `,"cursor_strategy":` + refS("COPY") + `,"target_field":` + refS("took") + `,
+	     "source_field":` + refS("message") + `,"configuration":{"regex_value":` + refS(`took (\d+) ms`) + `},"converters":[],
+	     "condition_type":` + refS("NONE") + `,"condition_value":` + refS("") + `,"order":{"@type":"integer","@value":0}}]},"constraints":[]}]}`
 	h.Do("POST", "/system/content_packs", pack, root).Want(t, http.StatusCreated)
 	h.Do("POST", "/system/content_packs", pack, root).Want(t, http.StatusBadRequest)
 	h.Do("POST", "/system/content_packs/e2e-pack/1/installations", `{"parameters":{"TITLE":{"@type":"string","@value":"web"}}}`, root).
@@ -130,30 +127,25 @@ func TestContentPackLookupTablesAndPipelines(t *testing.T) {
 	if err := os.WriteFile(csv, []byte("host,owner\nweb-1,ops\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := func(v string) string { return fmt.Sprintf(`{"@type":"string","@value":%q}`, v) }
-	b := func(v bool) string { return fmt.Sprintf(`{"@type":"boolean","@value":%t}`, v) }
-	ent := func(id, typ, data string) string {
-		return `{"v":"1","type":{"name":"` + typ + `","version":"1"},"id":"` + id + `","data":` + data + `,"constraints":[]}`
-	}
 	rule := "rule \"e2e-owner\"\nwhen has_field(\"source\")\nthen\n  set_field(\"owner\", lookup_value(\"e2e-hosts\", $message.source));\nend"
 	pipeline := "pipeline \"e2e-pipe\"\nstage 0 match either\nrule \"e2e-owner\";\nend"
 	entities := []string{
-		ent("p", "pipeline", `{"title":`+s("e2e-pipe")+`,"description":`+s("")+`,"source":`+s(pipeline)+`,"connected_streams":[`+s("st")+`]}`),
-		ent("r", "pipeline_rule", `{"title":`+s("e2e-owner")+`,"description":`+s("owner of the source")+`,"source":`+s(rule)+`}`),
-		ent("t", "lookup_table", `{"name":`+s("e2e-hosts")+`,"title":`+s("Hosts")+`,"description":`+s("")+`,"cache_name":`+s("c")+`,
-		  "data_adapter_name":`+s("a")+`,"default_single_value":`+s("nobody")+`,"default_single_value_type":`+s("STRING")+`,
-		  "default_multi_value":`+s("")+`,"default_multi_value_type":`+s("NULL")+`}`),
-		ent("c", "lookup_cache", `{"name":`+s("e2e-cache")+`,"title":`+s("Cache")+`,"description":`+s("")+`,"configuration":{"type":`+s("none")+`}}`),
-		ent("a", "lookup_adapter", `{"name":`+s("e2e-csv")+`,"title":`+s("CSV")+`,"description":`+s("")+`,"configuration":{"type":`+s("csvfile")+`,
-		  "path":{"@type":"parameter","@value":"CSV"},"separator":`+s(",")+`,"quotechar":`+s(`"`)+`,"key_column":`+s("host")+`,
-		  "value_column":`+s("owner")+`,"check_interval":{"@type":"integer","@value":60},"case_insensitive_lookup":`+b(false)+`}}`),
-		ent("st", "stream", `{"title":`+s("e2e web")+`,"description":`+s("")+`,"disabled":`+b(false)+`,"matching_type":`+s("AND")+`,
-		  "stream_rules":[],"alert_conditions":[],"alarm_callbacks":[],"outputs":[],"default_stream":`+b(false)+`,"remove_matches":`+b(false)+`}`),
+		packEntity("p", "pipeline", `{"title":`+refS("e2e-pipe")+`,"description":`+refS("")+`,"source":`+refS(pipeline)+`,"connected_streams":[`+refS("st")+`]}`),
+		packEntity("r", "pipeline_rule", `{"title":`+refS("e2e-owner")+`,"description":`+refS("owner of the source")+`,"source":`+refS(rule)+`}`),
+		packEntity("t", "lookup_table", `{"name":`+refS("e2e-hosts")+`,"title":`+refS("Hosts")+`,"description":`+refS("")+`,"cache_name":`+refS("c")+`,
+		  "data_adapter_name":`+refS("a")+`,"default_single_value":`+refS("nobody")+`,"default_single_value_type":`+refS("STRING")+`,
+		  "default_multi_value":`+refS("")+`,"default_multi_value_type":`+refS("NULL")+`}`),
+		packEntity("c", "lookup_cache", `{"name":`+refS("e2e-cache")+`,"title":`+refS("Cache")+`,"description":`+refS("")+`,"configuration":{"type":`+refS("none")+`}}`),
+		packEntity("a", "lookup_adapter", `{"name":`+refS("e2e-csv")+`,"title":`+refS("CSV")+`,"description":`+refS("")+`,"configuration":{"type":`+refS("csvfile")+`,
+		  "path":{"@type":"parameter","@value":"CSV"},"separator":`+refS(",")+`,"quotechar":`+refS(`"`)+`,"key_column":`+refS("host")+`,
+		  "value_column":`+refS("owner")+`,"check_interval":{"@type":"integer","@value":60},"case_insensitive_lookup":`+refB(false)+`}}`),
+		packEntity("st", "stream", `{"title":`+refS("e2e web")+`,"description":`+refS("")+`,"disabled":`+refB(false)+`,"matching_type":`+refS("AND")+`,
+		  "stream_rules":[],"alert_conditions":[],"alarm_callbacks":[],"outputs":[],"default_stream":`+refB(false)+`,"remove_matches":`+refB(false)+`}`),
 	}
 	pack := `{"v":"1","id":"e2e-lp","rev":1,"name":"e2e","summary":"","description":"","vendor":"","url":"",
 	"parameters":[{"name":"CSV","title":"csv","description":"","type":"string"}],"entities":[` + strings.Join(entities, ",") + `]}`
 	h.Do("POST", "/system/content_packs", pack, root).Want(t, http.StatusCreated)
-	in := h.Do("POST", "/system/content_packs/e2e-lp/1/installations", `{"parameters":{"CSV":`+s(csv)+`}}`, root).Want(t, http.StatusOK)
+	in := h.Do("POST", "/system/content_packs/e2e-lp/1/installations", `{"parameters":{"CSV":`+refS(csv)+`}}`, root).Want(t, http.StatusOK)
 	ids := map[string]string{}
 	for _, e := range in.Get("entities").Array() {
 		ids[e.Get("type.name").String()] = e.Get("id").String()
@@ -239,11 +231,10 @@ func TestContentPackInstallNeedsCreatePermissions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := func(v string) string { return fmt.Sprintf(`{"@type":"string","@value":%q}`, v) }
 	pack := fmt.Sprintf(`{"v":"1","id":"perm-pack","rev":1,"name":"p","summary":"","description":"","vendor":"","url":"","parameters":[],
 	"entities":[{"v":"1","type":{"name":"input","version":"1"},"id":"i","data":{"title":%s,"type":%s,"global":{"@type":"boolean","@value":true},
 	  "configuration":{"bind_address":%s,"port":{"@type":"integer","@value":%d}},"static_fields":{},"extractors":[]},"constraints":[]}]}`,
-		s("sneaky"), s("org.graylog2.inputs.gelf.http.GELFHttpInput"), s("127.0.0.1"), port)
+		refS("sneaky"), refS("org.graylog2.inputs.gelf.http.GELFHttpInput"), refS("127.0.0.1"), port)
 	h.Do("POST", "/system/content_packs", pack, root).Want(t, http.StatusCreated)
 	h.Do("POST", "/roles", map[string]any{"name": "PackInstaller", "permissions": []string{"contentpack:read", "contentpack:install"}}, root).Want(t, http.StatusCreated)
 	h.CreateUser("installer", "installer-password-1", "PackInstaller")
@@ -287,4 +278,14 @@ func TestCatalogResolveChecksReadAndMasksSecrets(t *testing.T) {
 	if got := res.Get("entities.0.data.configuration.port.@value").Int(); got != int64(port) {
 		t.Errorf("exported port %d, want %d: %s", got, port, res.Body)
 	}
+}
+
+// Value references and entities of content packs, as Graylog writes them.
+
+func refS(v string) string        { return fmt.Sprintf(`{"@type":"string","@value":%q}`, v) }
+func refB(v bool) string          { return fmt.Sprintf(`{"@type":"boolean","@value":%t}`, v) }
+func refParam(name string) string { return fmt.Sprintf(`{"@type":"parameter","@value":%q}`, name) }
+
+func packEntity(id, typ, data string) string {
+	return `{"v":"1","type":{"name":"` + typ + `","version":"1"},"id":"` + id + `","data":` + data + `,"constraints":[]}`
 }
