@@ -544,3 +544,52 @@ func TestRenderOutputBounded(t *testing.T) {
 	}
 	e.as("POST", "/sidecar/configurations/render/preview", `{"template":"${user.cert}"}`, 200)
 }
+
+// TestPurge: Graylog's PurgeExpiredSidecarsThread marks running Sidecars
+// unseen for the inactive threshold as unknown, and deletes those unseen
+// for the expiration threshold with their pending actions.
+func TestPurge(t *testing.T) {
+	e := newEnv(t)
+	e.conf = settings{json.RawMessage(`{"sidecar_expiration_threshold":"P1D","sidecar_inactive_threshold":"PT2M"}`)}
+	e.open()
+	ctx := context.Background()
+	fb := e.collectorID("filebeat", "linux")
+	e.register("old", "old", "linux", sidecars.StatusRunning)
+	e.as("PUT", "/sidecar/administration/action", `{"action":"restart","collectors":[{"sidecar_id":"old","collector_ids":["`+fb+`"]}]}`, http.StatusAccepted)
+	e.clock.Advance(23 * time.Hour)
+	e.register("quiet", "quiet", "linux", sidecars.StatusRunning)
+	e.register("failing", "failing", "linux", sidecars.StatusFailing)
+	e.clock.Advance(time.Hour + time.Second) // old: over a day; quiet, failing: an hour
+	e.register("fresh", "fresh", "linux", sidecars.StatusRunning)
+
+	marked, deleted, err := e.svc.Purge(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if marked != 1 || deleted != 1 {
+		t.Errorf("Purge: marked %d, deleted %d; want 1, 1", marked, deleted)
+	}
+	e.as("GET", "/sidecars/old", "", http.StatusNotFound)
+	for _, c := range []struct {
+		node, status string
+		code         int64
+	}{
+		{"quiet", "Received no ping signal from sidecar", sidecars.StatusUnknown},
+		{"failing", "m", sidecars.StatusFailing},
+		{"fresh", "m", sidecars.StatusRunning},
+	} {
+		got := e.as("GET", "/sidecars/"+c.node, "", http.StatusOK)
+		if s := got.get("node_details.status"); s.Get("status").Int() != c.code || s.Get("message").String() != c.status ||
+			s.Get("collectors.0.status").Int() != c.code || s.Get("collectors.0.collector_id").String() != "c1" {
+			t.Errorf("%s: status %s", c.node, s.Raw)
+		}
+	}
+	// The purged Sidecar's pending actions went with it: registering
+	// again starts afresh.
+	if got := e.register("old", "old", "linux", sidecars.StatusRunning).get("actions"); got.Raw != "" && got.Raw != "null" {
+		t.Errorf("a purged Sidecar's actions were kept: %s", got.Raw)
+	}
+	if marked, deleted, err := e.svc.Purge(ctx); err != nil || marked != 0 || deleted != 0 {
+		t.Errorf("second Purge: %d, %d, %v; want nothing left to do", marked, deleted, err)
+	}
+}

@@ -54,14 +54,18 @@ type ClusterConfig interface {
 
 // Settings are the Sidecar settings of the cluster configuration.
 type Settings struct {
-	InactiveThreshold     time.Duration
+	InactiveThreshold time.Duration
+	// ExpirationThreshold is how long a Sidecar may stay unseen before
+	// it is deleted.
+	ExpirationThreshold   time.Duration
 	UpdateInterval        time.Duration
 	SendStatus            bool
 	ConfigurationOverride bool
 }
 
 // DefaultSettings are Graylog's SidecarConfiguration.defaultConfiguration.
-var DefaultSettings = Settings{InactiveThreshold: time.Minute, UpdateInterval: 30 * time.Second, SendStatus: true}
+var DefaultSettings = Settings{InactiveThreshold: time.Minute, ExpirationThreshold: 14 * 24 * time.Hour,
+	UpdateInterval: 30 * time.Second, SendStatus: true}
 
 // Service stores Sidecars, collectors, configurations, variables and
 // actions. Reads go to the store, so that every node of a cluster sees the
@@ -98,6 +102,7 @@ func (s *Service) Settings(ctx context.Context) (Settings, error) {
 	}
 	var c struct {
 		Inactive string `json:"sidecar_inactive_threshold"`
+		Expire   string `json:"sidecar_expiration_threshold"`
 		Update   string `json:"sidecar_update_interval"`
 		Send     *bool  `json:"sidecar_send_status"`
 		Override *bool  `json:"sidecar_configuration_override"`
@@ -107,6 +112,9 @@ func (s *Service) Settings(ctx context.Context) (Settings, error) {
 	}
 	if d, ok := parsePeriod(c.Inactive); ok {
 		out.InactiveThreshold = d
+	}
+	if d, ok := parsePeriod(c.Expire); ok {
+		out.ExpirationThreshold = d
 	}
 	if d, ok := parsePeriod(c.Update); ok {
 		out.UpdateInterval = d
@@ -280,6 +288,59 @@ func (s *Service) Sidecar(ctx context.Context, nodeID string) (Sidecar, error) {
 func (s *Service) active(sc Sidecar, settings Settings) bool {
 	return sc.LastSeen.After(s.now().Add(-settings.InactiveThreshold))
 }
+
+// inactiveMessage is the status message of a Sidecar marked inactive
+// (Graylog's).
+const inactiveMessage = "Received no ping signal from sidecar"
+
+// Purge marks the Sidecars that reported running but have not been seen
+// within the inactive threshold as unknown, and deletes those not seen
+// within the expiration threshold with their pending actions: Graylog's
+// PurgeExpiredSidecarsThread. A Sidecar that registers again is created
+// anew.
+func (s *Service) Purge(ctx context.Context) (marked, deleted int, err error) {
+	settings, err := s.Settings(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	all, err := s.Sidecars(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	now := s.now()
+	for _, sc := range all {
+		if sc.LastSeen.Before(now.Add(-settings.ExpirationThreshold)) {
+			if _, err := s.remove(ctx, SidecarsCollection, sc.NodeID); err != nil {
+				return marked, deleted, err
+			}
+			if _, err := s.remove(ctx, ActionsCollection, sc.NodeID); err != nil {
+				return marked, deleted, err
+			}
+			deleted++
+			continue
+		}
+		st := sc.NodeDetails.Status
+		if st == nil || statusOf(st.Status) != StatusRunning || !sc.LastSeen.Before(now.Add(-settings.InactiveThreshold)) {
+			continue
+		}
+		collectors := make([]CollectorStatus, len(st.Collectors))
+		for i, c := range st.Collectors {
+			collectors[i] = CollectorStatus{CollectorID: c.CollectorID, Status: StatusUnknown, Message: inactiveMessage}
+		}
+		sc.NodeDetails.Status = &StatusList{Status: StatusUnknown, Message: inactiveMessage, Collectors: collectors}
+		if err := s.put(ctx, SidecarsCollection, sc.NodeID, sc); err != nil {
+			return marked, deleted, err
+		}
+		marked++
+	}
+	return marked, deleted, nil
+}
+
+// PurgeInterval is how often the leader purges Sidecars (Graylog's ten
+// minutes).
+const PurgeInterval = 10 * time.Minute
 
 // NodeAssignments are the assignments of one Sidecar.
 type NodeAssignments struct {

@@ -319,6 +319,7 @@ func (n *Node) routes(ctx context.Context, o Options) ([]api.Route, error) {
 	if err != nil {
 		return nil, err
 	}
+	n.System.Sidecars = sidecarService
 	lookupRoutes, err := n.lookupTables(ctx, st, o.Now)
 	if err != nil {
 		return nil, err
@@ -592,6 +593,7 @@ func (n *Node) Background(ctx context.Context) (wait func()) {
 	n.runMessages(ctx, &wg)
 	n.watchNotices(ctx, &wg)
 	n.runTraffic(ctx, &wg)
+	n.runSidecars(ctx, &wg)
 	n.runAlerts(ctx, &wg)
 	return wg.Wait
 }

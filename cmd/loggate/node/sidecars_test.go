@@ -1,9 +1,12 @@
 package node_test
 
 import (
+	"context"
 	"net/http"
 	"testing"
+	"time"
 
+	"github.com/loggate/loggate/backend/system/sidecars"
 	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
 )
 
@@ -70,4 +73,30 @@ func TestSidecarEndToEnd(t *testing.T) {
 	}
 	h.Do("DELETE", "/sidecar/configurations/"+conf, nil, root).WantError(t, http.StatusBadRequest, "Configuration still in use, cannot delete.")
 	h.Do("DELETE", "/sidecar/collectors/"+filebeat, nil, root).WantError(t, http.StatusBadRequest, "Collector still in use, cannot delete.")
+}
+
+// TestLeaderPurgesSidecars: a Sidecar unseen for longer than the
+// expiration threshold (14 days) is deleted by the leader once it leads;
+// a Sidecar seen since stays.
+func TestLeaderPurgesSidecars(t *testing.T) {
+	st := nodetest.SharedStore(t)
+	now := time.Now().UTC()
+	for id, seen := range map[string]time.Time{"gone": now.Add(-15 * 24 * time.Hour), "kept": now.Add(-13 * 24 * time.Hour)} {
+		doc := `{"id":"` + id + `","node_id":"` + id + `","node_name":"` + id + `","node_details":{"operating_system":"Linux","status":null},` +
+			`"assignments":[],"sidecar_version":"1.1.0","last_seen":"` + seen.Format("2006-01-02T15:04:05.000Z") + `"}`
+		if err := st.Put(context.Background(), sidecars.SidecarsCollection, id, []byte(doc)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := nodetest.StartOn(t, st)
+	root := nodetest.AsRoot()
+	h.Do("GET", "/sidecars/kept", nil, root).Want(t, http.StatusOK)
+	deadline := time.Now().Add(20 * time.Second)
+	for h.Do("GET", "/sidecars/gone", nil, root).Status != http.StatusNotFound {
+		if time.Now().After(deadline) {
+			t.Fatal("a Sidecar unseen for 15 days was not purged")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	h.Do("GET", "/sidecars/kept", nil, root).Want(t, http.StatusOK)
 }

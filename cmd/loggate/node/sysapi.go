@@ -20,6 +20,7 @@ import (
 	"github.com/loggate/loggate/backend/system/clusterconfig"
 	"github.com/loggate/loggate/backend/system/jvm"
 	"github.com/loggate/loggate/backend/system/overview"
+	"github.com/loggate/loggate/backend/system/sidecars"
 	"github.com/loggate/loggate/backend/system/traffic"
 	"github.com/loggate/loggate/router/api"
 )
@@ -31,6 +32,8 @@ type SystemResources struct {
 	Decorators    *decorators.Service
 	// Traffic records this node's traffic for /system/cluster/traffic.
 	Traffic *traffic.Recorder
+	// Sidecars are purged by the leader.
+	Sidecars *sidecars.Service
 }
 
 // trafficInterval is how often a node adds its traffic to its hourly
@@ -99,6 +102,38 @@ func (n *Node) runTraffic(ctx context.Context, wg *sync.WaitGroup) {
 	}
 	wg.Go(func() {
 		n.System.Traffic.Run(ctx, trafficInterval, func(err error) { n.log.Warn("recording traffic failed", "error", err) })
+	})
+}
+
+// runSidecars purges the Sidecars unseen too long on the leader, as soon
+// as it leads and then every sidecars.PurgeInterval (Graylog's
+// PurgeExpiredSidecarsThread, a leader-only periodical without delay).
+func (n *Node) runSidecars(ctx context.Context, wg *sync.WaitGroup) {
+	if n.System.Sidecars == nil || n.Nodes == nil {
+		return
+	}
+	wg.Go(func() {
+		t := time.NewTimer(0)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			if !n.Nodes.IsLeader() {
+				t.Reset(time.Second)
+				continue
+			}
+			marked, deleted, err := n.System.Sidecars.Purge(ctx)
+			switch {
+			case err != nil && ctx.Err() == nil:
+				n.log.Warn("purging Sidecars failed", "error", err)
+			case marked > 0 || deleted > 0:
+				n.log.Debug("purged Sidecars", "marked_inactive", marked, "deleted", deleted)
+			}
+			t.Reset(sidecars.PurgeInterval)
+		}
 	})
 }
 
