@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"net/netip"
 	"net/url"
 	"regexp"
@@ -90,12 +91,17 @@ func conversions() []*lang.Function {
 			if ip, ok := toIP(a.Get(0)); ok {
 				return ip, nil
 			}
-			if a.Has(1) {
-				if ip, ok := toIP(a.Get(1)); ok {
-					return ip, nil
-				}
+			if !a.Has(1) {
+				return netip.IPv4Unspecified(), nil
 			}
-			return netip.IPv4Unspecified(), nil
+			// Graylog parses the default without catching its error:
+			// a malformed one fails the statement.
+			def, _ := a.Get(1).(string)
+			ip, ok := toIP(def)
+			if !ok {
+				return nil, fmt.Errorf("'%s' is not an IP string literal.", def) //lint:ignore ST1005 Guava's words
+			}
+			return ip, nil
 		}, req("ip", lang.TObject, "Value to convert"), opt("default", lang.TString, "Used when 'ip' is null or malformed, defaults to '0.0.0.0'")),
 		fn("to_url", lang.TURL, "Converts a value to a valid URL using its string representation", func(_ *lang.Context, a lang.Args) (any, error) {
 			if u, ok := toURL(a.Get(0)); ok {
@@ -150,19 +156,40 @@ func guavaDouble(s string) (float64, bool) {
 	return f, true
 }
 
+// toIP is Graylog's IpAddressConversion: a number is the IPv4 address of
+// its Java intValue(), anything else its text as Guava's
+// InetAddresses.forString reads it (no white space, no brackets).
 func toIP(v any) (netip.Addr, bool) {
+	var n uint32
 	switch x := v.(type) {
 	case netip.Addr:
 		return x, true
 	case int64:
-		var b [4]byte
-		binary.BigEndian.PutUint32(b[:], uint32(x))
-		return netip.AddrFrom4(b), true
+		n = uint32(x) // Long.intValue: the low 32 bits
+	case float64:
+		n = uint32(javaInt(x))
 	case string:
-		ip, err := netip.ParseAddr(strings.TrimSpace(x))
+		ip, err := netip.ParseAddr(x)
 		return ip.Unmap(), err == nil
+	default:
+		return netip.Addr{}, false
 	}
-	return netip.Addr{}, false
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], n)
+	return netip.AddrFrom4(b), true
+}
+
+// javaInt is Java's (int) cast of a double: toward zero, saturating, NaN 0.
+func javaInt(f float64) int32 {
+	switch {
+	case f != f:
+		return 0
+	case f >= math.MaxInt32:
+		return math.MaxInt32
+	case f <= math.MinInt32:
+		return math.MinInt32
+	}
+	return int32(f)
 }
 
 func toURL(v any) (*url.URL, bool) {

@@ -32,6 +32,36 @@ func TestGraylog40Semantics(t *testing.T) {
 		{`to_double("-Infinity")`, math.Inf(-1), ""},
 		{`to_double("inf", 1.0)`, 1.0, ""},
 		{`to_double("1e400")`, math.Inf(1), ""},
+		// IpAddressConversion: Guava's forString (no white space), a
+		// number's intValue(), a malformed default fails the statement.
+		{`to_string(to_ip(" 10.0.0.1"))`, "0.0.0.0", ""},
+		{`to_string(to_ip("10.0.0.1 ", "127.0.0.1"))`, "127.0.0.1", ""},
+		{`to_string(to_ip(4294967297))`, "0.0.0.1", ""},
+		{`to_string(to_ip(167772161.9))`, "10.0.0.1", ""},
+		{`to_string(to_ip(1.0e12))`, "127.255.255.255", ""},
+		{`to_string(to_ip(true))`, "0.0.0.0", ""},
+		{`to_string(to_ip("::ffff:10.0.0.1"))`, "10.0.0.1", ""},
+		{`to_ip("nope", "nope either")`, nil, "'nope either' is not an IP string literal."},
+		// split is Java's Pattern.split, whose Matcher.find keeps an empty
+		// match right after a match (results read off Java 17).
+		{`split(",*", "a,b")`, []any{"a", "", "b"}, ""},
+		{`split(",*", "a,b", 10)`, []any{"a", "", "b", ""}, ""},
+		{`split(",*", "a,", 10)`, []any{"a", "", ""}, ""},
+		{`split("", "ab", 5)`, []any{"a", "b", ""}, ""},
+		{`split("", "ab")`, []any{"a", "b"}, ""},
+		{`split("\\d*", "a1b22c")`, []any{"a", "", "b", "", "c"}, ""},
+		{`split("\\d*", "a1b22c", 20)`, []any{"a", "", "b", "", "c", ""}, ""},
+		{`split("\\b", "foo bar")`, []any{"foo", " ", "bar"}, ""},
+		{`split("\\b", "foo bar", 20)`, []any{"foo", " ", "bar", ""}, ""},
+		{`split("(?m)$", "x\ny\n", 20)`, []any{"x", "\ny", "\n", ""}, ""},
+		{`split("a*?", "aaa", 20)`, []any{"a", "a", "a", ""}, ""},
+		{`split("a|", "aaa", 20)`, []any{"", "", "", "", ""}, ""},
+		{`split("ö?", "héllo wörld", 20)`, []any{"h", "é", "l", "l", "o", " ", "w", "", "r", "l", "d", ""}, ""},
+		{`split(",", ",a")`, []any{"", "a"}, ""},
+		{`split("^", "abc")`, []any{"abc"}, ""},
+		{`split("-?", "a--b", 20)`, []any{"a", "", "", "b", ""}, ""},
+		{`split("[;=]?", "k=v;x=y", 3)`, []any{"k", "", "v;x=y"}, ""},
+		{`split("", "")`, []any{""}, ""},
 		// DateConversion returns a DateTime as it is.
 		{`to_string(to_date(now(), "Europe/Berlin"))`, "2020-12-01T10:00:00.000Z", ""},
 		// TimezoneAwareFunction: a Joda zone id or UTC; an offset is none.

@@ -4,7 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"regexp/syntax"
+	"slices"
 	"strings"
+	"sync"
+	"unicode/utf8"
 
 	"github.com/loggate/loggate/backend/logs/grok"
 	"github.com/loggate/loggate/backend/logs/javaregex"
@@ -124,7 +128,7 @@ func regexFunctions(d Deps) []*lang.Function {
 			req("replacement", lang.TString, "The string to replace the matched pattern, can contain group references like $1 or ${name}"),
 			opt("replace_all", lang.TBoolean, "Replace all matches (default) or only the first one")),
 		fn("split", lang.TList, "Split a string around matches of this pattern (Java syntax)", func(_ *lang.Context, a lang.Args) (any, error) {
-			re, ok := a.Get(0).(*regexp.Regexp)
+			re, ok := a.Get(0).(*splitPattern)
 			if !ok {
 				return nil, errNullPattern
 			}
@@ -137,13 +141,13 @@ func regexFunctions(d Deps) []*lang.Function {
 				//lint:ignore ST1005 Graylog's words
 				return nil, errors.New("Argument 'limit' cannot be negative")
 			}
-			parts := javaSplit(re, a.String(1, ""), limit)
+			parts := re.split(a.String(1, ""), limit)
 			out := make([]any, len(parts))
 			for i, p := range parts {
 				out[i] = p
 			}
 			return out, nil
-		}, regexParam("The regular expression to split by, uses Java regex syntax"),
+		}, splitParam("The regular expression to split by, uses Java regex syntax"),
 			req("value", lang.TString, "The string to be split"),
 			opt("limit", lang.TLong, "The number of times the pattern is applied")),
 		fn("grok", lang.TMap, "Applies a grok pattern to a string", func(c *lang.Context, a lang.Args) (any, error) {
@@ -231,37 +235,114 @@ func regexMatch(c *lang.Context, p *matchPattern, s string, names []any) (*lang.
 	return lang.NewMatchResult(true, groupsByName), nil
 }
 
-// javaSplit is Java's String.split: limit > 0 splits at most limit-1
-// times; 0 drops trailing empty strings; a zero-width match at the start
-// gives no leading empty string.
-func javaSplit(re *regexp.Regexp, s string, limit int64) []string {
-	if s == "" {
-		return []string{""}
+// splitPattern is the prepared pattern of split(): the expression, and
+// whether it may match an empty text, which Java's and Go's ways of
+// finding every match treat differently.
+type splitPattern struct {
+	re    *regexp.Regexp
+	empty bool
+	// at, made when first needed, matches the expression right after one
+	// character: whether the preferred match at a position is empty.
+	at     *regexp.Regexp
+	atOnce sync.Once
+}
+
+func splitParam(desc string) lang.Param {
+	p := regexParam(desc)
+	p.Prepare = func(v any) (any, error) {
+		re, err := compileRegex(v)
+		if err != nil {
+			return nil, err
+		}
+		r := re.(*regexp.Regexp)
+		tree, err := syntax.Parse(r.String(), syntax.Perl)
+		if err != nil {
+			return nil, err
+		}
+		return &splitPattern{re: r, empty: matchesEmpty(tree)}, nil
 	}
-	n := -1
-	if limit > 0 {
-		n = int(limit)
+	return p
+}
+
+// matchesEmpty reports whether re may match an empty text somewhere: true
+// where unsure (assertions are zero-width).
+func matchesEmpty(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpNoMatch, syntax.OpCharClass, syntax.OpAnyCharNotNL, syntax.OpAnyChar:
+		return false
+	case syntax.OpLiteral:
+		return len(re.Rune) == 0
+	case syntax.OpPlus, syntax.OpCapture:
+		return matchesEmpty(re.Sub[0])
+	case syntax.OpRepeat:
+		return re.Min == 0 || matchesEmpty(re.Sub[0])
+	case syntax.OpConcat:
+		for _, sub := range re.Sub {
+			if !matchesEmpty(sub) {
+				return false
+			}
+		}
+		return true
+	case syntax.OpAlternate:
+		return slices.ContainsFunc(re.Sub, matchesEmpty)
 	}
-	locs := re.FindAllStringIndex(s, -1)
+	return true
+}
+
+// finds returns the matches Java's Matcher.find returns one after the
+// other. Go's FindAll drops an empty match right after a match; Java's
+// find keeps it (only after an empty match does it move on a character
+// first), so such matches are put back: where the expression's preferred
+// match at a match's end is empty.
+func (p *splitPattern) finds(s string) [][]int {
+	locs := p.re.FindAllStringIndex(s, -1)
+	if !p.empty {
+		return locs
+	}
+	p.atOnce.Do(func() {
+		// The character before keeps the context of ^, \b and (?m)^; a
+		// valid expression stays valid inside a group.
+		p.at = regexp.MustCompile(`\A(?s:.)(?:` + p.re.String() + `)`)
+	})
+	out := make([][]int, 0, len(locs))
+	for i, loc := range locs {
+		out = append(out, loc)
+		end := loc[1]
+		if loc[0] == end || (i+1 < len(locs) && locs[i+1][0] == end) {
+			continue // moved on a character, or the match at end is not empty
+		}
+		_, w := utf8.DecodeLastRuneInString(s[:end])
+		if m := p.at.FindStringIndex(s[end-w:]); m != nil && m[1] == w {
+			out = append(out, []int{end, end})
+		}
+	}
+	return out
+}
+
+// split is Java's Pattern.split: limit > 0 splits at most limit-1 times;
+// 0 drops trailing empty strings; a zero-width match at the start gives
+// no leading empty string.
+func (p *splitPattern) split(s string, limit int64) []string {
 	var out []string
-	last := 0
-	for _, loc := range locs {
-		if n > 0 && len(out) == n-1 {
+	index := 0
+	for _, loc := range p.finds(s) {
+		if limit > 0 && int64(len(out)) >= limit-1 {
+			out = append(out, s[index:])
+			index = loc[1]
 			break
 		}
-		if loc[1] == 0 {
-			continue // zero-width match at the start
+		if index == 0 && loc[0] == 0 && loc[1] == 0 {
+			continue
 		}
-		if loc[0] == loc[1] && loc[0] == len(s) {
-			break
-		}
-		out = append(out, s[last:loc[0]])
-		last = loc[1]
+		out = append(out, s[index:loc[0]])
+		index = loc[1]
 	}
-	if len(locs) == 0 {
+	if index == 0 { // no match, or a zero-width one at the start only
 		return []string{s}
 	}
-	out = append(out, s[last:])
+	if limit <= 0 || int64(len(out)) < limit {
+		out = append(out, s[index:])
+	}
 	if limit == 0 {
 		for len(out) > 0 && out[len(out)-1] == "" {
 			out = out[:len(out)-1]
