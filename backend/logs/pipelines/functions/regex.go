@@ -55,14 +55,21 @@ type matchPattern struct {
 }
 
 func matchParam(desc string) lang.Param {
+	return regexParamAs(desc, func(re *regexp.Regexp) (any, error) {
+		return &matchPattern{re: re, literal: grok.RequiredLiteral(re)}, nil
+	})
+}
+
+// regexParamAs is regexParam prepared into what form makes of the
+// compiled expression.
+func regexParamAs(desc string, form func(*regexp.Regexp) (any, error)) lang.Param {
 	p := regexParam(desc)
 	p.Prepare = func(v any) (any, error) {
 		re, err := compileRegex(v)
 		if err != nil {
 			return nil, err
 		}
-		r := re.(*regexp.Regexp)
-		return &matchPattern{re: r, literal: grok.RequiredLiteral(r)}, nil
+		return form(re.(*regexp.Regexp))
 	}
 	return p
 }
@@ -248,20 +255,13 @@ type splitPattern struct {
 }
 
 func splitParam(desc string) lang.Param {
-	p := regexParam(desc)
-	p.Prepare = func(v any) (any, error) {
-		re, err := compileRegex(v)
+	return regexParamAs(desc, func(re *regexp.Regexp) (any, error) {
+		tree, err := syntax.Parse(re.String(), syntax.Perl)
 		if err != nil {
 			return nil, err
 		}
-		r := re.(*regexp.Regexp)
-		tree, err := syntax.Parse(r.String(), syntax.Perl)
-		if err != nil {
-			return nil, err
-		}
-		return &splitPattern{re: r, empty: matchesEmpty(tree)}, nil
-	}
-	return p
+		return &splitPattern{re: re, empty: matchesEmpty(tree)}, nil
+	})
 }
 
 // matchesEmpty reports whether re may match an empty text somewhere: true
