@@ -3,6 +3,7 @@ package embedded
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"path"
 	"regexp"
 	"slices"
@@ -130,10 +131,24 @@ func (e *evaluator) term(set bitset, field string, t *query.Term) {
 		return
 	}
 	if v, err := strconv.ParseFloat(t.Value, 64); err == nil {
+		exact := exactBound(v, t.Value)
+		var r docReader
+		r.s = e.s
 		for i, d := range f.numDocs {
-			if f.nums[i] == v {
-				set.set(int(d))
+			if f.nums[i] != v {
+				continue
 			}
+			if exact != nil {
+				c, ok, err := exactCmp(&r, int(d), field, exact)
+				if err != nil {
+					e.fail(err)
+					return
+				}
+				if !ok || c != 0 {
+					continue
+				}
+			}
+			set.set(int(d))
 		}
 	}
 	if f.nterms == 0 {
@@ -427,11 +442,26 @@ func (e *evaluator) rangeQ(set bitset, field string, r *query.Range) {
 		return
 	}
 	if lo, hi, ok := numBounds(r); ok {
+		exLo, exHi := exactBound(lo, r.Lower), exactBound(hi, r.Upper)
+		var dr docReader
+		dr.s = e.s
+		// in tells whether doc's value is on the inner side of a bound it
+		// ties with in float64.
+		in := func(doc int, bound *big.Rat, sign int, inclusive bool) bool {
+			if bound == nil {
+				return inclusive
+			}
+			c, ok, err := exactCmp(&dr, doc, field, bound)
+			if err != nil {
+				e.fail(err)
+			}
+			return ok && (c == sign || c == 0 && inclusive)
+		}
 		for i, d := range f.numDocs {
-			if v := f.nums[i]; v > lo || (v == lo && r.IncludeLower) {
-				if v < hi || (v == hi && r.IncludeUpper) {
-					set.set(int(d))
-				}
+			v := f.nums[i]
+			if (v > lo || v == lo && in(int(d), exLo, 1, r.IncludeLower)) &&
+				(v < hi || v == hi && in(int(d), exHi, -1, r.IncludeUpper)) {
+				set.set(int(d))
 			}
 		}
 		if len(f.numDocs) > 0 {

@@ -122,6 +122,10 @@ type candidate struct {
 	kind int // 0 number, 1 string, 2 missing
 	num  float64
 	str  string
+	// exact is the stored integer of a number whose float64 num may
+	// stand for several (big).
+	exact int64
+	big   bool
 }
 
 // Search runs q.
@@ -297,6 +301,7 @@ func bySortField(cands []candidate, set bitset, vi int, seg *segment, field stri
 			return nil, err
 		}
 	}
+	r := &docReader{s: seg}
 	for d := set.next(0); d >= 0; d = set.next(d + 1) {
 		c := candidate{v: vi, doc: d, ts: seg.ts[d], id: seg.ids.id(d), kind: 2}
 		switch {
@@ -305,6 +310,9 @@ func bySortField(cands []candidate, set bitset, vi int, seg *segment, field stri
 		case f != nil:
 			if i, ok := slices.BinarySearch(f.numDocs, uint32(d)); ok {
 				c.kind, c.num = 0, f.nums[i]
+				if err := exactKey(&c, r, field); err != nil {
+					return nil, err
+				}
 			} else if ord != nil && ord[d] >= 0 {
 				c.kind, c.str = 1, termText[ord[d]]
 			}
@@ -336,7 +344,7 @@ func sortCandidates(cands []candidate, byTime, asc bool) {
 			}
 			switch a.kind {
 			case 0:
-				if c := cmp.Compare(a.num, b.num); c != 0 {
+				if c := cmpNums(a, b); c != 0 {
 					return dir * c
 				}
 			case 1:

@@ -40,6 +40,7 @@ func Run(t *testing.T, f Factory) {
 		{"PrefixIsolation", testPrefixIsolation},
 		{"Replay", testReplay},
 		{"Query", testQuery},
+		{"BigIntegers", testBigIntegers},
 		{"Analysis", testAnalysis},
 		{"TimeRange", testTimeRange},
 		{"Streams", testStreams},
