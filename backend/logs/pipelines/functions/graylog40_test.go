@@ -158,3 +158,11 @@ func evalOn(lib lang.Functions, expr string) (any, error) {
 	}}}
 	return e.Eval(lang.NewContext(m, func() time.Time { return testNow }))
 }
+
+// TestSplitUnterminatedQuote: a pattern whose quoting runs to its end
+// cannot be put in a group; split keeps Go's matches instead of failing.
+func TestSplitUnterminatedQuote(t *testing.T) {
+	runFuncCases(t, library(), []funcCase{
+		{`split("x?\\Q", "axb")`, []any{"a", "b"}, ""},
+	})
+}

@@ -300,10 +300,14 @@ func (p *splitPattern) finds(s string) [][]int {
 		return locs
 	}
 	p.atOnce.Do(func() {
-		// The character before keeps the context of ^, \b and (?m)^; a
-		// valid expression stays valid inside a group.
-		p.at = regexp.MustCompile(`\A(?s:.)(?:` + p.re.String() + `)`)
+		// The character before keeps the context of ^, \b and (?m)^. An
+		// expression that is not valid inside a group (an unterminated
+		// \Q) keeps Go's matches.
+		p.at, _ = regexp.Compile(`\A(?s:.)(?:` + p.re.String() + `)`)
 	})
+	if p.at == nil {
+		return locs
+	}
 	out := make([][]int, 0, len(locs))
 	for i, loc := range locs {
 		out = append(out, loc)
