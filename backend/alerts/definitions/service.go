@@ -187,6 +187,13 @@ func (s *Service) Schedule(ctx context.Context, id string) error {
 	return err
 }
 
+// Scheduled reports whether a definition has its job definition, as
+// Graylog's content packs export is_scheduled.
+func (s *Service) Scheduled(ctx context.Context, id string) (bool, error) {
+	_, ok, err := s.job(ctx, id)
+	return ok, err
+}
+
 // Unschedule deletes a definition's job definition and trigger.
 func (s *Service) Unschedule(ctx context.Context, id string) error {
 	j, ok, err := s.job(ctx, id)

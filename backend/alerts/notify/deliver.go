@@ -119,7 +119,7 @@ func (d *Deliverer) post(ctx context.Context, url string, body any) error {
 		return err
 	}
 	if !ok {
-		return failed(errNotAllowed, nil, "URL <%s> is not whitelisted.", redactURL(url))
+		return failed(errNotAllowed, nil, "URL <%s> is not whitelisted.", RedactURL(url))
 	}
 	b, err := json.Marshal(body)
 	if err != nil {
@@ -128,7 +128,7 @@ func (d *Deliverer) post(ctx context.Context, url string, body any) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(b))
 	if err != nil {
 		// The parse error quotes the URL whole.
-		return fmt.Errorf("HTTP notification to %s: the URL is not valid", redactURL(url))
+		return fmt.Errorf("HTTP notification to %s: the URL is not valid", RedactURL(url))
 	}
 	req.Header.Set("Content-Type", "application/json")
 	if d.UserAgent != "" {
@@ -141,16 +141,16 @@ func (d *Deliverer) post(ctx context.Context, url string, body any) error {
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return failed(nil, nil, "Expected successful HTTP response [2xx] but got [%d]. %s", resp.StatusCode, redactURL(url))
+		return failed(nil, nil, "Expected successful HTTP response [2xx] but got [%d]. %s", resp.StatusCode, RedactURL(url))
 	}
 	return nil
 }
 
-// redactURL is raw without the password of its user info: these errors are
-// logged and shown as system notifications, to more users than may read
-// the notification's configuration. A URL that does not parse is cut at
-// its user info the same way.
-func redactURL(raw string) string {
+// RedactURL is raw without the password of its user info: delivery errors
+// are logged and shown as system notifications, to more users than may
+// read the notification's configuration, and content packs export it. A
+// URL that does not parse is cut at its user info the same way.
+func RedactURL(raw string) string {
 	if u, err := neturl.Parse(raw); err == nil {
 		return u.Redacted()
 	}

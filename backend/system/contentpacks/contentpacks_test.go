@@ -350,7 +350,7 @@ func TestInstallFoundOnSystemAndRollback(t *testing.T) {
 func TestUnsupportedTypes(t *testing.T) {
 	// Types without a facade, and types whose service is not given.
 	e := newEnv(t)
-	for _, typ := range []string{"pipeline_rule", "pipeline", "lookup_table", "input", "dashboard", "output"} {
+	for _, typ := range []string{"pipeline_rule", "pipeline", "lookup_table", "input", "event_definition", "notification", "dashboard", "output"} {
 		id := "u-" + typ
 		body := pack(id, 1, "", grokEntity+`,{"v":"1","type":{"name":"`+typ+`","version":"1"},"id":"x","data":{}}`)
 		e.want(e.do("POST", "/system/content_packs", body), 201, nil)

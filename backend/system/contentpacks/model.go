@@ -5,8 +5,9 @@
 //
 // Entity types installed, exported and uninstalled: grok_pattern, stream
 // (with its rules), input (with its extractors and static fields),
-// lookup_adapter, lookup_cache, lookup_table, pipeline_rule and pipeline
-// (with its stream connections). Other types are stored in uploaded packs
+// lookup_adapter, lookup_cache, lookup_table, pipeline_rule, pipeline
+// (with its stream connections), notification and event_definition (with
+// its scheduler job). Other types are stored in uploaded packs
 // but refused, with a 400 naming the type, when a pack holding them is
 // installed or when the catalog is asked to export them.
 package contentpacks

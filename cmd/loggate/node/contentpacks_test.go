@@ -289,3 +289,106 @@ func refParam(name string) string { return fmt.Sprintf(`{"@type":"parameter","@v
 func packEntity(id, typ, data string) string {
 	return `{"v":"1","type":{"name":"` + typ + `","version":"1"},"id":"` + id + `","data":` + data + `,"constraints":[]}`
 }
+
+// TestContentPackEventDefinitionsAndNotifications: a pack's stream,
+// notification and event definition install through the alerts' services
+// (the definition scheduled, searching the stream and sending to the
+// notification, owned by the installer), export with the notification's
+// URL password masked, uninstall with the definition's job, and install
+// again from the export.
+func TestContentPackEventDefinitionsAndNotifications(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	definition := func(title string) string {
+		return packEntity("d", "event_definition", `{"title":`+title+`,"description":`+refS("")+`,"priority":{"@type":"integer","@value":2},
+		 "alert":`+refB(true)+`,"config":{"type":"aggregation-v1","query":`+refS("level:error")+`,"streams":["s"],"group_by":[],
+		  "series":[{"id":"c","function":"count","field":null}],
+		  "conditions":{"expression":{"expr":">","left":{"expr":"number-ref","ref":"c"},"right":{"expr":"number","value":5}}},
+		  "search_within_ms":60000,"execute_every_ms":60000},"field_spec":{},"key_spec":[],
+		 "notification_settings":{"grace_period_ms":0,"backlog_size":0},
+		 "notifications":[{"notification_id":`+refS("n")+`,"notification_parameters":null}],"storage":[],"is_scheduled":`+refB(true)+`}`)
+	}
+	entities := []string{
+		definition(refParam("TITLE")),
+		packEntity("n", "notification", `{"title":`+refS("ops hook")+`,"description":`+refS("")+`,
+		 "config":{"type":"http-notification-v1","url":`+refS("https://ops:hook-secret@hooks.example.org/x")+`}}`),
+		packEntity("s", "stream", `{"title":`+refS("errors")+`,"description":`+refS("")+`,"disabled":`+refB(false)+`,
+		 "matching_type":`+refS("AND")+`,"stream_rules":[],"alert_conditions":[],"alarm_callbacks":[],"outputs":[],
+		 "default_stream":`+refB(false)+`,"remove_matches":`+refB(false)+`}`),
+	}
+	pack := func(id string, ents ...string) string {
+		return `{"v":"1","id":"` + id + `","rev":1,"name":"events","summary":"","description":"","vendor":"","url":"",
+		 "parameters":[{"name":"TITLE","title":"t","description":"","type":"string"}],"entities":[` + strings.Join(ents, ",") + `]}`
+	}
+	h.Do("POST", "/system/content_packs", pack("ev-bad", definition(refS("")), entities[1], entities[2]), root).Want(t, http.StatusCreated)
+	h.Do("POST", "/system/content_packs/ev-bad/1/installations", `{"parameters":{"TITLE":`+refS("x")+`}}`, root).
+		WantError(t, http.StatusBadRequest, "entity d (event_definition): Invalid event definition <>: title: Event Definition title cannot be empty.")
+	if n := h.Do("GET", "/events/notifications", nil, root).Want(t, http.StatusOK).Get("total").Int(); n != 0 {
+		t.Fatalf("a refused install left %d notifications", n)
+	}
+
+	h.Do("POST", "/system/content_packs", pack("ev", entities...), root).Want(t, http.StatusCreated)
+	h.Do("POST", "/roles", map[string]any{"name": "EventsInstaller", "permissions": []string{"contentpack:read", "contentpack:install",
+		"catalog:list", "catalog:resolve", "streams:create", "streams:read", "eventdefinitions:create", "eventnotifications:create"}}, root).
+		Want(t, http.StatusCreated)
+	h.CreateUser("events", "events-password-1", "EventsInstaller")
+	as := nodetest.Basic("events", "events-password-1")
+	in := h.Do("POST", "/system/content_packs/ev/1/installations", `{"parameters":{"TITLE":`+refS("Many errors")+`}}`, as).Want(t, http.StatusOK)
+	ids := map[string]string{}
+	for _, e := range in.Get("entities").Array() {
+		ids[e.Get("type.name").String()] = e.Get("id").String()
+	}
+	// The installer owns the definition and the notification: they read
+	// them without eventdefinitions:read or eventnotifications:read.
+	def := h.Do("GET", "/events/definitions/"+ids["event_definition"]+"/with-context", nil, as).Want(t, http.StatusOK)
+	if def.Get("event_definition.title").String() != "Many errors" || def.Get("event_definition.config.streams.0").String() != ids["stream"] ||
+		def.Get("event_definition.notifications.0.notification_id").String() != ids["notification"] ||
+		!def.Get("context.scheduler."+ids["event_definition"]+".is_scheduled").Bool() {
+		t.Errorf("definition %s", def.Body)
+	}
+	jobOf := func(definitionID string) bool {
+		jobs := h.Do("GET", "/scheduler/jobs?per_page=1000", nil, root).Want(t, http.StatusOK)
+		return jobs.Get(`job_definitions.#(config.event_definition_id=="` + definitionID + `")`).Exists()
+	}
+	if !jobOf(ids["event_definition"]) {
+		t.Error("the installed definition has no scheduler job")
+	}
+	if n := h.Do("GET", "/events/notifications/"+ids["notification"], nil, as).Want(t, http.StatusOK); n.Get("config.url").String() != "https://ops:hook-secret@hooks.example.org/x" {
+		t.Errorf("notification %s", n.Body)
+	}
+
+	req := map[string]any{"entities": []any{map[string]any{"id": ids["event_definition"], "type": map[string]any{"name": "event_definition", "version": "1"}}}}
+	res := h.Do("POST", "/system/catalog", req, as).Want(t, http.StatusOK)
+	if res.Get("entities.#").Int() != 3 || strings.Contains(string(res.Body), "hook-secret") ||
+		res.Get(`entities.#(type.name=="notification").data.config.url.@value`).String() != "https://ops:xxxxx@hooks.example.org/x" ||
+		res.Get(`entities.#(type.name=="event_definition").data.config.streams.0`).String() != res.Get(`entities.#(type.name=="stream").id`).String() {
+		t.Errorf("export %s", res.Body)
+	}
+
+	un := h.Do("DELETE", "/system/content_packs/ev/installations/"+in.Get("_id").String(), nil, root).Want(t, http.StatusOK)
+	if un.Get("uninstalled.entities.#").Int() != 3 {
+		t.Errorf("uninstalled %s", un.Body)
+	}
+	h.Do("GET", "/events/definitions/"+ids["event_definition"], nil, root).Want(t, http.StatusNotFound)
+	if jobOf(ids["event_definition"]) {
+		t.Error("the uninstalled definition's job is left")
+	}
+	h.Do("GET", "/events/notifications/"+ids["notification"], nil, root).Want(t, http.StatusNotFound)
+	h.Do("GET", "/streams/"+ids["stream"], nil, root).Want(t, http.StatusNotFound)
+	if defs := h.Do("GET", "/events/definitions", nil, root).Want(t, http.StatusOK); defs.Get("total").Int() != 0 {
+		t.Errorf("definitions left %s", defs.Body)
+	}
+
+	export := map[string]any{"v": "1", "id": "ev-exported", "rev": 1, "name": "exported", "summary": "", "description": "",
+		"vendor": "", "url": "", "parameters": []any{}, "entities": res.Get("entities").Value()}
+	h.Do("POST", "/system/content_packs", export, root).Want(t, http.StatusCreated)
+	re := h.Do("POST", "/system/content_packs/ev-exported/1/installations", `{"parameters":{}}`, root).Want(t, http.StatusOK)
+	for _, e := range re.Get("entities").Array() {
+		ids[e.Get("type.name").String()] = e.Get("id").String()
+	}
+	def = h.Do("GET", "/events/definitions/"+ids["event_definition"]+"/with-context", nil, root).Want(t, http.StatusOK)
+	if def.Get("event_definition.title").String() != "Many errors" || def.Get("event_definition.config.streams.0").String() != ids["stream"] ||
+		!def.Get("context.scheduler."+ids["event_definition"]+".is_scheduled").Bool() {
+		t.Errorf("re-installed definition %s", def.Body)
+	}
+}

@@ -341,15 +341,18 @@ func (n *Node) routes(ctx context.Context, o Options) ([]api.Route, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The alerts before the content packs, which install event
+	// definitions and notifications.
+	alertsFirst, alertRoutes := n.openAlerts(o.Now)
 	contentPacks := contentpacks.NewHandler(contentpacks.NewService(st, contentpacks.Deps{
 		Grok: n.Grok, Streams: n.Streams, IndexSets: n.IndexSets, Inputs: n.Inputs, Extractors: n.Extractors,
 		ForgetInput: n.InputStates.Forget, Lookup: n.Lookup, Pipelines: n.Pipelines.Service,
+		EventDefinitions: n.Alerts.Definitions, Notifications: n.Alerts.Notify, Owners: n.Alerts.Owners,
 	}, o.Now))
 	local := slices.Concat(n.Levels.Routes(), n.Metrics.Routes(), n.Messages.Journal.Routes())
 	roleHandler := roles.NewHandler(n.Roles, n.Users)
 	// The browser documents the routes only compatibility serves too.
 	browser := apibrowser.New(func() []api.Route { return n.Router.Routes() }).WithCompat(compat.Documented(compat.All(compat.Deps{})))
-	alertsFirst, alertRoutes := n.openAlerts(o.Now)
 	var routes []api.Route
 	for _, rs := range [][]api.Route{
 		alertsFirst,
