@@ -40,6 +40,7 @@ import (
 	"github.com/loggate/loggate/backend/access/sessions"
 	"github.com/loggate/loggate/backend/access/tokens"
 	"github.com/loggate/loggate/backend/access/users"
+	"github.com/loggate/loggate/backend/analysis/views"
 	"github.com/loggate/loggate/backend/logs/lookup"
 	"github.com/loggate/loggate/backend/store"
 	"github.com/loggate/loggate/backend/store/bolt"
@@ -343,6 +344,7 @@ func (n *Node) routes(ctx context.Context, o Options) ([]api.Route, error) {
 	contentPacks := contentpacks.NewHandler(contentpacks.NewService(st, contentpacks.Deps{
 		Grok: n.Grok, Streams: n.Streams, IndexSets: n.IndexSets, Inputs: n.Inputs, Extractors: n.Extractors,
 		ForgetInput: n.InputStates.Forget, Lookup: n.Lookup, Pipelines: n.Pipelines.Service,
+		Views: n.Views, ViewSearches: views.NewSearches(st, n.Views, o.Now),
 	}, o.Now))
 	local := slices.Concat(n.Levels.Routes(), n.Metrics.Routes(), n.Messages.Journal.Routes())
 	roleHandler := roles.NewHandler(n.Roles, n.Users)
