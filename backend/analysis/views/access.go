@@ -43,3 +43,9 @@ func canDelete(p *auth.Principal, v ref) bool {
 func canSetDefault(p *auth.Principal, v ref) bool {
 	return owns(p, v) || p.Permits("view:read:"+v.id)
 }
+
+// Readable reports whether p may read the view of that id, type and owner
+// ("" for none), as GET /views/{id} decides: for content pack exports.
+func Readable(p *auth.Principal, id string, typ Type, owner string) bool {
+	return canRead(p, ref{id: id, typ: typ, owner: owner})
+}

@@ -106,3 +106,8 @@ func isObject(raw json.RawMessage) bool {
 	raw = bytes.TrimLeft(raw, " \t\r\n")
 	return len(raw) > 0 && raw[0] == '{'
 }
+
+// ParseView reads and validates a ViewDTO as POST /views does, for views
+// created from elsewhere (content packs): the id, owner and created_at it
+// names are ignored.
+func ParseView(body []byte) (View, error) { return decodeView(body) }

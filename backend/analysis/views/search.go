@@ -274,3 +274,25 @@ func (s *Searches) Delete(ctx context.Context, id string) error {
 	}
 	return nil
 }
+
+// ParseSearch reads and validates a Search as POST /views/search does,
+// for searches created from elsewhere (content packs); one without an id
+// gets a new one.
+func ParseSearch(body []byte) (ViewSearch, error) { return decodeSearch(body) }
+
+// DeleteUnlessShown deletes a search no stored view shows (the search of a
+// view deleted, unless another view shows it too).
+func (s *Searches) DeleteUnlessShown(ctx context.Context, id string) error {
+	shown := false
+	err := s.st.List(ctx, Collection, func(_ string, doc []byte) error {
+		shown = shown || gjson.GetBytes(doc, "search_id").Str == id
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("list views: %w", err)
+	}
+	if shown {
+		return nil
+	}
+	return s.Delete(ctx, id)
+}

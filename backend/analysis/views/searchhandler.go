@@ -2,6 +2,7 @@ package views
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -345,4 +346,14 @@ func walkStreamFilter(f gjson.Result, add func(string)) {
 	for _, sub := range f.Get("filters").Array() {
 		walkStreamFilter(sub, add)
 	}
+}
+
+// UsedStreams returns the streams a search names: those of its queries'
+// stream filters and of their search types (Graylog's usedStreamIds).
+func UsedStreams(s ViewSearch) []string { return searchStreams(s) }
+
+// CheckStreams refuses, with POST /views/search's 403, a search naming a
+// stream the caller in ctx may not read.
+func CheckStreams(ctx context.Context, s ViewSearch) error {
+	return search.CheckStreams(ctx, searchStreams(s))
 }

@@ -14,11 +14,13 @@ import (
 	"time"
 
 	"github.com/loggate/loggate/auth"
+	"github.com/loggate/loggate/backend/analysis/views"
 	"github.com/loggate/loggate/backend/logs/grok"
 	"github.com/loggate/loggate/backend/logs/lookup"
 	"github.com/loggate/loggate/backend/logs/pipelines"
 	"github.com/loggate/loggate/backend/logs/pipelines/functions"
 	"github.com/loggate/loggate/backend/logs/streams"
+	"github.com/loggate/loggate/backend/store"
 	"github.com/loggate/loggate/backend/store/bolt"
 	"github.com/loggate/loggate/backend/system/contentpacks"
 	"github.com/loggate/loggate/backend/system/metrics"
@@ -100,6 +102,11 @@ type env struct {
 	// environments made by newEnvWith(t, true).
 	lk *lookup.Service
 	pl *pipelines.Service
+	// vs and se, the real views and their searches over the pack's
+	// store.
+	vs *views.Service
+	se *views.Searches
+	st store.Store
 }
 
 func newEnv(t *testing.T) *env { return newEnvWith(t, false) }
@@ -114,7 +121,10 @@ func newEnvWith(t *testing.T, full bool) *env {
 	t.Cleanup(func() { _ = st.Close() })
 	e := &env{t: t, g: &fakeGrok{ps: map[string]grok.Pattern{}}, ss: &fakeStreams{ss: map[string]*streams.Stream{}}}
 	now := func() time.Time { return time.Date(2021, 3, 4, 5, 6, 7, 0, time.UTC) }
-	deps := contentpacks.Deps{Grok: e.g, Streams: e.ss, IndexSets: defaultIndexSet{}}
+	e.st = st
+	e.vs = views.NewService(st, now)
+	e.se = views.NewSearches(st, e.vs, now)
+	deps := contentpacks.Deps{Grok: e.g, Streams: e.ss, IndexSets: defaultIndexSet{}, Views: e.vs, ViewSearches: e.se}
 	if full {
 		ctx := context.Background()
 		if e.lk, err = lookup.NewService(ctx, st, lookup.Options{Now: now}); err != nil {
@@ -133,7 +143,7 @@ func newEnvWith(t *testing.T, full bool) *env {
 
 // admin holds what the packs' entities need too: creating and reading
 // grok patterns and streams.
-var admin = []string{"contentpack:*", "catalog:*", "inputs:*", "streams:*", "lookuptables:*", "pipeline_rule:*", "pipeline:*"}
+var admin = []string{"contentpack:*", "catalog:*", "inputs:*", "streams:*", "lookuptables:*", "pipeline_rule:*", "pipeline:*", "dashboards:create"}
 
 func (e *env) do(method, path, body string, perms ...string) *httptest.ResponseRecorder {
 	e.t.Helper()
@@ -348,19 +358,27 @@ func TestInstallFoundOnSystemAndRollback(t *testing.T) {
 }
 
 func TestUnsupportedTypes(t *testing.T) {
-	// Types without a facade, and types whose service is not given.
+	// Types without a facade, types whose service is not given, and
+	// versions of supported types loggate does not read: dashboard 1 is
+	// Graylog 3.x's dashboard (DashboardV1Facade's conversion), refused
+	// while dashboard 2 installs.
 	e := newEnv(t)
-	for _, typ := range []string{"pipeline_rule", "pipeline", "lookup_table", "input", "event_definition", "notification", "dashboard", "output"} {
-		id := "u-" + typ
-		body := pack(id, 1, "", grokEntity+`,{"v":"1","type":{"name":"`+typ+`","version":"1"},"id":"x","data":{}}`)
+	for _, c := range []struct{ typ, version, msg string }{
+		{"pipeline_rule", "1", "pipeline_rule"}, {"pipeline", "1", "pipeline"}, {"lookup_table", "1", "lookup_table"},
+		{"input", "1", "input"}, {"output", "1", "output"},
+		{"event_definition", "1", "event_definition"}, {"notification", "1", "notification"},
+		{"dashboard", "1", "dashboard version 1"}, {"search", "2", "search version 2"},
+	} {
+		id := "u-" + c.typ + c.version
+		body := pack(id, 1, "", grokEntity+`,{"v":"1","type":{"name":"`+c.typ+`","version":"`+c.version+`"},"id":"x","data":{}}`)
 		e.want(e.do("POST", "/system/content_packs", body), 201, nil)
 		w := e.do("POST", "/system/content_packs/"+id+"/1/installations", `{}`)
-		if w.Code != 400 || !strings.Contains(w.Body.String(), typ) {
-			t.Errorf("%s: %d %s", typ, w.Code, w.Body)
+		if w.Code != 400 || !strings.Contains(w.Body.String(), c.msg) {
+			t.Errorf("%s %s: %d %s", c.typ, c.version, w.Code, w.Body)
 		}
-		w = e.do("POST", "/system/catalog", `{"entities":[{"id":"x","type":{"name":"`+typ+`","version":"1"}}]}`)
-		if w.Code != 400 || !strings.Contains(w.Body.String(), typ) {
-			t.Errorf("catalog %s: %d %s", typ, w.Code, w.Body)
+		w = e.do("POST", "/system/catalog", `{"entities":[{"id":"x","type":{"name":"`+c.typ+`","version":"`+c.version+`"}}]}`)
+		if w.Code != 400 || !strings.Contains(w.Body.String(), c.msg) {
+			t.Errorf("catalog %s %s: %d %s", c.typ, c.version, w.Code, w.Body)
 		}
 	}
 	if len(e.g.ps) != 0 {

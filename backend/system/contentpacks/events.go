@@ -57,12 +57,6 @@ type Owners interface {
 	Require(ctx context.Context, perm, typ, id string) error
 }
 
-// owned is a facade whose entities their owners may read without the
-// read permission.
-type owned interface {
-	readable(ctx context.Context, id string) bool
-}
-
 // invalidEntity is a failed validation of the definitions or
 // notifications, as a 400 naming the entity and every failed field.
 func invalidEntity(kind, title string, v *definitions.Validation) error {
@@ -313,7 +307,9 @@ func (f eventDefinitionFacade) remove(ctx context.Context, id string) error {
 	return f.owners.Forget(ctx, entity.TypeDefinition, id)
 }
 
-func (f eventDefinitionFacade) readable(ctx context.Context, id string) bool {
+// readable: the read permission, or the definition's owner (the
+// principal is the context's).
+func (f eventDefinitionFacade) readable(ctx context.Context, _ *auth.Principal, id string) bool {
 	return f.owners.Require(ctx, readPerm(EventDefinitionV1.Name, id), entity.TypeDefinition, id) == nil
 }
 
@@ -522,7 +518,8 @@ func (f notificationFacade) remove(ctx context.Context, id string) error {
 	return f.owners.Forget(ctx, entity.TypeNotification, id)
 }
 
-func (f notificationFacade) readable(ctx context.Context, id string) bool {
+// readable: the read permission, or the notification's owner.
+func (f notificationFacade) readable(ctx context.Context, _ *auth.Principal, id string) bool {
 	return f.owners.Require(ctx, readPerm(NotificationV1.Name, id), entity.TypeNotification, id) == nil
 }
 

@@ -7,8 +7,10 @@
 // (with its rules), input (with its extractors and static fields),
 // lookup_adapter, lookup_cache, lookup_table, pipeline_rule, pipeline
 // (with its stream connections), notification and event_definition (with
-// its scheduler job). Other types are stored in uploaded packs
-// but refused, with a 400 naming the type, when a pack holding them is
+// its scheduler job), and Graylog 4.0's views: dashboard version 2 and
+// search version 1 (each with its search). Other types, and the 3.x
+// dashboards of dashboard version 1, are stored in uploaded packs but
+// refused, with a 400 naming the type, when a pack holding them is
 // installed or when the catalog is asked to export them.
 package contentpacks
 

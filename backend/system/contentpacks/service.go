@@ -15,6 +15,7 @@ import (
 	"go.mongodb.org/mongo-driver/bson/primitive"
 
 	"github.com/loggate/loggate/auth"
+	"github.com/loggate/loggate/backend/analysis/views"
 	"github.com/loggate/loggate/backend/logs/lookup"
 	"github.com/loggate/loggate/backend/logs/streams"
 	"github.com/loggate/loggate/backend/store"
@@ -38,6 +39,10 @@ var createPerm = map[string]string{
 	// An event definition also needs to read the streams it searches (all
 	// of them when it names none), checked as it is created.
 	EventDefinitionV1.Name: "eventdefinitions:create",
+	DashboardV2.Name:       "dashboards:create",
+	// Saved searches need no permission beyond authentication, as POST
+	// /views checks none for them.
+	SearchV1.Name: "",
 }
 
 // readPerm is the permission reading a native entity directly needs: the
@@ -60,6 +65,8 @@ func readPerm(typ, id string) string {
 		return "eventdefinitions:read:" + id
 	case NotificationV1.Name:
 		return "eventnotifications:read:" + id
+	case DashboardV2.Name, SearchV1.Name:
+		return "view:read:" + id // and the owner, and dashboards:read (guarded)
 	}
 	return "*"
 }
@@ -90,6 +97,10 @@ type Deps struct {
 	EventDefinitions EventDefinitions
 	Notifications    EventNotifications
 	Owners           Owners
+	// Views and ViewSearches install dashboards and saved searches with
+	// their searches.
+	Views        Views
+	ViewSearches ViewSearches
 }
 
 // Service stores packs and installations and installs packs.
@@ -97,7 +108,9 @@ type Service struct {
 	st      store.Store
 	now     func() time.Time
 	facades map[string]facade
-	order   []string // entity types in installation order
+	// versions are the model versions of the types of facades.
+	versions map[string]string
+	order    []string // entity types in installation order
 	// mu serializes installations and uninstallations, whose checks read
 	// every installation.
 	mu sync.Mutex
@@ -105,7 +118,7 @@ type Service struct {
 
 // NewService returns the content packs over st.
 func NewService(st store.Store, d Deps, now func() time.Time) *Service {
-	s := &Service{st: st, now: now, facades: map[string]facade{}}
+	s := &Service{st: st, now: now, facades: map[string]facade{}, versions: map[string]string{}}
 	// Graylog installs in dependency order: adapters and caches before
 	// their tables, streams before the pipelines connected to them, rules
 	// before the pipelines running them.
@@ -135,6 +148,11 @@ func NewService(st store.Store, d Deps, now func() time.Time) *Service {
 		s.add(EventDefinitionV1, eventDefinitionFacade{defs: d.EventDefinitions, owners: d.Owners,
 			notificationExists: nf.exists, streamExists: s.exists(StreamV1)})
 	}
+	// Views last: their searches read the streams of the pack.
+	if d.Views != nil && d.ViewSearches != nil {
+		s.add(DashboardV2, viewFacade{v: d.Views, s: d.ViewSearches, mt: DashboardV2, typ: views.Dashboard})
+		s.add(SearchV1, viewFacade{v: d.Views, s: d.ViewSearches, mt: SearchV1, typ: views.Search})
+	}
 	return s
 }
 
@@ -147,18 +165,9 @@ func (s *Service) exists(t ModelType) func(ctx context.Context, id string) bool 
 	}
 }
 
-// mayRead reports whether the caller may read a native entity: with the
-// read permission, or as the owner of an entity that has owners.
-func (s *Service) mayRead(ctx context.Context, typ, id string) bool {
-	if auth.FromContext(ctx).Permits(readPerm(typ, id)) {
-		return true
-	}
-	o, ok := s.facades[typ].(owned)
-	return ok && o.readable(ctx, id)
-}
-
 func (s *Service) add(t ModelType, f facade) {
 	s.facades[t.Name] = f
+	s.versions[t.Name] = t.Version
 	s.order = append(s.order, t.Name)
 }
 
@@ -424,18 +433,37 @@ func (s *Service) Installation(ctx context.Context, packID, id string) (Installa
 }
 
 // facadeOf returns the facade of an entity type, or the 400 for a type
-// loggate does not support.
+// loggate does not support (the 3.x dashboards of dashboard version 1
+// among them).
 func (s *Service) facadeOf(t ModelType) (facade, error) {
 	f, ok := s.facades[t.Name]
-	if !ok || t.Version != "1" {
+	if !ok {
 		return nil, unsupported(t.Name)
+	}
+	if t.Version != s.versions[t.Name] {
+		return nil, api.Errorf(api.Invalid, "Content pack entity type %s version %s is not supported by loggate", t.Name, t.Version)
 	}
 	return f, nil
 }
 
+// guarded is a facade whose entities more may read than the holders of
+// their readPerm (views, event definitions and notifications: their owners
+// too).
+type guarded interface {
+	readable(ctx context.Context, p *auth.Principal, id string) bool
+}
+
+// readable reports whether p may read a native entity of type t.
+func (s *Service) readable(ctx context.Context, p *auth.Principal, t, id string) bool {
+	if g, ok := s.facades[t].(guarded); ok {
+		return g.readable(ctx, p, id)
+	}
+	return p.Permits(readPerm(t, id))
+}
+
 // rank orders entities for installation: grok patterns, lookup adapters,
 // caches and tables, inputs, streams, pipeline rules, pipelines,
-// notifications, event definitions.
+// notifications, event definitions, dashboards and saved searches.
 func (s *Service) rank(t string) int { return slices.Index(s.order, t) }
 
 // Install installs a pack revision with the given parameter values.
@@ -463,7 +491,17 @@ func (s *Service) Install(ctx context.Context, id string, rev int, given map[str
 		if found, err := f.existing(ctx, e.Data, probe); err == nil && found != nil {
 			continue // found on the system: nothing is created for it
 		}
-		if err := auth.RequireMsg(ctx, createPerm[e.Type.Name],
+		perm, ok := createPerm[e.Type.Name]
+		if !ok {
+			perm = "*"
+		}
+		if perm == "" {
+			if auth.FromContext(ctx) == nil {
+				return Installation{}, auth.Unauthenticated()
+			}
+			continue
+		}
+		if err := auth.RequireMsg(ctx, perm,
 			fmt.Sprintf("Not authorized to create the %s entities of content pack %s", e.Type.Name, id)); err != nil {
 			return Installation{}, err
 		}
@@ -638,6 +676,7 @@ func (s *Service) Uninstall(ctx context.Context, packID, id string) (Pack, Unins
 
 // Catalog lists the entities of this server that can be exported.
 func (s *Service) Catalog(ctx context.Context) ([]Excerpt, error) {
+	p := auth.FromContext(ctx)
 	out := []Excerpt{}
 	for _, t := range s.order {
 		ex, err := s.facades[t].excerpts(ctx)
@@ -645,7 +684,7 @@ func (s *Service) Catalog(ctx context.Context) ([]Excerpt, error) {
 			return nil, err
 		}
 		for _, e := range ex {
-			if s.mayRead(ctx, t, e.ID) {
+			if s.readable(ctx, p, t, e.ID) {
 				out = append(out, e)
 			}
 		}
@@ -657,7 +696,7 @@ func (s *Service) Catalog(ctx context.Context) ([]Excerpt, error) {
 // new id (the default stream under its own), as Graylog 4.0's catalog
 // does, with the entities they need: a lookup table's cache and data
 // adapter, a pipeline's rules and connected streams, an event definition's
-// notifications and the streams it searches.
+// notifications and the streams it searches, a view's streams.
 func (s *Service) Resolve(ctx context.Context, ds []Descriptor) ([]Entity, error) {
 	if len(ds) > MaxEntities {
 		return nil, api.Errorf(api.Invalid, "At most %d entities can be resolved at once", MaxEntities)
@@ -674,11 +713,10 @@ func (s *Service) Resolve(ctx context.Context, ds []Descriptor) ([]Entity, error
 		if err != nil {
 			return nil, err
 		}
-		if !s.mayRead(ctx, d.Type.Name, d.ID) {
-			if err := auth.RequireMsg(ctx, readPerm(d.Type.Name, d.ID),
-				fmt.Sprintf("Not authorized to read %s %s", d.Type.Name, d.ID)); err != nil {
-				return nil, err
-			}
+		if p := auth.FromContext(ctx); p == nil {
+			return nil, auth.Unauthenticated()
+		} else if !s.readable(ctx, p, d.Type.Name, d.ID) {
+			return nil, api.Errorf(api.Forbidden, "Not authorized to read %s %s", d.Type.Name, d.ID)
 		}
 		if all = append(all, d); len(all) > MaxEntities {
 			return nil, api.Errorf(api.Invalid, "At most %d entities can be resolved at once", MaxEntities)

@@ -392,3 +392,101 @@ func TestContentPackEventDefinitionsAndNotifications(t *testing.T) {
 		t.Errorf("re-installed definition %s", def.Body)
 	}
 }
+
+// TestContentPackDashboard: a dashboard (dashboard version 2) installs its
+// search, then itself, owned by the installing user, its stream filter on
+// the stream the pack installed; the catalog exports it with that stream,
+// uninstalling deletes the view and its search, and the export installs
+// again.
+func TestContentPackDashboard(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	dashboard := `{"type":"DASHBOARD","title":` + refParam("TITLE") + `,"summary":` + refS("") + `,"description":` + refS("web servers") + `,
+	  "search":{"queries":[{"id":"q1","timerange":{"type":"relative","range":300},"query":{"type":"elasticsearch","query_string":""},
+	    "filter":{"type":"or","filters":[{"type":"stream","id":"st"}]},
+	    "search_types":[{"id":"st1","type":"pivot","name":"chart","row_groups":[{"type":"time","field":"timestamp","interval":{"type":"auto","scaling":1.0}}],
+	      "column_groups":[],"series":[{"type":"count","id":"count()"}],"sort":[],"rollup":true,"streams":[],"filter":null,"query":null,"timerange":null}]}],
+	    "parameters":[],"requires":{},"owner":"someone","created_at":"2021-01-01T00:00:00.000Z"},
+	  "properties":[],"requires":{},
+	  "state":{"q1":{"selected_fields":null,"titles":{"widget":{"w1":"Messages over time"}},
+	    "widgets":[{"id":"w1","type":"aggregation","filter":null,"timerange":null,"query":null,"streams":[],
+	      "config":{"row_pivots":[{"field":"timestamp","type":"time","config":{"interval":{"type":"auto","scaling":1.0}}}],"column_pivots":[],
+	        "series":[{"config":{"name":null},"function":"count()"}],"sort":[],"visualization":"bar","rollup":true}}],
+	    "widget_mapping":{"w1":["st1"]},"positions":{"w1":{"col":1,"row":1,"height":4,"width":"Infinity"}},
+	    "formatting":{"highlighting":[]},"display_mode_settings":{"positions":{}}}},
+	  "owner":"someone","created_at":"2021-01-01T00:00:00.000Z"}`
+	pack := `{"v":"1","id":"e2e-dash","rev":1,"name":"e2e","summary":"","description":"","vendor":"","url":"",
+	"parameters":[{"name":"TITLE","title":"t","description":"","type":"string","default_value":"Web"}],"entities":[
+	 {"v":"1","type":{"name":"dashboard","version":"2"},"id":"d","data":` + dashboard + `,"constraints":[]},
+	 ` + packEntity("st", "stream", `{"title":`+refS("e2e web")+`,"description":`+refS("")+`,"disabled":`+refB(false)+`,"matching_type":`+refS("AND")+`,
+	   "stream_rules":[],"alert_conditions":[],"alarm_callbacks":[],"outputs":[],"default_stream":`+refB(false)+`,"remove_matches":`+refB(false)+`}`) + `]}`
+	h.Do("POST", "/system/content_packs", pack, root).Want(t, http.StatusCreated)
+
+	// An installer who may not create dashboards is refused, and nothing
+	// is created; with dashboards:create the dashboard is theirs.
+	h.Do("POST", "/roles", map[string]any{"name": "PackInstaller",
+		"permissions": []string{"contentpack:read", "contentpack:install", "streams:create", "streams:read", "streams:edit", "catalog:list", "catalog:resolve"}}, root).Want(t, http.StatusCreated)
+	h.CreateUser("packer", "packer-password-1", "PackInstaller")
+	as := nodetest.Basic("packer", "packer-password-1")
+	h.Do("POST", "/system/content_packs/e2e-dash/1/installations", `{"parameters":{"TITLE":`+refS("Web servers")+`}}`, as).
+		WantError(t, http.StatusForbidden, "dashboard")
+	if n := h.Do("GET", "/dashboards", nil, root).Want(t, http.StatusOK).Get("total").Int(); n != 0 {
+		t.Fatalf("a refused installation created %d dashboards", n)
+	}
+	h.Do("PUT", "/roles/PackInstaller", map[string]any{"name": "PackInstaller",
+		"permissions": []string{"contentpack:read", "contentpack:install", "streams:create", "streams:read", "streams:edit", "catalog:list", "catalog:resolve", "dashboards:create"}}, root).Want(t, http.StatusOK)
+	in := h.Do("POST", "/system/content_packs/e2e-dash/1/installations", `{"parameters":{"TITLE":`+refS("Web servers")+`}}`, as).Want(t, http.StatusOK)
+	ids := map[string]string{}
+	for _, e := range in.Get("entities").Array() {
+		ids[e.Get("type.name").String()] = e.Get("id").String()
+	}
+	if len(ids) != 2 || in.Get("entities.1.type.version").String() != "2" {
+		t.Fatalf("installation %s", in.Body)
+	}
+	view := h.Do("GET", "/views/"+ids["dashboard"], nil, as).Want(t, http.StatusOK)
+	if view.Get("type").String() != "DASHBOARD" || view.Get("title").String() != "Web servers" || view.Get("owner").String() != "packer" ||
+		view.Get("state.q1.widgets.0.config.visualization_config").Type.String() != "Null" {
+		t.Errorf("dashboard %s", view.Body)
+	}
+	searchID := view.Get("search_id").String()
+	search := h.Do("GET", "/views/search/"+searchID, nil, as).Want(t, http.StatusOK)
+	if search.Get("queries.0.filter.filters.0.id").String() != ids["stream"] || search.Get("owner").String() != "packer" {
+		t.Errorf("search %s, stream %s", search.Body, ids["stream"])
+	}
+	h.Do("POST", "/views/search/"+searchID+"/execute", `{}`, as).Want(t, http.StatusCreated)
+
+	// The catalog exports the dashboard with its stream.
+	resolved := h.Do("POST", "/system/catalog", map[string]any{"entities": []any{
+		map[string]any{"id": ids["dashboard"], "type": map[string]any{"name": "dashboard", "version": "2"}},
+	}}, as).Want(t, http.StatusOK)
+	if resolved.Get("entities.#").Int() != 2 {
+		t.Fatalf("resolved %s", resolved.Body)
+	}
+	streamEntity := resolved.Get(`entities.#(type.name=="stream").id`).String()
+	if d := resolved.Get(`entities.#(type.name=="dashboard").data`); d.Get("search.queries.0.filter.filters.0.id").String() != streamEntity ||
+		d.Get("title.@value").String() != "Web servers" {
+		t.Errorf("exported dashboard %s", d.Raw)
+	}
+
+	instID := in.Get("_id").String()
+	un := h.Do("DELETE", "/system/content_packs/e2e-dash/installations/"+instID, nil, root).Want(t, http.StatusOK)
+	if un.Get("uninstalled.entities.#").Int() != 2 {
+		t.Errorf("uninstalled %s", un.Body)
+	}
+	h.Do("GET", "/views/"+ids["dashboard"], nil, root).Want(t, http.StatusNotFound)
+	h.Do("GET", "/views/search/"+searchID, nil, root).Want(t, http.StatusNotFound)
+	h.Do("GET", "/streams/"+ids["stream"], nil, root).Want(t, http.StatusNotFound)
+
+	export := map[string]any{"v": "1", "id": "e2e-dash-export", "rev": 1, "name": "exported", "summary": "", "description": "",
+		"vendor": "", "url": "", "parameters": []any{}, "entities": resolved.Get("entities").Value()}
+	h.Do("POST", "/system/content_packs", export, root).Want(t, http.StatusCreated)
+	re := h.Do("POST", "/system/content_packs/e2e-dash-export/1/installations", `{"parameters":{}}`, root).Want(t, http.StatusOK)
+	for _, e := range re.Get("entities").Array() {
+		ids[e.Get("type.name").String()] = e.Get("id").String()
+	}
+	view = h.Do("GET", "/views/"+ids["dashboard"], nil, root).Want(t, http.StatusOK)
+	search = h.Do("GET", "/views/search/"+view.Get("search_id").String(), nil, root).Want(t, http.StatusOK)
+	if view.Get("title").String() != "Web servers" || search.Get("queries.0.filter.filters.0.id").String() != ids["stream"] {
+		t.Errorf("re-installed dashboard %s, search %s", view.Body, search.Body)
+	}
+}

@@ -40,6 +40,7 @@ import (
 	"github.com/loggate/loggate/backend/access/sessions"
 	"github.com/loggate/loggate/backend/access/tokens"
 	"github.com/loggate/loggate/backend/access/users"
+	"github.com/loggate/loggate/backend/analysis/views"
 	"github.com/loggate/loggate/backend/logs/lookup"
 	"github.com/loggate/loggate/backend/store"
 	"github.com/loggate/loggate/backend/store/bolt"
@@ -348,6 +349,7 @@ func (n *Node) routes(ctx context.Context, o Options) ([]api.Route, error) {
 		Grok: n.Grok, Streams: n.Streams, IndexSets: n.IndexSets, Inputs: n.Inputs, Extractors: n.Extractors,
 		ForgetInput: n.InputStates.Forget, Lookup: n.Lookup, Pipelines: n.Pipelines.Service,
 		EventDefinitions: n.Alerts.Definitions, Notifications: n.Alerts.Notify, Owners: n.Alerts.Owners,
+		Views: n.Views, ViewSearches: views.NewSearches(st, n.Views, o.Now),
 	}, o.Now))
 	local := slices.Concat(n.Levels.Routes(), n.Metrics.Routes(), n.Messages.Journal.Routes())
 	roleHandler := roles.NewHandler(n.Roles, n.Users)
