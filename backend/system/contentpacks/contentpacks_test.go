@@ -16,12 +16,16 @@ import (
 	"github.com/loggate/loggate/auth"
 	"github.com/loggate/loggate/backend/logs/grok"
 	"github.com/loggate/loggate/backend/logs/lookup"
+	"github.com/loggate/loggate/backend/logs/outputs"
 	"github.com/loggate/loggate/backend/logs/pipelines"
 	"github.com/loggate/loggate/backend/logs/pipelines/functions"
 	"github.com/loggate/loggate/backend/logs/streams"
+	"github.com/loggate/loggate/backend/store"
 	"github.com/loggate/loggate/backend/store/bolt"
+	"github.com/loggate/loggate/backend/system/clusterconfig"
 	"github.com/loggate/loggate/backend/system/contentpacks"
 	"github.com/loggate/loggate/backend/system/metrics"
+	"github.com/loggate/loggate/backend/system/sidecars"
 	"github.com/loggate/loggate/router/api"
 	"github.com/loggate/loggate/router/routertest"
 )
@@ -87,6 +91,24 @@ func (f *fakeStreams) Create(_ context.Context, s *streams.Stream) error {
 
 func (f *fakeStreams) Delete(_ context.Context, id string) error { delete(f.ss, id); return nil }
 
+// AddOutput and RemoveOutput are what the outputs service needs of the
+// streams.
+func (f *fakeStreams) AddOutput(_ context.Context, streamID, outputID string) error {
+	s, ok := f.ss[streamID]
+	if !ok {
+		return store.ErrNotFound
+	}
+	s.Outputs = append(s.Outputs, outputID)
+	return nil
+}
+
+func (f *fakeStreams) RemoveOutput(_ context.Context, outputID string) error {
+	for _, s := range f.ss {
+		s.Outputs = slices.DeleteFunc(s.Outputs, func(o string) bool { return o == outputID })
+	}
+	return nil
+}
+
 type defaultIndexSet struct{}
 
 func (defaultIndexSet) DefaultID(context.Context) (string, error) { return "is1", nil }
@@ -100,12 +122,17 @@ type env struct {
 	// environments made by newEnvWith(t, true).
 	lk *lookup.Service
 	pl *pipelines.Service
+	// out, cc and sc, the real outputs, cluster configuration (the URL
+	// whitelist) and Sidecar services, only in full environments too.
+	out *outputs.Service
+	cc  *clusterconfig.Service
+	sc  *sidecars.Service
 }
 
 func newEnv(t *testing.T) *env { return newEnvWith(t, false) }
 
-// newEnvWith returns an environment; full adds the lookup tables and the
-// pipelines.
+// newEnvWith returns an environment; full adds the lookup tables, the
+// pipelines, the outputs, the URL whitelist and the Sidecars.
 func newEnvWith(t *testing.T, full bool) *env {
 	st, err := bolt.Open(filepath.Join(t.TempDir(), "db"), slices.Concat(lookup.Indexes, pipelines.Indexes))
 	if err != nil {
@@ -125,6 +152,14 @@ func newEnvWith(t *testing.T, full bool) *env {
 			t.Fatal(err)
 		}
 		deps.Lookup, deps.Pipelines = e.lk, e.pl
+		e.out = outputs.NewService(st, e.ss, now)
+		if e.cc, err = clusterconfig.NewService(ctx, st); err != nil {
+			t.Fatal(err)
+		}
+		if e.sc, err = sidecars.NewService(ctx, st, e.cc, now); err != nil {
+			t.Fatal(err)
+		}
+		deps.Outputs, deps.URLWhitelist, deps.Sidecars = e.out, e.cc, e.sc
 	}
 	svc := contentpacks.NewService(st, deps, now)
 	e.h = routertest.Handler(contentpacks.NewHandler(svc).Routes())
@@ -133,7 +168,8 @@ func newEnvWith(t *testing.T, full bool) *env {
 
 // admin holds what the packs' entities need too: creating and reading
 // grok patterns and streams.
-var admin = []string{"contentpack:*", "catalog:*", "inputs:*", "streams:*", "lookuptables:*", "pipeline_rule:*", "pipeline:*"}
+var admin = []string{"contentpack:*", "catalog:*", "inputs:*", "streams:*", "lookuptables:*", "pipeline_rule:*", "pipeline:*",
+	"outputs:*", "stream_outputs:*", "urlwhitelist:*"}
 
 func (e *env) do(method, path, body string, perms ...string) *httptest.ResponseRecorder {
 	e.t.Helper()
@@ -349,22 +385,43 @@ func TestInstallFoundOnSystemAndRollback(t *testing.T) {
 
 func TestUnsupportedTypes(t *testing.T) {
 	// Types without a facade, and types whose service is not given.
-	e := newEnv(t)
-	for _, typ := range []string{"pipeline_rule", "pipeline", "lookup_table", "input", "dashboard", "output"} {
-		id := "u-" + typ
-		body := pack(id, 1, "", grokEntity+`,{"v":"1","type":{"name":"`+typ+`","version":"1"},"id":"x","data":{}}`)
-		e.want(e.do("POST", "/system/content_packs", body), 201, nil)
-		w := e.do("POST", "/system/content_packs/"+id+"/1/installations", `{}`)
-		if w.Code != 400 || !strings.Contains(w.Body.String(), typ) {
-			t.Errorf("%s: %d %s", typ, w.Code, w.Body)
+	cases := []struct {
+		full  bool
+		types []string
+	}{
+		{false, []string{"pipeline_rule", "pipeline", "lookup_table", "input", "dashboard", "output",
+			"url_whitelist_entry", "sidecar_collector", "sidecar_collector_configuration"}},
+		{true, []string{"dashboard", "event_definition", "lookup_table_v2"}},
+	}
+	for _, c := range cases {
+		e := newEnvWith(t, c.full)
+		for _, typ := range c.types {
+			id := "u-" + typ
+			body := pack(id, 1, "", grokEntity+`,{"v":"1","type":{"name":"`+typ+`","version":"1"},"id":"x","data":{}}`)
+			e.want(e.do("POST", "/system/content_packs", body), 201, nil)
+			w := e.do("POST", "/system/content_packs/"+id+"/1/installations", `{}`)
+			if w.Code != 400 || !strings.Contains(w.Body.String(), "type "+typ+" is not supported") {
+				t.Errorf("%s: %d %s", typ, w.Code, w.Body)
+			}
+			w = e.do("POST", "/system/catalog", `{"entities":[{"id":"x","type":{"name":"`+typ+`","version":"1"}}]}`)
+			if w.Code != 400 || !strings.Contains(w.Body.String(), "type "+typ+" is not supported") {
+				t.Errorf("catalog %s: %d %s", typ, w.Code, w.Body)
+			}
 		}
-		w = e.do("POST", "/system/catalog", `{"entities":[{"id":"x","type":{"name":"`+typ+`","version":"1"}}]}`)
-		if w.Code != 400 || !strings.Contains(w.Body.String(), typ) {
-			t.Errorf("catalog %s: %d %s", typ, w.Code, w.Body)
+		if len(e.g.ps) != 0 {
+			t.Error("a refused install created a pattern")
 		}
 	}
-	if len(e.g.ps) != 0 {
-		t.Error("a refused install created a pattern")
+	// With their services, the new types are supported: an entity without
+	// data is refused for its data.
+	e := newEnvWith(t, true)
+	for _, typ := range []string{"output", "url_whitelist_entry", "sidecar_collector", "sidecar_collector_configuration"} {
+		id := "s-" + typ
+		e.want(e.do("POST", "/system/content_packs", pack(id, 1, "", entity("x", typ, `{}`))), 201, nil)
+		w := e.do("POST", "/system/content_packs/"+id+"/1/installations", `{}`, sidecarAdmin...)
+		if w.Code != 400 || strings.Contains(w.Body.String(), "not supported") {
+			t.Errorf("%s: %d %s", typ, w.Code, w.Body)
+		}
 	}
 }
 

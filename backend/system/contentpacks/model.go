@@ -5,8 +5,10 @@
 //
 // Entity types installed, exported and uninstalled: grok_pattern, stream
 // (with its rules), input (with its extractors and static fields),
-// lookup_adapter, lookup_cache, lookup_table, pipeline_rule and pipeline
-// (with its stream connections). Other types are stored in uploaded packs
+// lookup_adapter, lookup_cache, lookup_table, pipeline_rule, pipeline
+// (with its stream connections), output (attached to the streams of the
+// pack), url_whitelist_entry, sidecar_collector and
+// sidecar_collector_configuration. Other types are stored in uploaded packs
 // but refused, with a 400 naming the type, when a pack holding them is
 // installed or when the catalog is asked to export them.
 package contentpacks

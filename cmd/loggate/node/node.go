@@ -343,6 +343,7 @@ func (n *Node) routes(ctx context.Context, o Options) ([]api.Route, error) {
 	contentPacks := contentpacks.NewHandler(contentpacks.NewService(st, contentpacks.Deps{
 		Grok: n.Grok, Streams: n.Streams, IndexSets: n.IndexSets, Inputs: n.Inputs, Extractors: n.Extractors,
 		ForgetInput: n.InputStates.Forget, Lookup: n.Lookup, Pipelines: n.Pipelines.Service,
+		Outputs: n.Outputs, URLWhitelist: n.System.ClusterConfig, Sidecars: sidecarService,
 	}, o.Now))
 	local := slices.Concat(n.Levels.Routes(), n.Metrics.Routes(), n.Messages.Journal.Routes())
 	roleHandler := roles.NewHandler(n.Roles, n.Users)
