@@ -17,13 +17,16 @@ import (
 	"github.com/loggate/loggate/backend/analysis/views"
 	"github.com/loggate/loggate/backend/logs/grok"
 	"github.com/loggate/loggate/backend/logs/lookup"
+	"github.com/loggate/loggate/backend/logs/outputs"
 	"github.com/loggate/loggate/backend/logs/pipelines"
 	"github.com/loggate/loggate/backend/logs/pipelines/functions"
 	"github.com/loggate/loggate/backend/logs/streams"
 	"github.com/loggate/loggate/backend/store"
 	"github.com/loggate/loggate/backend/store/bolt"
+	"github.com/loggate/loggate/backend/system/clusterconfig"
 	"github.com/loggate/loggate/backend/system/contentpacks"
 	"github.com/loggate/loggate/backend/system/metrics"
+	"github.com/loggate/loggate/backend/system/sidecars"
 	"github.com/loggate/loggate/router/api"
 	"github.com/loggate/loggate/router/routertest"
 )
@@ -89,6 +92,24 @@ func (f *fakeStreams) Create(_ context.Context, s *streams.Stream) error {
 
 func (f *fakeStreams) Delete(_ context.Context, id string) error { delete(f.ss, id); return nil }
 
+// AddOutput and RemoveOutput are what the outputs service needs of the
+// streams.
+func (f *fakeStreams) AddOutput(_ context.Context, streamID, outputID string) error {
+	s, ok := f.ss[streamID]
+	if !ok {
+		return store.ErrNotFound
+	}
+	s.Outputs = append(s.Outputs, outputID)
+	return nil
+}
+
+func (f *fakeStreams) RemoveOutput(_ context.Context, outputID string) error {
+	for _, s := range f.ss {
+		s.Outputs = slices.DeleteFunc(s.Outputs, func(o string) bool { return o == outputID })
+	}
+	return nil
+}
+
 type defaultIndexSet struct{}
 
 func (defaultIndexSet) DefaultID(context.Context) (string, error) { return "is1", nil }
@@ -107,12 +128,17 @@ type env struct {
 	vs *views.Service
 	se *views.Searches
 	st store.Store
+	// out, cc and sc, the real outputs, cluster configuration (the URL
+	// whitelist) and Sidecar services, only in full environments too.
+	out *outputs.Service
+	cc  *clusterconfig.Service
+	sc  *sidecars.Service
 }
 
 func newEnv(t *testing.T) *env { return newEnvWith(t, false) }
 
-// newEnvWith returns an environment; full adds the lookup tables and the
-// pipelines.
+// newEnvWith returns an environment; full adds the lookup tables, the
+// pipelines, the outputs, the URL whitelist and the Sidecars.
 func newEnvWith(t *testing.T, full bool) *env {
 	st, err := bolt.Open(filepath.Join(t.TempDir(), "db"), slices.Concat(lookup.Indexes, pipelines.Indexes))
 	if err != nil {
@@ -135,6 +161,14 @@ func newEnvWith(t *testing.T, full bool) *env {
 			t.Fatal(err)
 		}
 		deps.Lookup, deps.Pipelines = e.lk, e.pl
+		e.out = outputs.NewService(st, e.ss, now)
+		if e.cc, err = clusterconfig.NewService(ctx, st); err != nil {
+			t.Fatal(err)
+		}
+		if e.sc, err = sidecars.NewService(ctx, st, e.cc, now); err != nil {
+			t.Fatal(err)
+		}
+		deps.Outputs, deps.URLWhitelist, deps.Sidecars = e.out, e.cc, e.sc
 	}
 	svc := contentpacks.NewService(st, deps, now)
 	e.h = routertest.Handler(contentpacks.NewHandler(svc).Routes())
@@ -143,7 +177,8 @@ func newEnvWith(t *testing.T, full bool) *env {
 
 // admin holds what the packs' entities need too: creating and reading
 // grok patterns and streams.
-var admin = []string{"contentpack:*", "catalog:*", "inputs:*", "streams:*", "lookuptables:*", "pipeline_rule:*", "pipeline:*", "dashboards:create"}
+var admin = []string{"contentpack:*", "catalog:*", "inputs:*", "streams:*", "lookuptables:*", "pipeline_rule:*", "pipeline:*",
+	"outputs:*", "stream_outputs:*", "urlwhitelist:*", "dashboards:create"}
 
 func (e *env) do(method, path, body string, perms ...string) *httptest.ResponseRecorder {
 	e.t.Helper()
@@ -362,27 +397,44 @@ func TestUnsupportedTypes(t *testing.T) {
 	// versions of supported types loggate does not read: dashboard 1 is
 	// Graylog 3.x's dashboard (DashboardV1Facade's conversion), refused
 	// while dashboard 2 installs.
-	e := newEnv(t)
-	for _, c := range []struct{ typ, version, msg string }{
-		{"pipeline_rule", "1", "pipeline_rule"}, {"pipeline", "1", "pipeline"}, {"lookup_table", "1", "lookup_table"},
-		{"input", "1", "input"}, {"output", "1", "output"},
-		{"event_definition", "1", "event_definition"}, {"notification", "1", "notification"},
-		{"dashboard", "1", "dashboard version 1"}, {"search", "2", "search version 2"},
+	for _, c := range []struct {
+		full              bool
+		typ, version, msg string
+	}{
+		{false, "pipeline_rule", "1", "pipeline_rule"}, {false, "pipeline", "1", "pipeline"},
+		{false, "lookup_table", "1", "lookup_table"}, {false, "input", "1", "input"}, {false, "output", "1", "output"},
+		{false, "url_whitelist_entry", "1", "url_whitelist_entry"}, {false, "sidecar_collector", "1", "sidecar_collector"},
+		{false, "sidecar_collector_configuration", "1", "sidecar_collector_configuration"},
+		{false, "event_definition", "1", "event_definition"}, {false, "notification", "1", "notification"},
+		{false, "dashboard", "1", "dashboard version 1"}, {false, "search", "2", "search version 2"},
+		{true, "dashboard", "1", "dashboard version 1"}, {true, "lookup_table_v2", "1", "lookup_table_v2"},
 	} {
+		e := newEnvWith(t, c.full)
 		id := "u-" + c.typ + c.version
 		body := pack(id, 1, "", grokEntity+`,{"v":"1","type":{"name":"`+c.typ+`","version":"`+c.version+`"},"id":"x","data":{}}`)
 		e.want(e.do("POST", "/system/content_packs", body), 201, nil)
 		w := e.do("POST", "/system/content_packs/"+id+"/1/installations", `{}`)
-		if w.Code != 400 || !strings.Contains(w.Body.String(), c.msg) {
+		if w.Code != 400 || !strings.Contains(w.Body.String(), c.msg) || !strings.Contains(w.Body.String(), "not supported") {
 			t.Errorf("%s %s: %d %s", c.typ, c.version, w.Code, w.Body)
 		}
 		w = e.do("POST", "/system/catalog", `{"entities":[{"id":"x","type":{"name":"`+c.typ+`","version":"`+c.version+`"}}]}`)
 		if w.Code != 400 || !strings.Contains(w.Body.String(), c.msg) {
 			t.Errorf("catalog %s %s: %d %s", c.typ, c.version, w.Code, w.Body)
 		}
+		if len(e.g.ps) != 0 {
+			t.Error("a refused install created a pattern")
+		}
 	}
-	if len(e.g.ps) != 0 {
-		t.Error("a refused install created a pattern")
+	// With their services, the new types are supported: an entity without
+	// data is refused for its data.
+	e := newEnvWith(t, true)
+	for _, typ := range []string{"output", "url_whitelist_entry", "sidecar_collector", "sidecar_collector_configuration"} {
+		id := "s-" + typ
+		e.want(e.do("POST", "/system/content_packs", pack(id, 1, "", entity("x", typ, `{}`))), 201, nil)
+		w := e.do("POST", "/system/content_packs/"+id+"/1/installations", `{}`, sidecarAdmin...)
+		if w.Code != 400 || strings.Contains(w.Body.String(), "not supported") {
+			t.Errorf("%s: %d %s", typ, w.Code, w.Body)
+		}
 	}
 }
 

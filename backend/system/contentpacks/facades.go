@@ -173,6 +173,9 @@ func (f grokFacade) export(_ context.Context, id string, _ exportIDs) (any, erro
 type streamFacade struct {
 	s  Streams
 	is IndexSets
+	// o are the outputs streams forward to; nil leaves streams with
+	// outputs unsupported.
+	o Outputs
 }
 
 type streamData struct {
@@ -229,7 +232,7 @@ func (f streamFacade) create(ctx context.Context, data json.RawMessage, p instal
 	if err := decodeData(data, &d); err != nil {
 		return native{}, err
 	}
-	if len(d.Outputs) > 0 {
+	if len(d.Outputs) > 0 && f.o == nil {
 		return native{}, unsupported("output")
 	}
 	if len(d.AlertConditions) > 0 || len(d.AlarmCallbacks) > 0 {
@@ -282,6 +285,11 @@ func (f streamFacade) create(ctx context.Context, data json.RawMessage, p instal
 	if err != nil {
 		return native{}, err
 	}
+	// The outputs are those the pack installed before its streams, as
+	// Graylog's StreamFacade attaches them.
+	if st.Outputs, err = streamOutputs(d.Outputs, p); err != nil {
+		return native{}, err
+	}
 	if st.IndexSetID, err = f.is.DefaultID(ctx); err != nil {
 		return native{}, fmt.Errorf("the default index set: %w", err)
 	}
@@ -315,12 +323,39 @@ func (f streamFacade) excerpts(context.Context) ([]Excerpt, error) {
 	return out, nil
 }
 
-func (f streamFacade) export(_ context.Context, id string, _ exportIDs) (any, error) {
+// perms are what attaching outputs to a stream needs besides creating it
+// (POST /streams/{id}/outputs).
+func (f streamFacade) perms(data json.RawMessage) []string {
+	var d streamData
+	if decodeData(data, &d) != nil || len(d.Outputs) == 0 {
+		return nil
+	}
+	return []string{"stream_outputs:create"}
+}
+
+// dependencies are the outputs of the stream (Graylog's
+// resolveNativeEntity).
+func (f streamFacade) dependencies(ctx context.Context, id string) ([]Descriptor, error) {
 	st, err := f.s.Get(id)
 	if err != nil {
 		return nil, err
 	}
-	if len(st.Outputs) > 0 {
+	if len(st.Outputs) > 0 && f.o == nil {
+		return nil, unsupported("output")
+	}
+	var out []Descriptor
+	for _, o := range liveOutputs(ctx, f.o, st.Outputs) {
+		out = append(out, Descriptor{ID: o, Type: OutputV1})
+	}
+	return out, nil
+}
+
+func (f streamFacade) export(ctx context.Context, id string, ids exportIDs) (any, error) {
+	st, err := f.s.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	if len(st.Outputs) > 0 && f.o == nil {
 		return nil, unsupported("output")
 	}
 	d := streamData{
@@ -342,6 +377,13 @@ func (f streamFacade) export(_ context.Context, id string, _ exportIDs) (any, er
 			rd.Description = ref("")
 		}
 		d.Rules = append(d.Rules, rd)
+	}
+	for _, o := range liveOutputs(ctx, f.o, st.Outputs) {
+		eid, ok := ids[Descriptor{ID: o, Type: OutputV1}]
+		if !ok {
+			return nil, fmt.Errorf("couldn't find output entity %s", o)
+		}
+		d.Outputs = append(d.Outputs, *ref(eid))
 	}
 	return d, nil
 }

@@ -6,7 +6,9 @@
 // Entity types installed, exported and uninstalled: grok_pattern, stream
 // (with its rules), input (with its extractors and static fields),
 // lookup_adapter, lookup_cache, lookup_table, pipeline_rule, pipeline
-// (with its stream connections), notification and event_definition (with
+// (with its stream connections), output (attached to the streams of the
+// pack), url_whitelist_entry, sidecar_collector,
+// sidecar_collector_configuration, notification and event_definition (with
 // its scheduler job), and Graylog 4.0's views: dashboard version 2 and
 // search version 1 (each with its search). Other types, and the 3.x
 // dashboards of dashboard version 1, are stored in uploaded packs but

@@ -19,6 +19,7 @@ import (
 	"github.com/loggate/loggate/backend/logs/lookup"
 	"github.com/loggate/loggate/backend/logs/streams"
 	"github.com/loggate/loggate/backend/store"
+	"github.com/loggate/loggate/backend/system/sidecars"
 	"github.com/loggate/loggate/router/api"
 )
 
@@ -43,6 +44,17 @@ var createPerm = map[string]string{
 	// Saved searches need no permission beyond authentication, as POST
 	// /views checks none for them.
 	SearchV1.Name: "",
+	OutputV1.Name: "outputs:create",
+	// Graylog's UrlWhitelistResource changes entries with PUT.
+	URLWhitelistEntryV1.Name:             "urlwhitelist:write",
+	SidecarCollectorV1.Name:              sidecars.PermCollectorsCreate,
+	SidecarCollectorConfigurationV1.Name: sidecars.PermConfigurationsNew,
+}
+
+// permissioned is a facade whose entities can need more than the
+// permission creating one of its type needs.
+type permissioned interface {
+	perms(data json.RawMessage) []string
 }
 
 // readPerm is the permission reading a native entity directly needs: the
@@ -67,6 +79,14 @@ func readPerm(typ, id string) string {
 		return "eventnotifications:read:" + id
 	case DashboardV2.Name, SearchV1.Name:
 		return "view:read:" + id // and the owner, and dashboards:read (guarded)
+	case OutputV1.Name:
+		return "outputs:read:" + id
+	case URLWhitelistEntryV1.Name:
+		return "urlwhitelist:read"
+	case SidecarCollectorV1.Name:
+		return sidecars.PermCollectorsRead
+	case SidecarCollectorConfigurationV1.Name:
+		return sidecars.PermConfigurationsRead
 	}
 	return "*"
 }
@@ -101,6 +121,12 @@ type Deps struct {
 	// their searches.
 	Views        Views
 	ViewSearches ViewSearches
+	// Outputs installs outputs, which streams forward to.
+	Outputs Outputs
+	// URLWhitelist installs entries of the URL whitelist.
+	URLWhitelist URLWhitelist
+	// Sidecars installs Sidecar collectors and their configurations.
+	Sidecars Sidecars
 }
 
 // Service stores packs and installations and installs packs.
@@ -125,6 +151,10 @@ func NewService(st store.Store, d Deps, now func() time.Time) *Service {
 	if d.Grok != nil {
 		s.add(GrokPatternV1, grokFacade{d.Grok})
 	}
+	// Whitelist entries before the lookup adapters that call their URLs.
+	if d.URLWhitelist != nil {
+		s.add(URLWhitelistEntryV1, whitelistFacade{d.URLWhitelist})
+	}
 	if d.Lookup != nil {
 		s.add(LookupAdapterV1, componentFacade{l: d.Lookup, k: lookup.Adapters, t: LookupAdapterV1, all: d.Lookup.Adapters})
 		s.add(LookupCacheV1, componentFacade{l: d.Lookup, k: lookup.Caches, t: LookupCacheV1, all: d.Lookup.Caches})
@@ -133,12 +163,21 @@ func NewService(st store.Store, d Deps, now func() time.Time) *Service {
 	if d.Inputs != nil && d.Extractors != nil {
 		s.add(InputV1, inputFacade{in: d.Inputs, ex: d.Extractors, forget: d.ForgetInput})
 	}
+	// Outputs before the streams forwarding to them.
+	if d.Outputs != nil {
+		s.add(OutputV1, outputFacade{d.Outputs})
+	}
 	if d.Streams != nil && d.IndexSets != nil {
-		s.add(StreamV1, streamFacade{s: d.Streams, is: d.IndexSets})
+		s.add(StreamV1, streamFacade{s: d.Streams, is: d.IndexSets, o: d.Outputs})
 	}
 	if d.Pipelines != nil {
 		s.add(PipelineRuleV1, ruleFacade{d.Pipelines})
 		s.add(PipelineV1, pipelineFacade{d.Pipelines})
+	}
+	// Collectors before their configurations.
+	if d.Sidecars != nil {
+		s.add(SidecarCollectorV1, collectorFacade{d.Sidecars})
+		s.add(SidecarCollectorConfigurationV1, configurationFacade{d.Sidecars})
 	}
 	// Notifications before the event definitions sending to them, streams
 	// before the definitions searching them.
@@ -461,8 +500,9 @@ func (s *Service) readable(ctx context.Context, p *auth.Principal, t, id string)
 	return p.Permits(readPerm(t, id))
 }
 
-// rank orders entities for installation: grok patterns, lookup adapters,
-// caches and tables, inputs, streams, pipeline rules, pipelines,
+// rank orders entities for installation: grok patterns, URL whitelist
+// entries, lookup adapters, caches and tables, inputs, outputs, streams,
+// pipeline rules, pipelines, Sidecar collectors, their configurations,
 // notifications, event definitions, dashboards and saved searches.
 func (s *Service) rank(t string) int { return slices.Index(s.order, t) }
 
@@ -495,15 +535,20 @@ func (s *Service) Install(ctx context.Context, id string, rev int, given map[str
 		if !ok {
 			perm = "*"
 		}
-		if perm == "" {
-			if auth.FromContext(ctx) == nil {
-				return Installation{}, auth.Unauthenticated()
-			}
-			continue
+		var need []string
+		if perm != "" {
+			need = append(need, perm)
+		} else if auth.FromContext(ctx) == nil {
+			return Installation{}, auth.Unauthenticated()
 		}
-		if err := auth.RequireMsg(ctx, perm,
-			fmt.Sprintf("Not authorized to create the %s entities of content pack %s", e.Type.Name, id)); err != nil {
-			return Installation{}, err
+		if pf, ok := f.(permissioned); ok {
+			need = append(need, pf.perms(e.Data)...)
+		}
+		for _, perm := range need {
+			if err := auth.RequireMsg(ctx, perm,
+				fmt.Sprintf("Not authorized to create the %s entities of content pack %s", e.Type.Name, id)); err != nil {
+				return Installation{}, err
+			}
 		}
 	}
 
@@ -695,8 +740,9 @@ func (s *Service) Catalog(ctx context.Context) ([]Excerpt, error) {
 // Resolve exports entities of this server as pack entities, each under a
 // new id (the default stream under its own), as Graylog 4.0's catalog
 // does, with the entities they need: a lookup table's cache and data
-// adapter, a pipeline's rules and connected streams, an event definition's
-// notifications and the streams it searches, a view's streams.
+// adapter, a pipeline's rules and connected streams, a stream's outputs, a
+// Sidecar configuration's collector, an event definition's notifications
+// and the streams it searches, a view's streams.
 func (s *Service) Resolve(ctx context.Context, ds []Descriptor) ([]Entity, error) {
 	if len(ds) > MaxEntities {
 		return nil, api.Errorf(api.Invalid, "At most %d entities can be resolved at once", MaxEntities)

@@ -490,3 +490,103 @@ func TestContentPackDashboard(t *testing.T) {
 		t.Errorf("re-installed dashboard %s, search %s", view.Body, search.Body)
 	}
 }
+
+// TestContentPackOutputsWhitelistAndSidecars: outputs (attached to the
+// pack's streams), URL whitelist entries and Sidecar collectors with their
+// configurations install, export and uninstall through the HTTP API.
+func TestContentPackOutputsWhitelistAndSidecars(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	tmpl := "<Output gelf>\n  Module om_udp\n</Output>\n"
+	entities := []string{
+		packEntity("st", "stream", `{"title":`+refS("e2e forwarded")+`,"description":`+refS("")+`,"disabled":`+refB(false)+`,"matching_type":`+refS("AND")+`,
+		  "stream_rules":[],"alert_conditions":[],"alarm_callbacks":[],"outputs":[`+refS("out")+`],"default_stream":`+refB(false)+`,"remove_matches":`+refB(false)+`}`),
+		packEntity("out", "output", `{"title":`+refS("e2e archive")+`,"type":`+refS("org.graylog2.outputs.GelfOutput")+`,
+		  "configuration":{"hostname":`+refParam("HOST")+`,"port":{"@type":"integer","@value":12202},"protocol":`+refS("UDP")+`}}`),
+		packEntity("wl", "url_whitelist_entry", `{"id":"e2e-entry","type":"literal","title":"e2e api","value":"https://e2e.example.org/api"}`),
+		packEntity("conf", "sidecar_collector_configuration", `{"collector_id":`+refS("col")+`,"title":`+refS("e2e-conf")+`,"color":`+refS("#00ff00")+`,"template":`+refS(tmpl)+`}`),
+		packEntity("col", "sidecar_collector", `{"name":`+refS("e2e-agent")+`,"service_type":`+refS("exec")+`,"node_operating_system":`+refS("linux")+`,
+		  "executable_path":`+refS("/usr/bin/e2e-agent")+`,"execute_parameters":`+refS("-c %s")+`,"validation_parameters":`+refS("-t -c %s")+`,"default_template":`+refS("")+`}`),
+	}
+	pack := `{"v":"1","id":"e2e-out","rev":1,"name":"e2e","summary":"","description":"","vendor":"","url":"",
+	"parameters":[{"name":"HOST","title":"host","description":"","type":"string"}],"entities":[` + strings.Join(entities, ",") + `]}`
+	h.Do("POST", "/system/content_packs", pack, root).Want(t, http.StatusCreated)
+	in := h.Do("POST", "/system/content_packs/e2e-out/1/installations", `{"parameters":{"HOST":`+refS("archive.example.org")+`}}`, root).Want(t, http.StatusOK)
+	ids := map[string]string{}
+	for _, e := range in.Get("entities").Array() {
+		ids[e.Get("type.name").String()] = e.Get("id").String()
+	}
+	if len(ids) != 5 {
+		t.Fatalf("installation %s", in.Body)
+	}
+
+	check := func(ids map[string]string) {
+		t.Helper()
+		o := h.Do("GET", "/system/outputs/"+ids["output"], nil, root).Want(t, http.StatusOK)
+		if o.Get("title").String() != "e2e archive" || o.Get("configuration.hostname").String() != "archive.example.org" || o.Get("configuration.port").Int() != 12202 {
+			t.Errorf("output %s", o.Body)
+		}
+		so := h.Do("GET", "/streams/"+ids["stream"]+"/outputs", nil, root).Want(t, http.StatusOK)
+		if so.Get("total").Int() != 1 || so.Get("outputs.0.id").String() != ids["output"] {
+			t.Errorf("stream outputs %s", so.Body)
+		}
+		wl := h.Do("GET", "/system/urlwhitelist", nil, root).Want(t, http.StatusOK)
+		if wl.Get(`entries.#(id=="`+ids["url_whitelist_entry"]+`").value`).String() != "https://e2e.example.org/api" {
+			t.Errorf("whitelist %s", wl.Body)
+		}
+		chk := h.Do("POST", "/system/urlwhitelist/check", map[string]any{"url": "https://e2e.example.org/api"}, root).Want(t, http.StatusOK)
+		if !chk.Get("is_whitelisted").Bool() {
+			t.Errorf("whitelist check %s", chk.Body)
+		}
+		c := h.Do("GET", "/sidecar/collectors/"+ids["sidecar_collector"], nil, root).Want(t, http.StatusOK)
+		if c.Get("name").String() != "e2e-agent" || c.Get("validation_parameters").String() != "-t -c %s" {
+			t.Errorf("collector %s", c.Body)
+		}
+		k := h.Do("GET", "/sidecar/configurations/"+ids["sidecar_collector_configuration"], nil, root).Want(t, http.StatusOK)
+		if k.Get("collector_id").String() != ids["sidecar_collector"] || k.Get("template").String() != tmpl || k.Get("name").String() != "e2e-conf" {
+			t.Errorf("configuration %s", k.Body)
+		}
+	}
+	check(ids)
+
+	// Export the stream, the whitelist entry and the configuration: the
+	// output and the collector come with them.
+	desc := func(typ string) map[string]any {
+		return map[string]any{"id": ids[typ], "type": map[string]any{"name": typ, "version": "1"}}
+	}
+	resolved := h.Do("POST", "/system/catalog", map[string]any{"entities": []any{
+		desc("stream"), desc("url_whitelist_entry"), desc("sidecar_collector_configuration"),
+	}}, root).Want(t, http.StatusOK)
+	if resolved.Get("entities.#").Int() != 5 {
+		t.Fatalf("resolved %s", resolved.Body)
+	}
+	outID := resolved.Get(`entities.#(type.name=="output").id`).String()
+	if got := resolved.Get(`entities.#(type.name=="stream").data.outputs.0.@value`).String(); got != outID || outID == "" {
+		t.Errorf("exported stream names output %q, want %q: %s", got, outID, resolved.Body)
+	}
+
+	un := h.Do("DELETE", "/system/content_packs/e2e-out/installations/"+in.Get("_id").String(), nil, root).Want(t, http.StatusOK)
+	if un.Get("uninstalled.entities.#").Int() != 5 || un.Get("uninstalled.failed_entities.#").Int() != 0 {
+		t.Errorf("uninstalled %s", un.Body)
+	}
+	h.Do("GET", "/system/outputs/"+ids["output"], nil, root).Want(t, http.StatusNotFound)
+	h.Do("GET", "/streams/"+ids["stream"], nil, root).Want(t, http.StatusNotFound)
+	h.Do("GET", "/sidecar/collectors/"+ids["sidecar_collector"], nil, root).Want(t, http.StatusNotFound)
+	h.Do("GET", "/sidecar/configurations/"+ids["sidecar_collector_configuration"], nil, root).Want(t, http.StatusNotFound)
+	if wl := h.Do("GET", "/system/urlwhitelist", nil, root).Want(t, http.StatusOK); strings.Contains(string(wl.Body), "e2e.example.org") {
+		t.Errorf("whitelist after uninstall %s", wl.Body)
+	}
+
+	export := map[string]any{"v": "1", "id": "e2e-out-export", "rev": 1, "name": "exported", "summary": "", "description": "",
+		"vendor": "", "url": "", "parameters": []any{}, "entities": resolved.Get("entities").Value()}
+	h.Do("POST", "/system/content_packs", export, root).Want(t, http.StatusCreated)
+	re := h.Do("POST", "/system/content_packs/e2e-out-export/1/installations", `{"parameters":{}}`, root).Want(t, http.StatusOK)
+	ids = map[string]string{}
+	for _, e := range re.Get("entities").Array() {
+		ids[e.Get("type.name").String()] = e.Get("id").String()
+	}
+	if len(ids) != 5 {
+		t.Fatalf("re-installation %s", re.Body)
+	}
+	check(ids)
+}

@@ -350,6 +350,7 @@ func (n *Node) routes(ctx context.Context, o Options) ([]api.Route, error) {
 		ForgetInput: n.InputStates.Forget, Lookup: n.Lookup, Pipelines: n.Pipelines.Service,
 		EventDefinitions: n.Alerts.Definitions, Notifications: n.Alerts.Notify, Owners: n.Alerts.Owners,
 		Views: n.Views, ViewSearches: views.NewSearches(st, n.Views, o.Now),
+		Outputs: n.Outputs, URLWhitelist: n.System.ClusterConfig, Sidecars: sidecarService,
 	}, o.Now))
 	local := slices.Concat(n.Levels.Routes(), n.Metrics.Routes(), n.Messages.Journal.Routes())
 	roleHandler := roles.NewHandler(n.Roles, n.Users)
