@@ -18,12 +18,14 @@
 package template
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/loggate/loggate/backend/logs/messages"
 )
@@ -113,7 +115,10 @@ func (p *parser) parse(depth int) ([]node, string, error) {
 		}
 		closing := strings.IndexByte(rest, '}')
 		if closing < 0 {
-			return nil, "", fmt.Errorf("template: unclosed ${ at offset %d", p.pos)
+			// JMTE's scan stops at a ${ never closed: the rest is text.
+			text.WriteString(rest)
+			p.pos = len(p.src)
+			continue
 		}
 		raw := rest[2:closing]
 		tag := strings.TrimSpace(raw)
@@ -197,12 +202,72 @@ func (p *parser) parse(depth int) ([]node, string, error) {
 // Execute renders the template over model, a tree of maps, lists and
 // scalars as JSON decoding makes them.
 func (t *Template) Execute(model map[string]any) (string, error) {
-	r := renderer{steps: MaxSteps}
+	out, err := t.Render(model, RenderOptions{})
+	if err != nil {
+		return "", err
+	}
+	return out, nil
+}
+
+// RenderOptions print and bound one rendering.
+type RenderOptions struct {
+	// Format prints a value (Format when nil): JSON-decoded models hold
+	// every number as a float64, other models know their longs.
+	Format func(any) string
+	// MaxSteps and MaxOutput bound the rendering (the package's bounds
+	// when 0).
+	MaxSteps, MaxOutput int
+}
+
+// Render renders the template over model. Past its bounds it stops and
+// returns what it wrote, cut at MaxOutput on a character boundary, with
+// ErrTooBig.
+func (t *Template) Render(model map[string]any, o RenderOptions) (string, error) {
+	r := renderer{steps: cmp.Or(o.MaxSteps, MaxSteps), max: cmp.Or(o.MaxOutput, MaxOutput), format: o.Format}
+	if r.format == nil {
+		r.format = Format
+	}
 	r.render(t.nodes, scope{vars: model})
-	if r.steps < 0 || r.b.Len() > MaxOutput {
-		return "", ErrTooBig
+	if r.steps < 0 || r.b.Len() > r.max {
+		out := r.b.String()
+		if len(out) > r.max {
+			out = out[:r.max]
+			for len(out) > 0 { // a character cut in two goes
+				if c, size := utf8.DecodeLastRuneInString(out); c != utf8.RuneError || size > 1 {
+					break
+				}
+				out = out[:len(out)-1]
+			}
+		}
+		return out, ErrTooBig
 	}
 	return r.b.String(), nil
+}
+
+// Variables are the names the template reads from its model, in the order
+// of their first use (JMTE's getUsedVariableDescriptions): those of values,
+// conditions and lists, dotted paths whole, the names foreach binds left
+// out.
+func (t *Template) Variables() []string {
+	var out []string
+	var visit func(nodes []node, bound []string)
+	visit = func(nodes []node, bound []string) {
+		for _, n := range nodes {
+			if n.kind != kindText && !slices.Contains(bound, n.path[0]) {
+				if name := strings.Join(n.path, "."); !slices.Contains(out, name) {
+					out = append(out, name)
+				}
+			}
+			inner := bound
+			if n.kind == kindForeach {
+				inner = append(slices.Clip(bound), n.item)
+			}
+			visit(n.body, inner)
+			visit(n.orElse, bound)
+		}
+	}
+	visit(t.nodes, nil)
+	return out
 }
 
 // MaxSteps and MaxOutput bound one rendering: nested foreach loops
@@ -219,14 +284,16 @@ var ErrTooBig = fmt.Errorf("template renders more than %d parts or %d bytes", Ma
 
 // renderer writes one rendering, counting down what it may still do.
 type renderer struct {
-	b     strings.Builder
-	steps int
+	b      strings.Builder
+	steps  int
+	max    int // bytes
+	format func(any) string
 }
 
 // spent reports whether the rendering is past its bounds; it then stops.
 func (r *renderer) spent() bool {
 	r.steps--
-	return r.steps < 0 || r.b.Len() > MaxOutput
+	return r.steps < 0 || r.b.Len() > r.max
 }
 
 // scope is the model plus the names foreach bound.
@@ -270,7 +337,7 @@ func (r *renderer) render(nodes []node, sc scope) {
 			v, ok := sc.lookup(n.path)
 			s := ""
 			if ok {
-				s = Format(v)
+				s = r.format(v)
 			}
 			if s == "" && n.def != nil {
 				s = *n.def

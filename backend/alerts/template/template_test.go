@@ -3,6 +3,8 @@ package template
 import (
 	"encoding/json"
 	"errors"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -23,6 +25,7 @@ func TestExecute(t *testing.T) {
 		{"if", "${if backlog}B${end}${if empty}E${else}no E${end}${if !empty}!E${end}", "Bno E!E"},
 		{"outer names inside foreach", "${foreach backlog m}${event_definition_title}${end}", "ErrorsErrors"},
 		{"escape", `\${event.message} costs $5`, "${event.message} costs $5"},
+		{"unclosed is text", "${event.message} and ${event", "too many and ${event"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -38,7 +41,7 @@ func TestExecute(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
-	for _, src := range []string{"${", "${if a}", "${end}", "${foreach a}${end}", "${}", "${if a}${else}", "${if }x${end}"} {
+	for _, src := range []string{"${if a}", "${end}", "${foreach a}${end}", "${}", "${if a}${else}", "${if }x${end}"} {
 		if _, err := Parse(src); err == nil {
 			t.Errorf("%q parsed", src)
 		}
@@ -85,5 +88,43 @@ func TestExecuteBounded(t *testing.T) {
 	tpl, _ := Parse(strings.Repeat("${foreach source f}", 3) + "x" + strings.Repeat("${end}", 3))
 	if got, err := tpl.Execute(model); err != nil || len(got) != 1000 {
 		t.Errorf("three loops: %d bytes, %v; want 1000", len(got), err)
+	}
+}
+
+func TestRender(t *testing.T) {
+	tpl, err := Parse("${if user}${user}${else}-${end} ${foreach tags t , }<${t}>${end} ${n} ${missing!none}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := tpl.Variables(), []string{"user", "tags", "n", "missing"}; !slices.Equal(got, want) {
+		t.Errorf("Variables = %q, want %q", got, want)
+	}
+	model := map[string]any{"tags": []any{"a", "b"}, "n": 2.0}
+	// A model that knows its doubles prints them as Java does.
+	javaDouble := func(v any) string {
+		if f, ok := v.(float64); ok {
+			return strconv.FormatFloat(f, 'f', 1, 64)
+		}
+		return Format(v)
+	}
+	for _, c := range []struct {
+		o    RenderOptions
+		want string
+		err  error
+	}{
+		{RenderOptions{}, "- <a>, <b> 2 none", nil},
+		{RenderOptions{Format: javaDouble}, "- <a>, <b> 2.0 none", nil},
+		{RenderOptions{MaxOutput: 6}, "- <a>,", ErrTooBig},
+		{RenderOptions{MaxSteps: 3}, "- ", ErrTooBig},
+	} {
+		got, err := tpl.Render(model, c.o)
+		if got != c.want || !errors.Is(err, c.err) {
+			t.Errorf("Render(%+v) = %q, %v; want %q, %v", c.o, got, err, c.want, c.err)
+		}
+	}
+	// A cut never leaves half a character.
+	tpl, _ = Parse("${s}")
+	if got, err := tpl.Render(map[string]any{"s": "aé"}, RenderOptions{MaxOutput: 2}); got != "a" || err == nil {
+		t.Errorf("cut in a character: %q, %v", got, err)
 	}
 }

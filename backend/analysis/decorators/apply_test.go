@@ -86,6 +86,17 @@ func TestDecoratorTypes(t *testing.T) {
 			msg("x", " padded "), msg("x", "padded")},
 		{"format: unclosed is text", TypeFormatString, map[string]any{"format_string": "a ${b", "target_field": "t", "require_all_fields": false},
 			msg(), msg("t", "a ${b")},
+		// Graylog's templates are JMTE: conditions, loops and defaults.
+		{"format: if", TypeFormatString, map[string]any{"format_string": "${if user}${user}${else}anonymous${end} on ${source}", "target_field": "t", "require_all_fields": false},
+			msg("source", "web", "user", "bob"), msg("source", "web", "user", "bob", "t", "bob on web")},
+		{"format: else", TypeFormatString, map[string]any{"format_string": "${if user}${user}${else}anonymous${end} on ${source}", "target_field": "t", "require_all_fields": false},
+			msg("source", "web"), msg("source", "web", "t", "anonymous on web")},
+		{"format: foreach over a list", TypeFormatString, map[string]any{"format_string": "${foreach tags t , }#${t}${end}", "target_field": "t", "require_all_fields": false},
+			msg("tags", []any{"a", "b"}), msg("tags", []any{"a", "b"}, "t", "#a, #b")},
+		{"format: default text", TypeFormatString, map[string]any{"format_string": "${user!nobody}", "target_field": "t", "require_all_fields": false},
+			msg(), msg("t", "nobody")},
+		{"format: require all fields counts conditions", TypeFormatString, map[string]any{"format_string": "${if user}${user}${end}", "target_field": "t", "require_all_fields": true},
+			msg("source", "web"), nil},
 		{"link: http", TypeLinkField, map[string]any{"link_field": "url"},
 			msg("url", "http://example.com/a?b=c"), msg("url", map[string]any{"type": "a", "href": "http://example.com/a?b=c"})},
 		{"link: https local host and port", TypeLinkField, map[string]any{"link_field": "url"},
@@ -196,7 +207,8 @@ func TestChainOrderAndStats(t *testing.T) {
 	}
 }
 
-// A format string repeating a long field is cut at MaxFormatted.
+// A format string repeating a long field is cut at MaxFormatted; loops
+// nested over a list field stop at formatSteps.
 func TestFormatIsBounded(t *testing.T) {
 	chain, err := service().Build(context.Background(), []Decorator{{Type: TypeFormatString,
 		Config: map[string]any{"format_string": strings.Repeat("${m}", 1000), "target_field": "t", "require_all_fields": false}}})
@@ -246,4 +258,20 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+func TestFormatLoopsAreBounded(t *testing.T) {
+	chain, err := service().Build(context.Background(), []Decorator{{Type: TypeFormatString,
+		Config: map[string]any{"format_string": "${foreach l a}${foreach l b}${foreach l c}${foreach l d}.${end}${end}${end}${end}", "target_field": "t", "require_all_fields": false}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := make([]any, 100) // 10^8 renderings unbounded
+	for i := range list {
+		list[i] = i
+	}
+	out := chain.Decorate(context.Background(), msg("l", list), "ix")
+	if s, _ := out[0].Message["t"].(string); len(s) == 0 || len(s) > formatSteps {
+		t.Errorf("rendered %d bytes, want at most %d", len(s), formatSteps)
+	}
 }

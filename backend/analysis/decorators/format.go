@@ -10,7 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/loggate/loggate/backend/alerts/template"
 )
 
 // MaxFormatted is the longest text, in bytes, the format string decorator
@@ -19,19 +20,14 @@ import (
 // boundary.
 const MaxFormatted = 64 << 10
 
-// formatString fills a template with the message's fields
-// (FormatStringDecorator, whose JMTE template names fields as ${name}).
+// formatString fills a JMTE template with the message's fields
+// (FormatStringDecorator): ${name}, ${name!default}, ${if name}…${else}…${end},
+// ${foreach name item}…${end}, as the notifications' templates.
 type formatString struct {
-	parts      []part
+	tpl        *template.Template
 	target     string
 	requireAll bool
 	used       []string
-}
-
-// part is literal text, or the field a ${name} stands for.
-type part struct {
-	text  string
-	field bool
 }
 
 func buildFormat(_ context.Context, _ *Service, config map[string]any) (decorator, error) {
@@ -51,39 +47,16 @@ func buildFormat(_ context.Context, _ *Service, config map[string]any) (decorato
 	if !ok {
 		return nil, fmt.Errorf("require_all_fields must be a boolean")
 	}
-	d := formatString{parts: parseTemplate(format), target: target, requireAll: requireAll}
-	for _, p := range d.parts {
-		if p.field && !slices.Contains(d.used, p.text) {
-			d.used = append(d.used, p.text)
-		}
+	tpl, err := template.Parse(format)
+	if err != nil {
+		return nil, fmt.Errorf("format_string: %w", err)
 	}
-	return d, nil
+	return formatString{tpl: tpl, target: target, requireAll: requireAll, used: tpl.Variables()}, nil
 }
 
-// parseTemplate splits a format string into text and ${name} variables
-// (the name trimmed); a ${ that is never closed is text.
-func parseTemplate(s string) []part {
-	var parts []part
-	for {
-		i := strings.Index(s, "${")
-		if i < 0 {
-			break
-		}
-		j := strings.IndexByte(s[i+2:], '}')
-		if j < 0 {
-			break
-		}
-		if i > 0 {
-			parts = append(parts, part{text: s[:i]})
-		}
-		parts = append(parts, part{text: strings.TrimSpace(s[i+2 : i+2+j]), field: true})
-		s = s[i+2+j+1:]
-	}
-	if s != "" {
-		parts = append(parts, part{text: s})
-	}
-	return parts
-}
+// formatSteps bounds the work of one message's rendering: a template
+// looping over list fields renders a page of messages in bounded time.
+const formatSteps = 100_000
 
 func (d formatString) apply(_ context.Context, m map[string]any) (map[string]any, []map[string]any) {
 	if d.requireAll {
@@ -93,29 +66,20 @@ func (d formatString) apply(_ context.Context, m map[string]any) (map[string]any
 			}
 		}
 	}
-	var b strings.Builder
-	for _, p := range d.parts {
-		s := p.text
-		if p.field {
-			// A missing field renders as nothing, as in JMTE.
-			s = ""
-			if v, ok := m[p.text]; ok && v != nil {
-				s = javaString(v)
-			}
-		}
-		if b.Len()+len(s) > MaxFormatted {
-			s = s[:MaxFormatted-b.Len()]
-			for len(s) > 0 && !utf8.ValidString(s) {
-				s = s[:len(s)-1]
-			}
-			b.WriteString(s)
-			break
-		}
-		b.WriteString(s)
-	}
+	// Past its bounds the text is cut: what was rendered is kept.
+	s, _ := d.tpl.Render(m, template.RenderOptions{Format: formatValue, MaxSteps: formatSteps, MaxOutput: MaxFormatted})
 	out := rebuild(m)
-	addField(out, d.target, b.String())
+	addField(out, d.target, s)
 	return out, nil
+}
+
+// formatValue prints a field as JMTE prints the Java value: nothing for
+// null.
+func formatValue(v any) string {
+	if v == nil {
+		return ""
+	}
+	return javaString(v)
 }
 
 // mapString is Java's AbstractMap.toString, keys in order.
