@@ -359,15 +359,14 @@ func TestInstallFoundOnSystemAndRollback(t *testing.T) {
 
 func TestUnsupportedTypes(t *testing.T) {
 	// Types without a facade, types whose service is not given, and
-	// versions of supported types loggate does not read: dashboard 1 is
-	// Graylog 3.x's dashboard (DashboardV1Facade's conversion), refused
-	// while dashboard 2 installs.
+	// versions of supported types loggate does not read (dashboard 1,
+	// Graylog 3.x's dashboard, installs: TestDashboardV1Install).
 	e := newEnv(t)
 	for _, c := range []struct{ typ, version, msg string }{
 		{"pipeline_rule", "1", "pipeline_rule"}, {"pipeline", "1", "pipeline"}, {"lookup_table", "1", "lookup_table"},
 		{"input", "1", "input"}, {"output", "1", "output"},
 		{"event_definition", "1", "event_definition"}, {"notification", "1", "notification"},
-		{"dashboard", "1", "dashboard version 1"}, {"search", "2", "search version 2"},
+		{"search", "2", "search version 2"}, {"dashboard", "3", "dashboard version 3"},
 	} {
 		id := "u-" + c.typ + c.version
 		body := pack(id, 1, "", grokEntity+`,{"v":"1","type":{"name":"`+c.typ+`","version":"`+c.version+`"},"id":"x","data":{}}`)
