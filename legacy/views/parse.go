@@ -37,11 +37,17 @@ func ParseDashboard(body []byte, create bool) (DashboardRequest, error) {
 	return req, nil
 }
 
-// WidgetTypes are the widget types of Graylog 3.0 (WidgetStrategyBindings).
+// WidgetTypes are the widget types of Graylog 3.0 (WidgetStrategyBindings)
+// and the world map of its bundled map plugin.
 var WidgetTypes = []string{
 	"FIELD_CHART", "QUICKVALUES", "QUICKVALUES_HISTOGRAM", "SEARCH_RESULT_CHART",
 	"SEARCH_RESULT_COUNT", "STACKED_CHART", "STATS_COUNT", "STREAM_SEARCH_RESULT_COUNT",
+	MapWidget,
 }
+
+// MapWidget is the type of the world map widget of Graylog 3.x's map
+// plugin.
+const MapWidget = "org.graylog.plugins.map.widget.strategy.MapWidgetStrategy"
 
 // WidgetRequest is the body of POST and PUT …/widgets[/{widgetId}]
 // (AddWidgetRequest, UpdateWidgetRequest), checked.

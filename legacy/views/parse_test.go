@@ -20,6 +20,8 @@ func TestParseWidget(t *testing.T) {
 		{"keyword", `{"type":"quickvalues","config":{"timerange":{"type":"keyword","keyword":"last week"}}}`, `{"type":"keyword","keyword":"last week"}`, ""},
 		{"flat range of old clients", `{"type":"SEARCH_RESULT_CHART","config":{"range_type":"relative","range":3600}}`, `{"type":"relative","range":3600}`, ""},
 		{"unknown property ignored", `{"type":"STATS_COUNT","id":"x","config":{"timerange":{"type":"relative","range":0}}}`, `{"type":"relative","range":0}`, ""},
+		{"map of the map plugin", `{"type":"org.graylog.plugins.map.widget.strategy.MapWidgetStrategy","config":{"timerange":{"type":"relative","range":300},"field":"geo"}}`,
+			`{"type":"relative","range":300}`, ""},
 		{"unknown type", `{"type":"WORLD_MAP","config":{"timerange":{"type":"relative","range":300}}}`, "", "No such widget type."},
 		{"missing type", `{"config":{"timerange":{"type":"relative","range":300}}}`, "", "type: must not be blank"},
 		{"negative cache time", `{"type":"STATS_COUNT","cache_time":-5,"config":{}}`, "", "cache_time"},

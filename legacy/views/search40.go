@@ -144,6 +144,20 @@ func (s *Service) writeSearch(ctx context.Context, v *views.View, owner string) 
 	case old.Owner == nil || *old.Owner != owner:
 		v.SearchID = primitive.NewObjectID().Hex()
 	}
+	search, err := searchOf(v)
+	if err != nil {
+		return err
+	}
+	if _, err := s.searches.Save(ctx, search, owner); err != nil {
+		return fmt.Errorf("view %s: %w", v.ID, err)
+	}
+	return nil
+}
+
+// searchOf returns the search v names (v.SearchID), made from its widgets,
+// and records in each state entry which search type runs which widget
+// (widget_mapping).
+func searchOf(v *views.View) (views.ViewSearch, error) {
 	search := views.ViewSearch{
 		ID: v.SearchID, Queries: []json.RawMessage{}, Parameters: []json.RawMessage{}, Requires: map[string]json.RawMessage{},
 	}
@@ -151,7 +165,7 @@ func (s *Service) writeSearch(ctx context.Context, v *views.View, owner string) 
 	for _, queryID := range slices.Sorted(maps.Keys(v.State)) {
 		q, err := decodeState(v.State[queryID])
 		if err != nil {
-			return err
+			return views.ViewSearch{}, err
 		}
 		sc := dashboardScope
 		if v.Type == views.Search {
@@ -159,18 +173,15 @@ func (s *Service) writeSearch(ctx context.Context, v *views.View, owner string) 
 		}
 		query, err := q.query(queryID, sc)
 		if err != nil {
-			return err
+			return views.ViewSearch{}, err
 		}
 		if state[queryID], err = q.encode(); err != nil {
-			return err
+			return views.ViewSearch{}, err
 		}
 		search.Queries = append(search.Queries, query)
 	}
 	v.State = state
-	if _, err := s.searches.Save(ctx, search, owner); err != nil {
-		return fmt.Errorf("view %s: %w", v.ID, err)
-	}
-	return nil
+	return search, nil
 }
 
 // searchQuery is a 4.0 search's query.

@@ -421,3 +421,95 @@ func TestRepairStoresMissingSearches(t *testing.T) {
 		t.Errorf("second Repair: %d, %v; want 0", n, err)
 	}
 }
+
+// TestConvertDashboard: a 3.x dashboard converted whole, once stored, is
+// the dashboard CreateDashboard, AddWidget and SetPositions make of it,
+// for 3.x and 4.0 clients alike, but for its ids and summary.
+func TestConvertDashboard(t *testing.T) {
+	bodies := []struct {
+		body string
+		pos  *legacyviews.Position
+	}{
+		{countBody, &legacyviews.Position{Width: 2, Height: 1, Col: 1, Row: 1}},
+		{`{"description":"Top","type":"QUICKVALUES","config":{"timerange":{"type":"keyword","keyword":"last week"},"field":"source","show_pie_chart":true}}`,
+			&legacyviews.Position{Width: 4, Height: 3, Col: 3, Row: 1}},
+		{`{"description":"Web","type":"STREAM_SEARCH_RESULT_COUNT","config":{"timerange":{"type":"relative","range":60},"stream_id":"s1"}}`, nil},
+	}
+	e := newEnv(t, nil)
+	ctx := as(t, "jane", "dashboards:create", "streams:read")
+	// The dashboard as a 3.x client makes it.
+	id, err := e.svc.CreateDashboard(ctx, legacyviews.DashboardRequest{Title: ptr("Web"), Description: ptr("d")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var positions []legacyviews.PositionUpdate
+	var widgets []legacyviews.DashboardWidget
+	for _, b := range bodies {
+		wid, err := e.svc.AddWidget(ctx, id, widget(t, b.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.pos != nil {
+			positions = append(positions, legacyviews.PositionUpdate{ID: wid, Position: *b.pos})
+		}
+		widgets = append(widgets, legacyviews.DashboardWidget{Request: widget(t, b.body), Position: b.pos})
+	}
+	if err := e.svc.SetPositions(ctx, id, positions); err != nil {
+		t.Fatal(err)
+	}
+	// The dashboard converted, stored as content packs store it.
+	v, s, err := legacyviews.ConvertDashboard("Web", "d", legacyviews.ConvertedSummary, widgets, "jane")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ID != v.SearchID || len(s.Queries) != 1 || v.Summary != "Converted Dashboard" {
+		t.Fatalf("view %+v, search %+v", v, s)
+	}
+	if _, err := views.NewSearches(e.st, e.views, func() time.Time { return epoch }).Save(context.Background(), s, "jane"); err != nil {
+		t.Fatal(err)
+	}
+	created, err := e.views.Create(context.Background(), v, "jane")
+	if err != nil {
+		t.Fatal(err)
+	}
+	made, err := e.svc.Dashboard(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	converted, err := e.svc.Dashboard(ctx, created.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Widgets and positions, by the order of the widgets.
+	shape := func(d legacyviews.Dashboard) string {
+		var out []string
+		for i, w := range d.Widgets {
+			p, ok := d.Positions[w.ID]
+			out = append(out, fmt.Sprintf("%d %s %q %d %s %s %+v %t", i, w.Type, w.Description, w.CacheTime, w.CreatorUserID, w.Config, p, ok))
+		}
+		return fmt.Sprintf("%s %s %d positions\n%s", d.Title, d.Description, len(d.Positions), strings.Join(out, "\n"))
+	}
+	if got, want := shape(converted), shape(made); got != want {
+		t.Errorf("converted:\n%s\nmade:\n%s", got, want)
+	}
+	// The 4.0 widgets and the search's search types, but for their ids.
+	stored, err := e.views.Get(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	strip := func(v views.View) string {
+		var state map[string]any
+		for _, raw := range v.State {
+			_ = json.Unmarshal(raw, &state)
+		}
+		ws, _ := json.Marshal(state["widgets"])
+		out := string(ws)
+		for _, w := range state["widgets"].([]any) {
+			out = strings.ReplaceAll(out, w.(map[string]any)["id"].(string), "W")
+		}
+		return out
+	}
+	if got, want := strip(created), strip(stored); got != want {
+		t.Errorf("converted 4.0 widgets\n%s\nmade\n%s", got, want)
+	}
+}

@@ -142,6 +142,11 @@ func toView(w Widget, tr json.RawMessage) viewWidget {
 			agg.Series = []series{seriesOf("count", "")}
 		}
 		agg.Visualization = visualization(cfg.Get("renderer").Str, "bar")
+	case strings.ToUpper(MapWidget):
+		// The counts of a geo field's values, as Graylog 4.0's content
+		// packs convert a map (DashboardWidgetConverter.createMapWidget).
+		agg.RowPivots = []pivot{valuesPivot(field, 0)}
+		agg.Visualization = "map"
 	}
 	streams := []string{}
 	if s := cfg.Get("stream_id").Str; s != "" {

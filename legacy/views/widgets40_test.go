@@ -52,6 +52,10 @@ func TestWidgetConversion(t *testing.T) {
 		{"STACKED_CHART", `{"series":[{"field":"a","statistical_function":"mean"},{"field":"b","statistical_function":"max"}]}`, map[string]string{
 			"config.series.#": `2`, "config.series.1.function": `"max(b)"`, "config.visualization": `"bar"`,
 		}, "FIELD_CHART"},
+		{MapWidget, `{"field":"client_geo","stream_id":"s1"}`, map[string]string{
+			"config.visualization": `"map"`, "config.row_pivots.0.type": `"values"`, "config.row_pivots.0.field": `"client_geo"`,
+			"config.row_pivots.0.config.limit": `15`, "config.series.0.function": `"count()"`, "streams": `["s1"]`,
+		}, "QUICKVALUES"},
 	}
 	tr := json.RawMessage(`{"type":"relative","range":300}`)
 	for _, tt := range tests {

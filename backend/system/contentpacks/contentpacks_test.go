@@ -394,9 +394,8 @@ func TestInstallFoundOnSystemAndRollback(t *testing.T) {
 
 func TestUnsupportedTypes(t *testing.T) {
 	// Types without a facade, types whose service is not given, and
-	// versions of supported types loggate does not read: dashboard 1 is
-	// Graylog 3.x's dashboard (DashboardV1Facade's conversion), refused
-	// while dashboard 2 installs.
+	// versions of supported types loggate does not read (dashboard 1,
+	// Graylog 3.x's dashboard, installs: TestDashboardV1Install).
 	for _, c := range []struct {
 		full              bool
 		typ, version, msg string
@@ -406,8 +405,8 @@ func TestUnsupportedTypes(t *testing.T) {
 		{false, "url_whitelist_entry", "1", "url_whitelist_entry"}, {false, "sidecar_collector", "1", "sidecar_collector"},
 		{false, "sidecar_collector_configuration", "1", "sidecar_collector_configuration"},
 		{false, "event_definition", "1", "event_definition"}, {false, "notification", "1", "notification"},
-		{false, "dashboard", "1", "dashboard version 1"}, {false, "search", "2", "search version 2"},
-		{true, "dashboard", "1", "dashboard version 1"}, {true, "lookup_table_v2", "1", "lookup_table_v2"},
+		{false, "search", "2", "search version 2"}, {false, "dashboard", "3", "dashboard version 3"},
+		{true, "dashboard", "3", "dashboard version 3"}, {true, "lookup_table_v2", "1", "lookup_table_v2"},
 	} {
 		e := newEnvWith(t, c.full)
 		id := "u-" + c.typ + c.version

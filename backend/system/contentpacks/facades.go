@@ -93,6 +93,16 @@ type install struct {
 	natives map[Descriptor]string
 }
 
+// stream returns the native id of a stream a view or widget names: a
+// stream of the pack, or the default stream of this server, named by its
+// own id, as the pipeline's.
+func (p install) stream(id string) (string, bool) {
+	if n, ok := p.natives[Descriptor{ID: id, Type: StreamV1}]; ok {
+		return n, true
+	}
+	return id, id == streams.DefaultStreamID
+}
+
 // exportIDs are the pack entity ids of the natives being exported, by
 // native entity (Graylog's EntityDescriptorIds).
 type exportIDs map[Descriptor]string

@@ -10,10 +10,12 @@
 // pack), url_whitelist_entry, sidecar_collector,
 // sidecar_collector_configuration, notification and event_definition (with
 // its scheduler job), and Graylog 4.0's views: dashboard version 2 and
-// search version 1 (each with its search). Other types, and the 3.x
-// dashboards of dashboard version 1, are stored in uploaded packs but
-// refused, with a 400 naming the type, when a pack holding them is
-// installed or when the catalog is asked to export them.
+// search version 1 (each with its search). The 3.x dashboards of dashboard
+// version 1 install and uninstall, converted into dashboards of version 2
+// as Graylog 4.0 converts them; the catalog exports dashboards as version
+// 2 only. Other types are stored in uploaded packs but refused, with a 400
+// naming the type, when a pack holding them is installed or when the
+// catalog is asked to export them.
 package contentpacks
 
 import (

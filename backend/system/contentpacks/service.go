@@ -136,7 +136,11 @@ type Service struct {
 	facades map[string]facade
 	// versions are the model versions of the types of facades.
 	versions map[string]string
-	order    []string // entity types in installation order
+	// older are the facades installing older versions of a type (3.x's
+	// dashboard version 1): the catalog exports only a type's version of
+	// facades.
+	older map[ModelType]facade
+	order []string // entity types in installation order
 	// mu serializes installations and uninstallations, whose checks read
 	// every installation.
 	mu sync.Mutex
@@ -144,7 +148,7 @@ type Service struct {
 
 // NewService returns the content packs over st.
 func NewService(st store.Store, d Deps, now func() time.Time) *Service {
-	s := &Service{st: st, now: now, facades: map[string]facade{}, versions: map[string]string{}}
+	s := &Service{st: st, now: now, facades: map[string]facade{}, versions: map[string]string{}, older: map[ModelType]facade{}}
 	// Graylog installs in dependency order: adapters and caches before
 	// their tables, streams before the pipelines connected to them, rules
 	// before the pipelines running them.
@@ -190,6 +194,7 @@ func NewService(st store.Store, d Deps, now func() time.Time) *Service {
 	// Views last: their searches read the streams of the pack.
 	if d.Views != nil && d.ViewSearches != nil {
 		s.add(DashboardV2, viewFacade{v: d.Views, s: d.ViewSearches, mt: DashboardV2, typ: views.Dashboard})
+		s.older[DashboardV1] = dashboardV1Facade{viewFacade{v: d.Views, s: d.ViewSearches, mt: DashboardV1, typ: views.Dashboard}}
 		s.add(SearchV1, viewFacade{v: d.Views, s: d.ViewSearches, mt: SearchV1, typ: views.Search})
 	}
 	return s
@@ -471,10 +476,12 @@ func (s *Service) Installation(ctx context.Context, packID, id string) (Installa
 	return in, nil
 }
 
-// facadeOf returns the facade of an entity type, or the 400 for a type
-// loggate does not support (the 3.x dashboards of dashboard version 1
-// among them).
+// facadeOf returns the facade installing and uninstalling an entity type,
+// or the 400 for a type loggate does not support.
 func (s *Service) facadeOf(t ModelType) (facade, error) {
+	if f, ok := s.older[t]; ok {
+		return f, nil
+	}
 	f, ok := s.facades[t.Name]
 	if !ok {
 		return nil, unsupported(t.Name)
@@ -755,6 +762,11 @@ func (s *Service) Resolve(ctx context.Context, ds []Descriptor) ([]Entity, error
 			continue
 		}
 		seen[d] = true
+		if _, ok := s.older[d.Type]; ok {
+			// As Graylog's catalog, which lists no dashboard of version 1.
+			return nil, api.Errorf(api.Invalid, "Content pack entity type %s version %s is installed but not exported by loggate: export version %s",
+				d.Type.Name, d.Type.Version, s.versions[d.Type.Name])
+		}
 		f, err := s.facadeOf(d.Type)
 		if err != nil {
 			return nil, err

@@ -9,13 +9,12 @@ import (
 
 	"github.com/loggate/loggate/auth"
 	"github.com/loggate/loggate/backend/analysis/views"
-	"github.com/loggate/loggate/backend/logs/streams"
 	"github.com/loggate/loggate/backend/store"
 	"github.com/loggate/loggate/router/api"
 )
 
 // The view entity types: dashboards (version 2, Graylog 4.0's views; the
-// version 1 of 3.x dashboards is refused) and saved searches.
+// version 1 of 3.x dashboards is DashboardV1) and saved searches.
 var (
 	DashboardV2 = ModelType{Name: "dashboard", Version: "2"}
 	SearchV1    = ModelType{Name: "search", Version: "1"}
@@ -108,14 +107,7 @@ func (f viewFacade) create(ctx context.Context, data json.RawMessage, p install,
 	if err != nil {
 		return native{}, err
 	}
-	// The streams are those of the pack, or the default stream of this
-	// server, as the pipeline's.
-	stream := func(id string) (string, bool) {
-		if n, ok := p.natives[Descriptor{ID: id, Type: StreamV1}]; ok {
-			return n, true
-		}
-		return id, id == streams.DefaultStreamID
-	}
+	stream := p.stream
 	queries := make([]json.RawMessage, len(d.Search.Queries))
 	for i, q := range d.Search.Queries {
 		if queries[i], err = mapQuery(q, stream); err != nil {
@@ -148,18 +140,7 @@ func (f viewFacade) create(ctx context.Context, data json.RawMessage, p install,
 	if err != nil {
 		return native{}, err
 	}
-	// The searches of views read only streams their owner may read.
-	if err := views.CheckStreams(ctx, search); err != nil {
-		return native{}, err
-	}
-	if _, err := f.s.Save(ctx, search, user); err != nil {
-		return native{}, err
-	}
-	created, err := f.v.Create(ctx, view, user)
-	if err != nil {
-		return native{}, errors.Join(err, f.s.DeleteUnlessShown(context.WithoutCancel(ctx), search.ID))
-	}
-	return native{id: created.ID, title: created.Title}, nil
+	return f.store(ctx, view, search, user)
 }
 
 func nonNil[T any](l []T) []T {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/loggate/loggate/cmd/loggate/node/nodetest"
 	"github.com/loggate/loggate/internal/servicetest"
+	"github.com/tidwall/gjson"
 )
 
 func TestContentPackEndToEnd(t *testing.T) {
@@ -589,4 +590,139 @@ func TestContentPackOutputsWhitelistAndSidecars(t *testing.T) {
 		t.Fatalf("re-installation %s", re.Body)
 	}
 	check(ids)
+}
+
+// TestContentPackDashboardV1: a Graylog 3.x pack's dashboard (dashboard
+// version 1) installs as a 4.0 dashboard owned by the installer, its
+// widgets converted over the pack's stream and placed where the pack puts
+// them, readable by 4.0 clients (/views) and 3.x clients (/dashboards);
+// the catalog lists and exports it once, as a dashboard of version 2, and
+// uninstalling deletes the view and its search.
+func TestContentPackDashboardV1(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	refI := func(n int) string { return fmt.Sprintf(`{"@type":"integer","@value":%d}`, n) }
+	relative := func(s int) string { return `{"type":` + refS("relative") + `,"range":` + refI(s) + `}` }
+	pos := func(col, row, w, hgt int) string {
+		return `{"width":` + refI(w) + `,"height":` + refI(hgt) + `,"row":` + refI(row) + `,"col":` + refI(col) + `}`
+	}
+	widget := func(id, typ, desc, tr, config, position string) string {
+		return `{"id":` + refS(id) + `,"description":` + refS(desc) + `,"type":` + refS(typ) + `,"cache_time":` + refI(10) +
+			`,"time_range":` + tr + `,"configuration":{"timerange":{"type":` + refS("relative") + `}` + config + `},"position":` + position + `}`
+	}
+	const streamID = "9f1b6a2e-5d4c-4e0b-8d7a-3c2b1a0f9e8d"
+	dashboard := `{"title":` + refParam("TITLE") + `,"description":` + refS("Nginx overview") + `,"widgets":[` + strings.Join([]string{
+		widget("5b3c1d2e-0001-4a6f-9e2d-000000000001", "STREAM_SEARCH_RESULT_COUNT", "Requests", relative(3600),
+			`,"stream_id":`+refS(streamID)+`,"query":`+refS("")+`,"trend":`+refB(true)+`,"lower_is_better":`+refB(false), pos(1, 1, 2, 1)),
+		widget("5b3c1d2e-0002-4a6f-9e2d-000000000002", "QUICKVALUES", "Status codes", relative(86400),
+			`,"field":`+refS("response_status")+`,"query":`+refParam("QUERY")+`,"show_pie_chart":`+refB(true)+`,"show_data_table":`+refB(false)+
+				`,"limit":`+refI(5)+`,"sort_order":`+refS("desc")+`,"stacked_fields":`+refS(""), pos(3, 1, 2, 3)),
+		widget("5b3c1d2e-0003-4a6f-9e2d-000000000003", "SEARCH_RESULT_CHART", "Messages", relative(300),
+			`,"interval":`+refS("minute")+`,"query":`+refS(""), "null"),
+	}, ",") + `]}`
+	pack := `{"v":1,"id":"e2e-dash-v1","rev":1,"name":"Nginx","summary":"3.x","description":"","vendor":"community","url":"",
+	"parameters":[{"name":"TITLE","title":"Title","description":"","type":"string","default_value":"Nginx"},
+	  {"name":"QUERY","title":"Query","description":"","type":"string","default_value":"source:nginx"}],"entities":[
+	 {"v":"1","type":{"name":"dashboard","version":"1"},"id":"3c01787d-877f-4345-9bee-20fb7fc21b2e","data":` + dashboard + `,
+	  "constraints":[{"type":"server-version","version":">=3.0.0"}]},
+	 ` + packEntity(streamID, "stream", `{"title":`+refS("nginx")+`,"description":`+refS("")+`,"disabled":`+refB(false)+`,"matching_type":`+refS("AND")+`,
+	   "stream_rules":[],"alert_conditions":[],"alarm_callbacks":[],"outputs":[],"default_stream":`+refB(false)+`,"remove_matches":`+refB(false)+`}`) + `]}`
+	h.Do("POST", "/system/content_packs", pack, root).Want(t, http.StatusCreated)
+	in := h.Do("POST", "/system/content_packs/e2e-dash-v1/1/installations",
+		`{"parameters":{"TITLE":`+refS("Nginx servers")+`,"QUERY":`+refS("source:web-1")+`}}`, root).Want(t, http.StatusOK)
+	ids := map[string]string{}
+	for _, e := range in.Get("entities").Array() {
+		ids[e.Get("type.name").String()+"/"+e.Get("type.version").String()] = e.Get("id").String()
+	}
+	dashID, stream := ids["dashboard/1"], ids["stream/1"]
+	if len(ids) != 2 || dashID == "" || stream == "" {
+		t.Fatalf("installation %s", in.Body)
+	}
+
+	// 4.0 clients see the converted dashboard and run its search.
+	view := h.Do("GET", "/views/"+dashID, nil, root).Want(t, http.StatusOK)
+	if view.Get("type").String() != "DASHBOARD" || view.Get("title").String() != "Nginx servers" || view.Get("summary").String() != "Converted Dashboard" ||
+		view.Get("description").String() != "Nginx overview" || view.Get("owner").String() != in.Get("created_by").String() {
+		t.Errorf("dashboard %s", view.Body)
+	}
+	var state gjson.Result
+	view.Get("state").ForEach(func(_, v gjson.Result) bool { state = v; return false })
+	titled := map[string]gjson.Result{}
+	for _, w := range state.Get("widgets").Array() {
+		titled[state.Get("titles.widget."+w.Get("id").String()).String()] = w
+	}
+	for _, c := range []struct {
+		title, vis, query, streams string
+		positioned                 bool
+	}{
+		{"Requests", "numeric", "", `["` + stream + `"]`, true},
+		{"Status codes", "pie", "source:web-1", `[]`, true},
+		{"Messages", "bar", "", `[]`, false},
+	} {
+		w := titled[c.title]
+		if w.Get("config.visualization").String() != c.vis || w.Get("query.query_string").String() != c.query || w.Get("streams").Raw != c.streams ||
+			state.Get("positions."+w.Get("id").String()).Exists() != c.positioned {
+			t.Errorf("%s: widget %s, positions %s", c.title, w.Raw, state.Get("positions").Raw)
+		}
+	}
+	searchID := view.Get("search_id").String()
+	search := h.Do("GET", "/views/search/"+searchID, nil, root).Want(t, http.StatusOK)
+	if search.Get("queries.0.search_types.#").Int() != 3 || !strings.Contains(search.Get("queries.0.search_types").Raw, `"streams":["`+stream+`"]`) {
+		t.Errorf("search %s", search.Body)
+	}
+	h.Do("POST", "/views/search/"+searchID+"/execute", `{}`, root).Want(t, http.StatusCreated)
+
+	// 3.x clients see the dashboard with its widgets and positions.
+	v3 := nodetest.Header("X-API-Version", "3.0")
+	legacy := h.Do("GET", "/dashboards/"+dashID, nil, root, v3).Want(t, http.StatusOK)
+	requests := legacy.Get(`widgets.#(description=="Requests")`)
+	if legacy.Get("widgets.#").Int() != 3 || requests.Get("type").String() != "STREAM_SEARCH_RESULT_COUNT" ||
+		requests.Get("config.stream_id").String() != stream || requests.Get("config.timerange.range").Int() != 3600 ||
+		legacy.Get("positions."+requests.Get("id").String()+".col").Int() != 1 {
+		t.Errorf("legacy dashboard %s", legacy.Body)
+	}
+	if n := len(legacy.Get("positions").Map()); n != 2 {
+		t.Errorf("legacy positions %s", legacy.Get("positions").Raw)
+	}
+
+	// The catalog lists it once, as a dashboard of version 2, and exports
+	// it so; version 1 is not exported.
+	cat := h.Do("GET", "/system/catalog", nil, root).Want(t, http.StatusOK)
+	if listed := cat.Get(`entities.#(id=="` + dashID + `")#`); len(listed.Array()) != 1 || listed.Get("0.type.version").String() != "2" {
+		t.Errorf("catalog lists %s", listed.Raw)
+	}
+	h.Do("POST", "/system/catalog", map[string]any{"entities": []any{
+		map[string]any{"id": dashID, "type": map[string]any{"name": "dashboard", "version": "1"}},
+	}}, root).WantError(t, http.StatusBadRequest, "dashboard version 1 is installed but not exported")
+	resolved := h.Do("POST", "/system/catalog", map[string]any{"entities": []any{
+		map[string]any{"id": dashID, "type": map[string]any{"name": "dashboard", "version": "2"}},
+	}}, root).Want(t, http.StatusOK)
+	exported := resolved.Get(`entities.#(type.name=="dashboard")`)
+	if resolved.Get("entities.#").Int() != 2 || exported.Get("type.version").String() != "2" ||
+		!strings.Contains(exported.Get("data.state").Raw, `"streams":["`+resolved.Get(`entities.#(type.name=="stream").id`).String()+`"]`) {
+		t.Errorf("resolved %s", resolved.Body)
+	}
+
+	// Uninstalling deletes the view, its search and the stream.
+	un := h.Do("DELETE", "/system/content_packs/e2e-dash-v1/installations/"+in.Get("_id").String(), nil, root).Want(t, http.StatusOK)
+	if un.Get("uninstalled.entities.#").Int() != 2 || un.Get("uninstalled.failed_entities.#").Int() != 0 {
+		t.Errorf("uninstalled %s", un.Body)
+	}
+	h.Do("GET", "/views/"+dashID, nil, root).Want(t, http.StatusNotFound)
+	h.Do("GET", "/views/search/"+searchID, nil, root).Want(t, http.StatusNotFound)
+	h.Do("GET", "/streams/"+stream, nil, root).Want(t, http.StatusNotFound)
+
+	// The export, version 2, installs again.
+	export := map[string]any{"v": "1", "id": "e2e-dash-v1-export", "rev": 1, "name": "exported", "summary": "", "description": "",
+		"vendor": "", "url": "", "parameters": []any{}, "entities": resolved.Get("entities").Value()}
+	h.Do("POST", "/system/content_packs", export, root).Want(t, http.StatusCreated)
+	re := h.Do("POST", "/system/content_packs/e2e-dash-v1-export/1/installations", `{"parameters":{}}`, root).Want(t, http.StatusOK)
+	for _, e := range re.Get("entities").Array() {
+		ids[e.Get("type.name").String()+"/"+e.Get("type.version").String()] = e.Get("id").String()
+	}
+	again := h.Do("GET", "/dashboards/"+ids["dashboard/2"], nil, root, v3).Want(t, http.StatusOK)
+	if again.Get("title").String() != "Nginx servers" || again.Get("widgets.#").Int() != 3 ||
+		again.Get(`widgets.#(description=="Requests").config.stream_id`).String() != ids["stream/1"] {
+		t.Errorf("re-installed dashboard %s", again.Body)
+	}
 }
