@@ -1,9 +1,7 @@
 package contentpacks_test
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,7 +11,6 @@ import (
 
 	"github.com/loggate/loggate/backend/analysis/views"
 	"github.com/loggate/loggate/backend/logs/streams"
-	"github.com/loggate/loggate/backend/store"
 	"github.com/loggate/loggate/backend/system/contentpacks"
 )
 
@@ -71,7 +68,6 @@ const v1Params = `{"parameters":{"TITLE":{"@type":"string","@value":"Web"},"OFF"
 // uninstalling deletes the view and its search.
 func TestDashboardV1Install(t *testing.T) {
 	e := newEnv(t)
-	ctx := context.Background()
 	e.want(e.do("POST", "/system/content_packs", pack("v1", 1, params3, dashboardV1("d1")+","+streamEntity(sref("web")))), 201, nil)
 	var in contentpacks.Installation
 	e.want(e.do("POST", "/system/content_packs/v1/1/installations", v1Params), 200, &in)
@@ -187,19 +183,7 @@ func TestDashboardV1Install(t *testing.T) {
 	}
 
 	// Uninstalling deletes the view and its search.
-	var un struct {
-		Uninstalled contentpacks.Uninstallation `json:"uninstalled"`
-	}
-	e.want(e.do("DELETE", "/system/content_packs/v1/installations/"+in.ID, ""), 200, &un)
-	if len(un.Uninstalled.Entities) != 2 || len(un.Uninstalled.Failed) != 0 {
-		t.Errorf("uninstalled %+v", un.Uninstalled)
-	}
-	if nv, ns := e.stored(); nv != 0 || ns != 0 {
-		t.Errorf("left %d views, %d searches", nv, ns)
-	}
-	if _, err := e.vs.Get(ctx, ids["d1"]); !errors.Is(err, store.ErrNotFound) {
-		t.Errorf("dashboard after uninstall: %v", err)
-	}
+	e.wantUninstalled("v1", in.ID, 2, ids["d1"])
 }
 
 // sameJSON reports whether two JSON texts hold the same value ("" none).
@@ -228,7 +212,7 @@ func TestDashboardV1Refused(t *testing.T) {
 		return widgetV1("w", "SEARCH_RESULT_COUNT", "c", tr, config, pos)
 	}
 	dash := func(widgets ...string) string { return dashboardV1("d", widgets...) }
-	cases := []struct{ name, entity, msg string }{
+	cases := []refusal{
 		// Graylog's DashboardWidgetConverter throws on a type it does not
 		// know: the whole installation fails, as here.
 		{"unknown widget type", dash(widgetV1("w", "WORLD_CLOCK", "c", relative(300), "", "null")), "widget 0: No such widget type."},
@@ -244,17 +228,7 @@ func TestDashboardV1Refused(t *testing.T) {
 		{"blank title", strings.Replace(dash(), `{"@type":"parameter","@value":"TITLE"}`, sref(" "), 1), "entity d (dashboard): Validation failed! title: must not be blank"},
 		{"no widgets", strings.Replace(dash(count(relative(300), "", "null")), `"widgets":[`+count(relative(300), "", "null")+`]`, `"widgets":null`, 1), "no widgets list"},
 	}
-	for i, c := range cases {
-		id := fmt.Sprintf("bad%d", i)
-		e.want(e.do("POST", "/system/content_packs", pack(id, 1, params3, c.entity+","+streamEntity(sref("web")))), 201, nil)
-		w := e.do("POST", "/system/content_packs/"+id+"/1/installations", v1Params)
-		if w.Code != 400 || !strings.Contains(w.Body.String(), "entity d (dashboard)") || !strings.Contains(w.Body.String(), c.msg) {
-			t.Errorf("%s: %d %s, want 400 naming the entity with %q", c.name, w.Code, w.Body, c.msg)
-		}
-		if nv, ns := e.stored(); nv != 0 || ns != 0 || len(e.ss.ss) != 0 {
-			t.Errorf("%s: left %d views, %d searches, %d streams", c.name, nv, ns, len(e.ss.ss))
-		}
-	}
+	e.wantRefused(v1Params, "entity d (dashboard)", cases)
 }
 
 // TestDashboardV1Permissions: as for a dashboard of version 2, installing

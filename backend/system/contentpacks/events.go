@@ -13,7 +13,6 @@ import (
 
 	"github.com/loggate/loggate/auth"
 	"github.com/loggate/loggate/backend/alerts/definitions"
-	"github.com/loggate/loggate/backend/alerts/entity"
 	"github.com/loggate/loggate/backend/alerts/notify"
 	"github.com/loggate/loggate/backend/logs/streams"
 	"github.com/loggate/loggate/router/api"
@@ -104,12 +103,44 @@ func marshalRaw(v any) json.RawMessage {
 // as Graylog's ValueReference.of types a Java int or long.
 func refInt(n int64) *ValueRef { return ref(json.Number(strconv.FormatInt(n, 10))) }
 
+// owned is the ownership of event definitions or notifications: the
+// installer owns what a pack creates, and owners read it without the read
+// permission, as the alerts' handlers let them.
+type owned struct {
+	owners Owners
+	typ    string // the owners' entity type
+	model  ModelType
+}
+
+// created makes the installer the owner of a created entity; on an error
+// of creation or ownership it removes what was created.
+func (o owned) created(ctx context.Context, id, title string, err error, remove func(context.Context, string) error) (native, error) {
+	if err == nil {
+		err = o.owners.Own(ctx, o.typ, id)
+	}
+	if err != nil {
+		if id != "" {
+			err = errors.Join(err, remove(context.WithoutCancel(ctx), id))
+		}
+		return native{}, err
+	}
+	return native{id: id, title: title}, nil
+}
+
+func (o owned) forget(ctx context.Context, id string) error { return o.owners.Forget(ctx, o.typ, id) }
+
+// readable: the read permission, or the entity's owner (the principal is
+// the context's).
+func (o owned) readable(ctx context.Context, _ *auth.Principal, id string) bool {
+	return o.owners.Require(ctx, readPerm(o.model.Name, id), o.typ, id) == nil
+}
+
 // --- event_definition
 
 // eventDefinitionFacade is Graylog's EventDefinitionFacade.
 type eventDefinitionFacade struct {
-	defs   EventDefinitions
-	owners Owners
+	defs EventDefinitions
+	owned
 	// notificationExists and streamExists report whether a native
 	// notification or stream is there: an event definition's missing ones
 	// are left out of its export, as Graylog leaves them.
@@ -282,16 +313,7 @@ func (f eventDefinitionFacade) create(ctx context.Context, data json.RawMessage,
 	}
 	d.ID = ""
 	d, err = f.defs.Save(ctx, d, scheduled)
-	if err == nil {
-		err = f.owners.Own(ctx, entity.TypeDefinition, d.ID)
-	}
-	if err != nil {
-		if d.ID != "" {
-			err = errors.Join(err, f.remove(context.WithoutCancel(ctx), d.ID))
-		}
-		return native{}, err
-	}
-	return native{id: d.ID, title: d.Title}, nil
+	return f.created(ctx, d.ID, d.Title, err, f.remove)
 }
 
 func (f eventDefinitionFacade) exists(ctx context.Context, id string) bool {
@@ -304,13 +326,7 @@ func (f eventDefinitionFacade) remove(ctx context.Context, id string) error {
 	if err := f.defs.Delete(ctx, id); err != nil {
 		return err
 	}
-	return f.owners.Forget(ctx, entity.TypeDefinition, id)
-}
-
-// readable: the read permission, or the definition's owner (the
-// principal is the context's).
-func (f eventDefinitionFacade) readable(ctx context.Context, _ *auth.Principal, id string) bool {
-	return f.owners.Require(ctx, readPerm(EventDefinitionV1.Name, id), entity.TypeDefinition, id) == nil
+	return f.forget(ctx, id)
 }
 
 func (f eventDefinitionFacade) excerpts(ctx context.Context) ([]Excerpt, error) {
@@ -405,8 +421,8 @@ func (f eventDefinitionFacade) export(ctx context.Context, id string, ids export
 
 // notificationFacade is Graylog's NotificationFacade.
 type notificationFacade struct {
-	n      EventNotifications
-	owners Owners
+	n EventNotifications
+	owned
 }
 
 // notificationData is Graylog's NotificationEntity.
@@ -492,16 +508,7 @@ func (f notificationFacade) create(ctx context.Context, data json.RawMessage, p 
 	}
 	n.ID = ""
 	n, err = f.n.Save(ctx, n)
-	if err == nil {
-		err = f.owners.Own(ctx, entity.TypeNotification, n.ID)
-	}
-	if err != nil {
-		if n.ID != "" {
-			err = errors.Join(err, f.remove(context.WithoutCancel(ctx), n.ID))
-		}
-		return native{}, err
-	}
-	return native{id: n.ID, title: n.Title}, nil
+	return f.created(ctx, n.ID, n.Title, err, f.remove)
 }
 
 func (f notificationFacade) exists(ctx context.Context, id string) bool {
@@ -515,12 +522,7 @@ func (f notificationFacade) remove(ctx context.Context, id string) error {
 	if err := f.n.Delete(ctx, id); err != nil {
 		return err
 	}
-	return f.owners.Forget(ctx, entity.TypeNotification, id)
-}
-
-// readable: the read permission, or the notification's owner.
-func (f notificationFacade) readable(ctx context.Context, _ *auth.Principal, id string) bool {
-	return f.owners.Require(ctx, readPerm(NotificationV1.Name, id), entity.TypeNotification, id) == nil
+	return f.forget(ctx, id)
 }
 
 func (f notificationFacade) excerpts(ctx context.Context) ([]Excerpt, error) {

@@ -15,6 +15,7 @@ import (
 	"go.mongodb.org/mongo-driver/bson/primitive"
 
 	"github.com/loggate/loggate/auth"
+	"github.com/loggate/loggate/backend/alerts/entity"
 	"github.com/loggate/loggate/backend/analysis/views"
 	"github.com/loggate/loggate/backend/logs/lookup"
 	"github.com/loggate/loggate/backend/logs/streams"
@@ -186,9 +187,9 @@ func NewService(st store.Store, d Deps, now func() time.Time) *Service {
 	// Notifications before the event definitions sending to them, streams
 	// before the definitions searching them.
 	if d.EventDefinitions != nil && d.Notifications != nil && d.Owners != nil {
-		nf := notificationFacade{n: d.Notifications, owners: d.Owners}
+		nf := notificationFacade{n: d.Notifications, owned: owned{d.Owners, entity.TypeNotification, NotificationV1}}
 		s.add(NotificationV1, nf)
-		s.add(EventDefinitionV1, eventDefinitionFacade{defs: d.EventDefinitions, owners: d.Owners,
+		s.add(EventDefinitionV1, eventDefinitionFacade{defs: d.EventDefinitions, owned: owned{d.Owners, entity.TypeDefinition, EventDefinitionV1},
 			notificationExists: nf.exists, streamExists: s.exists(StreamV1)})
 	}
 	// Views last: their searches read the streams of the pack.

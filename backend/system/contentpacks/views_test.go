@@ -120,7 +120,6 @@ func streamsOf(v views.View, s views.ViewSearch) []string {
 
 func TestViewEntities(t *testing.T) {
 	e := newEnv(t)
-	ctx := context.Background()
 	e.ss.ss[streams.DefaultStreamID] = &streams.Stream{ID: streams.DefaultStreamID, Title: "Default Stream", MatchingType: streams.MatchAnd}
 	ents := []string{
 		viewEntity("d1", "dashboard", "2", viewSpec{viewType: "DASHBOARD", title: `{"@type":"parameter","@value":"TITLE"}`, filterStream: "e2", widget: "e2"}),
@@ -210,19 +209,7 @@ func TestViewEntities(t *testing.T) {
 
 	// Uninstalling deletes the views and their searches, not the default
 	// stream.
-	var un struct {
-		Uninstalled contentpacks.Uninstallation `json:"uninstalled"`
-	}
-	e.want(e.do("DELETE", "/system/content_packs/v/installations/"+in.ID, ""), 200, &un)
-	if len(un.Uninstalled.Entities) != 3 || len(un.Uninstalled.Failed) != 0 {
-		t.Errorf("uninstalled %+v", un.Uninstalled)
-	}
-	if nv, ns := e.stored(); nv != 0 || ns != 0 {
-		t.Errorf("left %d views, %d searches", nv, ns)
-	}
-	if _, err := e.vs.Get(ctx, ids["d1"]); !errors.Is(err, store.ErrNotFound) {
-		t.Errorf("dashboard after uninstall: %v", err)
-	}
+	e.wantUninstalled("v", in.ID, 3, ids["d1"])
 
 	// The export installs again, over a stream of its own and the default
 	// stream found on the system.
@@ -251,9 +238,7 @@ func TestViewEntities(t *testing.T) {
 func TestViewInstallRefused(t *testing.T) {
 	e := newEnv(t)
 	params := `{"parameters":{"TITLE":` + sref("t") + `,"OFF":{"@type":"boolean","@value":false},"SRC":` + sref("web") + `}}`
-	cases := []struct {
-		name, entity, msg string
-	}{
+	cases := []refusal{
 		{"filter stream missing", viewEntity("d", "dashboard", "2", viewSpec{viewType: "DASHBOARD", filterStream: "e9", widget: "e2"}), "missing stream e9"},
 		{"widget stream missing", viewEntity("d", "dashboard", "2", viewSpec{viewType: "DASHBOARD", filterStream: "e2", widget: "e9"}), "missing stream e9 for the widget"},
 		{"search holding a dashboard", viewEntity("s", "search", "1", viewSpec{viewType: "DASHBOARD", filterStream: "e2", widget: "e2"}), "view of type DASHBOARD"},
@@ -262,15 +247,46 @@ func TestViewInstallRefused(t *testing.T) {
 		{"widget without id", viewEntity("d", "dashboard", "2", viewSpec{filterStream: "e2", widget: "e2", widgetID: "3"}), "widgets[0].id must be a non-empty string"},
 		{"title not a string", viewEntity("d", "dashboard", "2", viewSpec{title: `{"@type":"integer","@value":3}`, filterStream: "e2", widget: "e2"}), "title"},
 	}
+	e.wantRefused(params, "", cases)
+}
+
+// wantUninstalled uninstalls an installation of pack, which must remove
+// n entities and leave no view or search, the view with id view included.
+func (e *env) wantUninstalled(pack, installation string, n int, view string) {
+	e.t.Helper()
+	var un struct {
+		Uninstalled contentpacks.Uninstallation `json:"uninstalled"`
+	}
+	e.want(e.do("DELETE", "/system/content_packs/"+pack+"/installations/"+installation, ""), 200, &un)
+	if len(un.Uninstalled.Entities) != n || len(un.Uninstalled.Failed) != 0 {
+		e.t.Errorf("uninstalled %+v", un.Uninstalled)
+	}
+	if nv, ns := e.stored(); nv != 0 || ns != 0 {
+		e.t.Errorf("left %d views, %d searches", nv, ns)
+	}
+	if _, err := e.vs.Get(context.Background(), view); !errors.Is(err, store.ErrNotFound) {
+		e.t.Errorf("dashboard after uninstall: %v", err)
+	}
+}
+
+// refusal is a view entity an installation refuses, with a 400 holding
+// msg.
+type refusal struct{ name, entity, msg string }
+
+// wantRefused installs each case's entity beside a stream entity, with
+// the parameters given: each must be a 400 holding its message and also,
+// leaving no view, search or stream behind.
+func (e *env) wantRefused(params, also string, cases []refusal) {
+	e.t.Helper()
 	for i, c := range cases {
 		id := fmt.Sprintf("bad%d", i)
 		e.want(e.do("POST", "/system/content_packs", pack(id, 1, params3, c.entity+","+streamEntity(sref("web")))), 201, nil)
 		w := e.do("POST", "/system/content_packs/"+id+"/1/installations", params)
-		if w.Code != 400 || !strings.Contains(w.Body.String(), c.msg) {
-			t.Errorf("%s: %d %s, want 400 with %q", c.name, w.Code, w.Body, c.msg)
+		if w.Code != 400 || !strings.Contains(w.Body.String(), c.msg) || !strings.Contains(w.Body.String(), also) {
+			e.t.Errorf("%s: %d %s, want 400 with %q and %q", c.name, w.Code, w.Body, also, c.msg)
 		}
 		if nv, ns := e.stored(); nv != 0 || ns != 0 || len(e.ss.ss) != 0 {
-			t.Errorf("%s: left %d views, %d searches, %d streams", c.name, nv, ns, len(e.ss.ss))
+			e.t.Errorf("%s: left %d views, %d searches, %d streams", c.name, nv, ns, len(e.ss.ss))
 		}
 	}
 }
