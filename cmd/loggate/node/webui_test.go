@@ -81,17 +81,52 @@ func webUINode(t *testing.T) (*nodetest.Harness, map[string]string, string) {
 	resp.Body.Close()
 	h.WaitProcessed(1)
 	sid := h.Login(nodetest.RootUser, nodetest.RootPassword)
+	sidecarID := webUISidecar(t, h)
 	vars := map[string]string{
 		"nodeId": h.Node.Info.ID, "streamId": streamID, "inputId": inputID, "inputType": httpInput,
 		"indexSetId": set, "username": nodetest.RootUser,
 		"userId":    h.Do("GET", "/users/"+nodetest.RootUser, nil, root).Want(t, http.StatusOK).Get("id").String(),
 		"roleId":    h.Do("GET", "/authz/roles?page=1&per_page=0", nil, root).Want(t, http.StatusOK).Get("roles.0.id").String(),
 		"subsystem": "graylog", "loglevel": "info", "tokenName": "webui",
+		"sidecarId": sidecarID,
 		// The overview asks for failures since a day ago, in local time
 		// without a zone.
 		"since": time.Now().Add(-24 * time.Hour).Format("2006-01-02T15:04:05.000"),
 	}
 	return h, vars, sid
+}
+
+// webUISidecar registers a Sidecar running filebeat under a configuration
+// assigned to it, with a configuration variable, as the sidecar pages show;
+// it returns the Sidecar's node id.
+func webUISidecar(t *testing.T, h *nodetest.Harness) string {
+	t.Helper()
+	root := nodetest.AsRoot()
+	collectorID := ""
+	for _, c := range h.Do("GET", "/sidecar/collectors", nil, root).Want(t, http.StatusOK).Get("collectors").Array() {
+		if c.Get("name").String() == "filebeat" && c.Get("node_operating_system").String() == "linux" {
+			collectorID = c.Get("id").String()
+		}
+	}
+	if collectorID == "" {
+		t.Fatal("no default filebeat collector for linux")
+	}
+	h.Do("POST", "/sidecar/configuration_variables", map[string]any{"name": "logdir", "description": "where the logs are", "content": "/var/log"}, root).
+		Want(t, http.StatusOK)
+	configID := h.Do("POST", "/sidecar/configurations", map[string]any{"collector_id": collectorID, "name": "web logs", "color": "#00ff00",
+		"template": "filebeat.inputs:\n- type: log\n  paths: [${user.logdir}/*.log]\n"}, root).Want(t, http.StatusOK).Get("id").String()
+	sidecarID := uuid.NewString()
+	now := time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
+	h.Do("PUT", "/sidecars/"+sidecarID, map[string]any{"node_name": "web-1", "node_details": map[string]any{
+		"operating_system": "Linux", "ip": "192.0.2.10",
+		"metrics":       map[string]any{"disks_75": []string{"/var"}, "cpu_idle": 87.5, "load_1": 0.25},
+		"log_file_list": []map[string]any{{"path": "/var/log/syslog", "mod_time": now, "size": 1024, "is_dir": false}},
+		"status": map[string]any{"status": 0, "message": "1 running / 0 stopped / 0 failing", "collectors": []map[string]any{
+			{"collector_id": collectorID, "status": 0, "message": "Running", "verbose_message": ""}}},
+	}}, root, nodetest.Header("X-Graylog-Sidecar-Version", "1.1.0")).Want(t, http.StatusAccepted)
+	h.Do("PUT", "/sidecars/configurations", map[string]any{"nodes": []map[string]any{{"node_id": sidecarID,
+		"assignments": []map[string]any{{"collector_id": collectorID, "configuration_id": configID}}}}}, root).Want(t, http.StatusAccepted)
+	return sidecarID
 }
 
 // replayPages replays the recorded pages of one release's interface.
