@@ -82,13 +82,14 @@ func webUINode(t *testing.T) (*nodetest.Harness, map[string]string, string) {
 	h.WaitProcessed(1)
 	sid := h.Login(nodetest.RootUser, nodetest.RootPassword)
 	sidecarID := webUISidecar(t, h)
+	contentPackID := webUIContentPack(t, h)
 	vars := map[string]string{
 		"nodeId": h.Node.Info.ID, "streamId": streamID, "inputId": inputID, "inputType": httpInput,
 		"indexSetId": set, "username": nodetest.RootUser,
 		"userId":    h.Do("GET", "/users/"+nodetest.RootUser, nil, root).Want(t, http.StatusOK).Get("id").String(),
 		"roleId":    h.Do("GET", "/authz/roles?page=1&per_page=0", nil, root).Want(t, http.StatusOK).Get("roles.0.id").String(),
 		"subsystem": "graylog", "loglevel": "info", "tokenName": "webui",
-		"sidecarId": sidecarID,
+		"sidecarId": sidecarID, "contentPackId": contentPackID,
 		// The overview asks for failures since a day ago, in local time
 		// without a zone.
 		"since": time.Now().Add(-24 * time.Hour).Format("2006-01-02T15:04:05.000"),
@@ -127,6 +128,23 @@ func webUISidecar(t *testing.T, h *nodetest.Harness) string {
 	h.Do("PUT", "/sidecars/configurations", map[string]any{"nodes": []map[string]any{{"node_id": sidecarID,
 		"assignments": []map[string]any{{"collector_id": collectorID, "configuration_id": configID}}}}}, root).Want(t, http.StatusAccepted)
 	return sidecarID
+}
+
+// webUIContentPack uploads a content pack of one grok pattern, needing
+// Graylog 4.0, and installs it; it returns the pack's id.
+func webUIContentPack(t *testing.T, h *nodetest.Harness) string {
+	t.Helper()
+	root := nodetest.AsRoot()
+	id := uuid.NewString()
+	h.Do("POST", "/system/content_packs", map[string]any{"v": "1", "id": id, "rev": 1, "name": "Web patterns",
+		"summary": "Grok patterns for web logs", "description": "The **web** patterns", "vendor": "loggate", "url": "https://example.org/web",
+		"parameters": []any{}, "entities": []map[string]any{{"v": "1", "type": map[string]any{"name": "grok_pattern", "version": "1"},
+			"id": uuid.NewString(), "data": map[string]any{"name": "WEB_PATH", "pattern": "/[a-z./]*"},
+			"constraints": []map[string]any{{"type": "server-version", "version": ">=4.0.0"}}}},
+	}, root).Want(t, http.StatusCreated)
+	h.Do("POST", "/system/content_packs/"+id+"/1/installations", map[string]any{"parameters": map[string]any{}, "comment": "for the web pages"}, root).
+		Want(t, http.StatusOK)
+	return id
 }
 
 // replayPages replays the recorded pages of one release's interface.
