@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -83,6 +84,7 @@ func webUINode(t *testing.T) (*nodetest.Harness, map[string]string, string) {
 	sid := h.Login(nodetest.RootUser, nodetest.RootPassword)
 	sidecarID := webUISidecar(t, h)
 	contentPackID := webUIContentPack(t, h)
+	lut := webUILookupTable(t, h)
 	vars := map[string]string{
 		"nodeId": h.Node.Info.ID, "streamId": streamID, "inputId": inputID, "inputType": httpInput,
 		"indexSetId": set, "username": nodetest.RootUser,
@@ -94,6 +96,7 @@ func webUINode(t *testing.T) (*nodetest.Harness, map[string]string, string) {
 		// without a zone.
 		"since": time.Now().Add(-24 * time.Hour).Format("2006-01-02T15:04:05.000"),
 	}
+	maps.Copy(vars, lut)
 	return h, vars, sid
 }
 
@@ -145,6 +148,23 @@ func webUIContentPack(t *testing.T, h *nodetest.Harness) string {
 	h.Do("POST", "/system/content_packs/"+id+"/1/installations", map[string]any{"parameters": map[string]any{}, "comment": "for the web pages"}, root).
 		Want(t, http.StatusOK)
 	return id
+}
+
+// webUILookupTable creates a lookup table over a key-value adapter with a
+// cache; it returns the placeholders for their names and ids.
+func webUILookupTable(t *testing.T, h *nodetest.Harness) map[string]string {
+	t.Helper()
+	root := nodetest.AsRoot()
+	adapter := h.Do("POST", "/system/lookup/adapters", map[string]any{"title": "Clients", "name": "clients-kv", "description": "seen clients",
+		"config": map[string]any{"type": "mongodb"}}, root).Want(t, http.StatusOK)
+	cache := h.Do("POST", "/system/lookup/caches", map[string]any{"title": "Clients cache", "name": "clients-cache", "description": "a minute",
+		"config": map[string]any{"type": "guava_cache", "max_size": 100, "expire_after_access": 60, "expire_after_access_unit": "SECONDS"}}, root).Want(t, http.StatusOK)
+	table := h.Do("POST", "/system/lookup/tables", map[string]any{"title": "Clients", "name": "clients", "description": "clients by address",
+		"cache_id": cache.Get("id").String(), "data_adapter_id": adapter.Get("id").String(),
+		"default_single_value": "unknown", "default_single_value_type": "STRING", "default_multi_value": "", "default_multi_value_type": "NULL"}, root).
+		Want(t, http.StatusOK)
+	return map[string]string{"lutName": table.Get("name").String(), "lutCacheId": cache.Get("id").String(),
+		"lutAdapterId": adapter.Get("id").String(), "lutAdapterName": adapter.Get("name").String()}
 }
 
 // replayPages replays the recorded pages of one release's interface.
