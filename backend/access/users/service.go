@@ -213,6 +213,57 @@ func (s *Service) Create(ctx context.Context, u *User) error {
 	return nil
 }
 
+// Builtin is a user Graylog creates itself, as its migrations do.
+type Builtin struct {
+	Username, FullName, Email string
+	// Roles are the role names the user must hold.
+	Roles          []string
+	ServiceAccount bool
+}
+
+// SidecarUser is Graylog's Sidecar system user (migration
+// V20180323150000_AddSidecarUser, sidecar user graylog-sidecar): a service
+// account with the Sidecar System (Internal) and Reader roles, for the
+// tokens Sidecars register with.
+var SidecarUser = Builtin{
+	Username: "graylog-sidecar", FullName: "Sidecar System User (built-in)", Email: "sidecar@graylog.local",
+	Roles: []string{"Sidecar System (Internal)", "Reader"}, ServiceAccount: true,
+}
+
+// EnsureBuiltin makes sure b exists, as Graylog's MigrationHelpers.ensureUser
+// at every start: a missing user is created in UTC with no password (an
+// empty hash matches none, as Graylog's random one no one knows),
+// one that lacks a role or has another service-account flag gets b's roles
+// and flag back. A root user of that name leaves it be.
+func (s *Service) EnsureBuiltin(ctx context.Context, b Builtin) error {
+	if FoldName(b.Username) == FoldName(s.root.Username) {
+		return nil
+	}
+	roleIDs, err := s.roles.IDsByNames(ctx, b.Roles)
+	if err != nil {
+		return fmt.Errorf("built-in user %s: %w", b.Username, err)
+	}
+	u, err := s.ByName(ctx, b.Username)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		utc := "UTC"
+		return s.Create(ctx, &User{
+			Username: b.Username, FullName: b.FullName, Email: b.Email, Permissions: []string{},
+			Timezone: &utc, SessionTimeoutMs: DefaultSessionTimeout.Milliseconds(), RoleIDs: roleIDs,
+			ServiceAccount: b.ServiceAccount,
+		})
+	case err != nil:
+		return err
+	}
+	if !slices.ContainsFunc(roleIDs, func(id string) bool { return !slices.Contains(u.RoleIDs, id) }) && u.ServiceAccount == b.ServiceAccount {
+		return nil
+	}
+	return s.Update(ctx, u.ID, func(u *User) error {
+		u.RoleIDs, u.ServiceAccount = roleIDs, b.ServiceAccount
+		return nil
+	})
+}
+
 // errReadOnly is Graylog's answer to changes of the root user.
 func errReadOnly(username string) error {
 	return api.Errorf(api.Invalid, "Cannot modify readonly user %s", username)

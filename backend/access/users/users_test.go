@@ -128,9 +128,8 @@ func TestList(t *testing.T) {
 	h.CreateUser("zed", "pw")
 	h.CreateUser("amy", "pw")
 	r := h.Do("GET", "/users", nil, nodetest.AsRoot()).Want(t, http.StatusOK)
-	names := r.Get("users.#.username").Array()
-	if len(names) != 3 || names[0].String() != "admin" {
-		t.Errorf("GET /users: root must come first: %v", names)
+	if names := r.Get("users.#.username").Raw; names != `["admin","amy","graylog-sidecar","zed"]` {
+		t.Errorf("GET /users: root must come first, then the stored users by name: %v", names)
 	}
 	if r.Header.Get("Deprecation") != "true" || !strings.Contains(r.Header.Get("Link"), `/api/users/paginated>; rel="successor-version"`) {
 		t.Errorf("deprecation headers: %v", r.Header)
@@ -144,7 +143,8 @@ func TestPaginated(t *testing.T) {
 		h.CreateUser(fmt.Sprintf("user%d", i), "pw")
 	}
 	r := h.Do("GET", "/users/paginated?page=2&per_page=3&sort=username&order=desc", nil, nodetest.AsRoot()).Want(t, http.StatusOK)
-	if r.Get("total").Int() != 7 || r.Get("page").Int() != 2 || r.Get("per_page").Int() != 3 || r.Get("count").Int() != 3 {
+	// The seven and the built-in graylog-sidecar.
+	if r.Get("total").Int() != 8 || r.Get("page").Int() != 2 || r.Get("per_page").Int() != 3 || r.Get("count").Int() != 3 {
 		t.Errorf("envelope: %s", r.Body)
 	}
 	if got := r.Get("users.#.username").Raw; got != `["user3","user2","user1"]` {
@@ -290,6 +290,41 @@ func TestPermissionsAndPreferences(t *testing.T) {
 		t.Errorf("preferences %s", got.Raw)
 	}
 	h.Do("PUT", "/users/jack/preferences", map[string]any{"preferences": []int{1}}, nodetest.AsRoot()).WantError(t, http.StatusBadRequest, "object")
+}
+
+// Graylog's Sidecar system user is there from the start, as its migration
+// creates it at every start: a service account with the Sidecar System
+// (Internal) and Reader roles that no password logs in; deleted or stripped
+// of a role, it is back at the next start.
+func TestSidecarUser(t *testing.T) {
+	h := nodetest.Start(t)
+	check := func() string {
+		t.Helper()
+		r := h.Do("GET", "/users/graylog-sidecar", nil, nodetest.AsRoot()).Want(t, http.StatusOK)
+		if r.Get("full_name").String() != "Sidecar System User (built-in)" || r.Get("email").String() != "sidecar@graylog.local" ||
+			!r.Get("service_account").Bool() || r.Get("read_only").Bool() || r.Get("timezone").String() != "UTC" {
+			t.Errorf("graylog-sidecar: %s", r.Body)
+		}
+		if roles := r.Get("roles").Raw; !strings.Contains(roles, `"Sidecar System (Internal)"`) || !strings.Contains(roles, `"Reader"`) {
+			t.Errorf("graylog-sidecar roles: %s", roles)
+		}
+		return r.Get("id").String()
+	}
+	id := check()
+	h.Do("GET", "/users/graylog-sidecar", nil, nodetest.Basic("graylog-sidecar", "")).Want(t, http.StatusUnauthorized)
+	h.Restart()
+	if check() != id {
+		t.Errorf("graylog-sidecar created again though it was there")
+	}
+	h.Do("PUT", "/users/"+id, map[string]any{"roles": []string{"Reader"}}, nodetest.AsRoot()).Want(t, http.StatusNoContent)
+	h.Restart()
+	if check() != id {
+		t.Errorf("graylog-sidecar replaced, not given its roles back")
+	}
+	h.Do("DELETE", "/users/id/"+id, nil, nodetest.AsRoot()).Want(t, http.StatusNoContent)
+	h.Do("GET", "/users/graylog-sidecar", nil, nodetest.AsRoot()).Want(t, http.StatusNotFound)
+	h.Restart()
+	check()
 }
 
 func TestUsersSurviveRestart(t *testing.T) {

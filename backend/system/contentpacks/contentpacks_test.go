@@ -251,12 +251,12 @@ func TestUploadListGetDelete(t *testing.T) {
 	e.want(e.do("POST", "/system/content_packs", pack("a", 2, "", "")), 400, nil)
 
 	var all struct {
-		Total    int                       `json:"total"`
-		Packs    []contentpacks.Pack       `json:"content_packs"`
-		Metadata map[string]map[string]any `json:"content_pack_metadata"`
+		Total    int                        `json:"total"`
+		Packs    []contentpacks.Pack        `json:"content_packs"`
+		Metadata *map[string]map[string]any `json:"content_packs_metadata"` // none installed: {}
 	}
 	e.want(e.do("GET", "/system/content_packs", ""), 200, &all)
-	if all.Total != 3 || len(all.Packs) != 3 {
+	if all.Total != 3 || len(all.Packs) != 3 || all.Metadata == nil {
 		t.Errorf("list: %+v", all)
 	}
 	e.want(e.do("GET", "/system/content_packs/latest", ""), 200, &all)

@@ -68,6 +68,9 @@ func revision(r *http.Request) (int, error) {
 	return int(n), nil
 }
 
+// listing is Graylog's ContentPackList. Its metadata is read by the
+// creator as content_pack_metadata but written, by the getter's name, as
+// content_packs_metadata, the name the web interface reads.
 func (h *Handler) listing(r *http.Request, packs []Pack) (any, error) {
 	meta, err := h.s.Metadata(r.Context())
 	if err != nil {
@@ -76,7 +79,7 @@ func (h *Handler) listing(r *http.Request, packs []Pack) (any, error) {
 	if packs == nil {
 		packs = []Pack{}
 	}
-	return map[string]any{"total": len(packs), "content_packs": packs, "content_pack_metadata": meta}, nil
+	return map[string]any{"total": len(packs), "content_packs": packs, "content_packs_metadata": meta}, nil
 }
 
 func (h *Handler) list(r *http.Request) (any, error) {

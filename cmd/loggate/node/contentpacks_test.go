@@ -65,7 +65,7 @@ func TestContentPackEndToEnd(t *testing.T) {
 		t.Errorf("extractors %s", ex.Body)
 	}
 	list := h.Do("GET", "/system/content_packs", nil, root).Want(t, http.StatusOK)
-	if list.Get("content_pack_metadata.e2e-pack.1.installation_count").Int() != 1 {
+	if list.Get("content_packs_metadata.e2e-pack.1.installation_count").Int() != 1 {
 		t.Errorf("list %s", list.Body)
 	}
 	h.Do("DELETE", "/system/content_packs/e2e-pack/1", nil, root).Want(t, http.StatusBadRequest)

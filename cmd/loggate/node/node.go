@@ -280,6 +280,9 @@ func (n *Node) openAuth(ctx context.Context, keys *auth.Keys, o Options) error {
 		Store: st, Roles: n.Roles, Invalidator: creds, Names: creds,
 		Root: users.Root{Username: cfg.RootUsername, PasswordHash: rootHash, Timezone: cfg.RootTimezone},
 	})
+	if err := n.Users.EnsureBuiltin(ctx, users.SidecarUser); err != nil {
+		return err
+	}
 	n.Tokens = tokens.NewService(st, keys, creds, o.Now, authLog)
 	n.Sessions = sessions.NewService(st, keys, creds, o.Now, authLog)
 	n.Users.SetSessions(n.Sessions)

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -81,17 +82,89 @@ func webUINode(t *testing.T) (*nodetest.Harness, map[string]string, string) {
 	resp.Body.Close()
 	h.WaitProcessed(1)
 	sid := h.Login(nodetest.RootUser, nodetest.RootPassword)
+	sidecarID := webUISidecar(t, h)
+	contentPackID := webUIContentPack(t, h)
+	lut := webUILookupTable(t, h)
 	vars := map[string]string{
 		"nodeId": h.Node.Info.ID, "streamId": streamID, "inputId": inputID, "inputType": httpInput,
 		"indexSetId": set, "username": nodetest.RootUser,
 		"userId":    h.Do("GET", "/users/"+nodetest.RootUser, nil, root).Want(t, http.StatusOK).Get("id").String(),
 		"roleId":    h.Do("GET", "/authz/roles?page=1&per_page=0", nil, root).Want(t, http.StatusOK).Get("roles.0.id").String(),
 		"subsystem": "graylog", "loglevel": "info", "tokenName": "webui",
+		"sidecarId": sidecarID, "contentPackId": contentPackID,
 		// The overview asks for failures since a day ago, in local time
 		// without a zone.
 		"since": time.Now().Add(-24 * time.Hour).Format("2006-01-02T15:04:05.000"),
 	}
+	maps.Copy(vars, lut)
 	return h, vars, sid
+}
+
+// webUISidecar registers a Sidecar running filebeat under a configuration
+// assigned to it, with a configuration variable, as the sidecar pages show;
+// it returns the Sidecar's node id.
+func webUISidecar(t *testing.T, h *nodetest.Harness) string {
+	t.Helper()
+	root := nodetest.AsRoot()
+	collectorID := ""
+	for _, c := range h.Do("GET", "/sidecar/collectors", nil, root).Want(t, http.StatusOK).Get("collectors").Array() {
+		if c.Get("name").String() == "filebeat" && c.Get("node_operating_system").String() == "linux" {
+			collectorID = c.Get("id").String()
+		}
+	}
+	if collectorID == "" {
+		t.Fatal("no default filebeat collector for linux")
+	}
+	h.Do("POST", "/sidecar/configuration_variables", map[string]any{"name": "logdir", "description": "where the logs are", "content": "/var/log"}, root).
+		Want(t, http.StatusOK)
+	configID := h.Do("POST", "/sidecar/configurations", map[string]any{"collector_id": collectorID, "name": "web logs", "color": "#00ff00",
+		"template": "filebeat.inputs:\n- type: log\n  paths: [${user.logdir}/*.log]\n"}, root).Want(t, http.StatusOK).Get("id").String()
+	sidecarID := uuid.NewString()
+	now := time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
+	h.Do("PUT", "/sidecars/"+sidecarID, map[string]any{"node_name": "web-1", "node_details": map[string]any{
+		"operating_system": "Linux", "ip": "192.0.2.10",
+		"metrics":       map[string]any{"disks_75": []string{"/var"}, "cpu_idle": 87.5, "load_1": 0.25},
+		"log_file_list": []map[string]any{{"path": "/var/log/syslog", "mod_time": now, "size": 1024, "is_dir": false}},
+		"status": map[string]any{"status": 0, "message": "1 running / 0 stopped / 0 failing", "collectors": []map[string]any{
+			{"collector_id": collectorID, "status": 0, "message": "Running", "verbose_message": ""}}},
+	}}, root, nodetest.Header("X-Graylog-Sidecar-Version", "1.1.0")).Want(t, http.StatusAccepted)
+	h.Do("PUT", "/sidecars/configurations", map[string]any{"nodes": []map[string]any{{"node_id": sidecarID,
+		"assignments": []map[string]any{{"collector_id": collectorID, "configuration_id": configID}}}}}, root).Want(t, http.StatusAccepted)
+	return sidecarID
+}
+
+// webUIContentPack uploads a content pack of one grok pattern, needing
+// Graylog 4.0, and installs it; it returns the pack's id.
+func webUIContentPack(t *testing.T, h *nodetest.Harness) string {
+	t.Helper()
+	root := nodetest.AsRoot()
+	id := uuid.NewString()
+	h.Do("POST", "/system/content_packs", map[string]any{"v": "1", "id": id, "rev": 1, "name": "Web patterns",
+		"summary": "Grok patterns for web logs", "description": "The **web** patterns", "vendor": "loggate", "url": "https://example.org/web",
+		"parameters": []any{}, "entities": []map[string]any{{"v": "1", "type": map[string]any{"name": "grok_pattern", "version": "1"},
+			"id": uuid.NewString(), "data": map[string]any{"name": "WEB_PATH", "pattern": "/[a-z./]*"},
+			"constraints": []map[string]any{{"type": "server-version", "version": ">=4.0.0"}}}},
+	}, root).Want(t, http.StatusCreated)
+	h.Do("POST", "/system/content_packs/"+id+"/1/installations", map[string]any{"parameters": map[string]any{}, "comment": "for the web pages"}, root).
+		Want(t, http.StatusOK)
+	return id
+}
+
+// webUILookupTable creates a lookup table over a key-value adapter with a
+// cache; it returns the placeholders for their names and ids.
+func webUILookupTable(t *testing.T, h *nodetest.Harness) map[string]string {
+	t.Helper()
+	root := nodetest.AsRoot()
+	adapter := h.Do("POST", "/system/lookup/adapters", map[string]any{"title": "Clients", "name": "clients-kv", "description": "seen clients",
+		"config": map[string]any{"type": "mongodb"}}, root).Want(t, http.StatusOK)
+	cache := h.Do("POST", "/system/lookup/caches", map[string]any{"title": "Clients cache", "name": "clients-cache", "description": "a minute",
+		"config": map[string]any{"type": "guava_cache", "max_size": 100, "expire_after_access": 60, "expire_after_access_unit": "SECONDS"}}, root).Want(t, http.StatusOK)
+	table := h.Do("POST", "/system/lookup/tables", map[string]any{"title": "Clients", "name": "clients", "description": "clients by address",
+		"cache_id": cache.Get("id").String(), "data_adapter_id": adapter.Get("id").String(),
+		"default_single_value": "unknown", "default_single_value_type": "STRING", "default_multi_value": "", "default_multi_value_type": "NULL"}, root).
+		Want(t, http.StatusOK)
+	return map[string]string{"lutName": table.Get("name").String(), "lutCacheId": cache.Get("id").String(),
+		"lutAdapterId": adapter.Get("id").String(), "lutAdapterName": adapter.Get("name").String()}
 }
 
 // replayPages replays the recorded pages of one release's interface.
