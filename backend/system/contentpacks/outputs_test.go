@@ -163,6 +163,12 @@ func TestOutputEntitiesRefused(t *testing.T) {
 		{"output needs outputs:create", outputEntity("o1"), []string{"contentpack:*", "streams:*", "stream_outputs:*"}, 403, "output"},
 		{"stream outputs need stream_outputs:create", streamWithOutputs("o1") + "," + outputEntity("o1"),
 			[]string{"contentpack:*", "streams:*", "outputs:*"}, 403, "stream"},
+		// POST /streams/{id}/outputs needs streams:edit:{id} too, which no
+		// one holds for a stream not yet created but through every stream's:
+		// creating a stream does not grant editing it, so streams:create
+		// alone would forward the messages it routes to any host.
+		{"stream outputs need streams:edit", streamWithOutputs("o1") + "," + outputEntity("o1"),
+			[]string{"contentpack:*", "streams:create", "streams:read", "outputs:create", "stream_outputs:create"}, 403, "stream"},
 	}
 	for i, c := range cases {
 		id := fmt.Sprintf("bad%d", i)
@@ -175,8 +181,9 @@ func TestOutputEntitiesRefused(t *testing.T) {
 	if all, _ := e.out.List(context.Background()); len(all) != 0 || len(e.ss.ss) != 0 {
 		t.Errorf("refused installations left %d outputs, %d streams", len(all), len(e.ss.ss))
 	}
-	// With both permissions the pack installs.
-	e.want(e.do("POST", "/system/content_packs/bad5/1/installations", outputValues, "contentpack:*", "streams:create", "outputs:create", "stream_outputs:create"), 200, nil)
+	// With the permissions the pack installs.
+	e.want(e.do("POST", "/system/content_packs/bad5/1/installations", outputValues, "contentpack:*", "streams:create", "streams:edit",
+		"outputs:create", "stream_outputs:create"), 200, nil)
 }
 
 // TestOutputExportNeedsRead: a stream's outputs are exported only to whom
