@@ -508,6 +508,12 @@ func (s *Service) rank(t string) int { return slices.Index(s.order, t) }
 
 // Install installs a pack revision with the given parameter values.
 func (s *Service) Install(ctx context.Context, id string, rev int, given map[string]ValueRef, comment, user string) (Installation, error) {
+	// Held from the reading of the pack on: a pack deleted meanwhile
+	// would leave an installation that cannot be uninstalled, and an
+	// entity found on the system while the permissions are checked must
+	// not be uninstalled before it is counted.
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	p, err := s.Get(ctx, id, rev)
 	if err != nil {
 		return Installation{}, err
@@ -552,8 +558,6 @@ func (s *Service) Install(ctx context.Context, id string, rev int, given map[str
 		}
 	}
 
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	all, err := s.allInstallations(ctx)
 	if err != nil {
 		return Installation{}, err
