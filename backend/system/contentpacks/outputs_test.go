@@ -145,6 +145,26 @@ func TestOutputEntities(t *testing.T) {
 	check(nativeIDs(reinstall(e, "o-exp", ents, nil)))
 }
 
+// TestGraylogOutputEntity: a GELF output as Graylog 4.0 exports it, with
+// every field of its configuration (queue_size and max_inflight_sends,
+// which tune Graylog's Java client, among them), installs.
+func TestGraylogOutputEntity(t *testing.T) {
+	e := newEnvWith(t, true)
+	b := func(v bool) string { return fmt.Sprintf(`{"@type":"boolean","@value":%t}`, v) }
+	out := entity("o1", "output", `{"title":`+sref("forward")+`,"type":`+sref(outputs.GELFType)+`,"configuration":{
+	 "hostname":`+sref("graylog.example.org")+`,"port":`+iref(12201)+`,"protocol":`+sref("TCP")+`,
+	 "connect_timeout":`+iref(1000)+`,"reconnect_delay":`+iref(500)+`,"tcp_no_delay":`+b(false)+`,"tcp_keep_alive":`+b(false)+`,
+	 "tls_verification_enabled":`+b(false)+`,"tls_trust_cert_chain":`+sref("")+`,"queue_size":`+iref(512)+`,"max_inflight_sends":`+iref(512)+`}}`)
+	e.want(e.do("POST", "/system/content_packs", pack("g", 1, "", out)), 201, nil)
+	var in contentpacks.Installation
+	e.want(e.do("POST", "/system/content_packs/g/1/installations", `{}`), 200, &in)
+	o, err := e.out.Get(context.Background(), nativeIDs(in)["output"])
+	if err != nil || o.Configuration["hostname"] != "graylog.example.org" || o.Configuration["port"] != 12201 ||
+		o.Configuration["connect_timeout"] != 1000 || o.Configuration["queue_size"] != nil {
+		t.Errorf("output %+v %v", o, err)
+	}
+}
+
 // TestOutputEntitiesRefused: what installing outputs and streams with
 // outputs refuses, leaving nothing behind.
 func TestOutputEntitiesRefused(t *testing.T) {
