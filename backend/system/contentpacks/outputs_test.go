@@ -246,6 +246,34 @@ func TestOutputExportNeedsRead(t *testing.T) {
 	}
 }
 
+// TestURLWhitelistEntriesTwiceInAPack: a pack holding two entries of the
+// same value (as a whitelist can, exported as it is) creates the first,
+// finds it for the second, and uninstalling removes it: it was not on
+// the system before.
+func TestURLWhitelistEntriesTwiceInAPack(t *testing.T) {
+	e := newEnvWith(t, true)
+	ctx := context.Background()
+	ents := whitelistEntity("w1", "a1", "literal", "https://api.example.org/") + "," +
+		whitelistEntity("w2", "a2", "literal", "https://api.example.org/")
+	e.want(e.do("POST", "/system/content_packs", pack("wl2", 1, "", ents)), 201, nil)
+	var in contentpacks.Installation
+	e.want(e.do("POST", "/system/content_packs/wl2/1/installations", `{}`), 200, &in)
+	if w, _ := e.cc.Whitelist(ctx); len(w.Entries) != 1 {
+		t.Fatalf("whitelist %+v", w)
+	}
+	var details struct {
+		Entities []contentpacks.NativeDescriptor `json:"entities"`
+	}
+	e.want(e.do("GET", "/system/content_packs/wl2/installations/"+in.ID+"/uninstall_details", ""), 200, &details)
+	if len(details.Entities) == 0 {
+		t.Errorf("uninstall details %+v of installation %+v", details, in)
+	}
+	e.want(e.do("DELETE", "/system/content_packs/wl2/installations/"+in.ID, ""), 200, nil)
+	if w, _ := e.cc.Whitelist(ctx); len(w.Entries) != 0 {
+		t.Errorf("uninstalling left %+v", w.Entries)
+	}
+}
+
 func whitelistEntity(id, entryID, typ, value string) string {
 	return entity(id, "url_whitelist_entry", fmt.Sprintf(`{"id":%q,"type":%q,"title":"api","value":%q}`, entryID, typ, value))
 }

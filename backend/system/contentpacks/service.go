@@ -581,7 +581,10 @@ func (s *Service) Install(ctx context.Context, id string, rev int, given map[str
 		found, err := f.existing(ctx, e.Data, inst)
 		if err == nil && found != nil {
 			d := NativeDescriptor{ID: found.id, Type: e.Type, ContentPackEnID: e.ID, Title: found.title}
-			d.FoundOnSystem = installs[found.id] == 0 || onSystem[found.id] > 0
+			// An entity this installation created (an entity of the pack
+			// the same as another) was not on the system.
+			mine := slices.ContainsFunc(made, func(c created) bool { return c.id == found.id })
+			d.FoundOnSystem = !mine && (installs[found.id] == 0 || onSystem[found.id] > 0)
 			descs = append(descs, d)
 			inst.natives[Descriptor{ID: e.ID, Type: e.Type}] = found.id
 			continue
@@ -638,13 +641,20 @@ func message(err error) string {
 }
 
 // counts returns, per native entity id, in how many installations it is
-// and in how many of them it was found on the system.
+// and in how many of them it was found on the system (installations, as
+// Graylog counts them, not entities: two entities of one pack can be the
+// same native one).
 func counts(all []Installation) (installs, onSystem map[string]int) {
 	installs, onSystem = map[string]int{}, map[string]int{}
 	for _, in := range all {
+		seen, found := map[string]bool{}, map[string]bool{}
 		for _, d := range in.Entities {
-			installs[d.ID]++
-			if d.FoundOnSystem {
+			if !seen[d.ID] {
+				seen[d.ID] = true
+				installs[d.ID]++
+			}
+			if d.FoundOnSystem && !found[d.ID] {
+				found[d.ID] = true
 				onSystem[d.ID]++
 			}
 		}
