@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -723,5 +724,58 @@ func TestLookupAndPipelineInstallNeedsCreatePermissions(t *testing.T) {
 		path := "/system/content_packs/" + id + "/1/installations"
 		e.want(e.do("POST", path, `{"parameters":{}}`, "contentpack:*"), 403, nil)
 		e.want(e.do("POST", path, `{"parameters":{}}`, "contentpack:*", c.perm), 200, nil)
+	}
+}
+
+// pausingStore pauses after the first read of a pack revision until
+// released.
+type pausingStore struct {
+	store.Store
+	once             sync.Once
+	reached, release chan struct{}
+}
+
+func (s *pausingStore) Get(ctx context.Context, coll, id string) ([]byte, error) {
+	doc, err := s.Store.Get(ctx, coll, id)
+	if coll == contentpacks.PacksCollection {
+		s.once.Do(func() { close(s.reached); <-s.release })
+	}
+	return doc, err
+}
+
+// TestInstallRacingDelete: a pack deleted while an installation of it
+// reads it is either refused as installed or leaves no installation of a
+// pack that is gone (which could never be uninstalled).
+func TestInstallRacingDelete(t *testing.T) {
+	e := newEnv(t)
+	ps := &pausingStore{Store: e.st, reached: make(chan struct{}), release: make(chan struct{})}
+	now := func() time.Time { return time.Date(2021, 3, 4, 5, 6, 7, 0, time.UTC) }
+	svc := contentpacks.NewService(ps, contentpacks.Deps{Grok: e.g}, now)
+	e.h = routertest.Handler(contentpacks.NewHandler(svc).Routes())
+	e.want(e.do("POST", "/system/content_packs", pack("race", 1, "", grokEntity)), 201, nil)
+	installed := make(chan *httptest.ResponseRecorder, 1)
+	go func() { installed <- e.do("POST", "/system/content_packs/race/1/installations", `{}`) }()
+	<-ps.reached
+	deleted := make(chan *httptest.ResponseRecorder, 1)
+	go func() { deleted <- e.do("DELETE", "/system/content_packs/race", "") }()
+	var del *httptest.ResponseRecorder
+	select {
+	case del = <-deleted: // the deletion did not wait for the installation
+	case <-time.After(300 * time.Millisecond):
+	}
+	close(ps.release)
+	in := <-installed
+	if del == nil {
+		del = <-deleted
+	}
+	ins, err := svc.Installations(context.Background(), "race")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if del.Code == 204 && (in.Code == 200 || len(ins) > 0) {
+		t.Errorf("pack deleted (%d) while installed (%d %s): installations %+v", del.Code, in.Code, in.Body, ins)
+	}
+	if in.Code == 200 && del.Code != 400 {
+		t.Errorf("installed, then deleting the pack answered %d %s, want 400", del.Code, del.Body)
 	}
 }

@@ -334,13 +334,15 @@ func (f streamFacade) excerpts(context.Context) ([]Excerpt, error) {
 }
 
 // perms are what attaching outputs to a stream needs besides creating it
-// (POST /streams/{id}/outputs).
+// (POST /streams/{id}/outputs): stream_outputs:create and
+// streams:edit:{id}, which for a stream not yet created only the right to
+// edit every stream gives (creating a stream does not grant editing it).
 func (f streamFacade) perms(data json.RawMessage) []string {
 	var d streamData
 	if decodeData(data, &d) != nil || len(d.Outputs) == 0 {
 		return nil
 	}
-	return []string{"stream_outputs:create"}
+	return []string{"stream_outputs:create", "streams:edit"}
 }
 
 // dependencies are the outputs of the stream (Graylog's

@@ -20,6 +20,14 @@ type Outputs interface {
 	Delete(ctx context.Context, id string) error
 }
 
+// graylogOnly are the configuration fields of Graylog 4.0's output types
+// that loggate's leave out, by type: every export of such an output
+// carries them (GelfOutput's queue_size and max_inflight_sends tune its
+// Java client's buffers), and installing it drops them.
+var graylogOnly = map[string][]string{
+	outputs.GELFType: {"queue_size", "max_inflight_sends"},
+}
+
 // outputFacade is Graylog's OutputFacade.
 type outputFacade struct{ o Outputs }
 
@@ -52,6 +60,9 @@ func (f outputFacade) create(ctx context.Context, data json.RawMessage, p instal
 	}
 	if req.Configuration, err = p.valueMap(d.Configuration); err != nil {
 		return native{}, fmt.Errorf("configuration: %w", err)
+	}
+	for _, k := range graylogOnly[req.Type] {
+		delete(req.Configuration, k)
 	}
 	out, err := f.o.Create(ctx, req, user)
 	if err != nil {

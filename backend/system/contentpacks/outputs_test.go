@@ -145,6 +145,26 @@ func TestOutputEntities(t *testing.T) {
 	check(nativeIDs(reinstall(e, "o-exp", ents, nil)))
 }
 
+// TestGraylogOutputEntity: a GELF output as Graylog 4.0 exports it, with
+// every field of its configuration (queue_size and max_inflight_sends,
+// which tune Graylog's Java client, among them), installs.
+func TestGraylogOutputEntity(t *testing.T) {
+	e := newEnvWith(t, true)
+	b := func(v bool) string { return fmt.Sprintf(`{"@type":"boolean","@value":%t}`, v) }
+	out := entity("o1", "output", `{"title":`+sref("forward")+`,"type":`+sref(outputs.GELFType)+`,"configuration":{
+	 "hostname":`+sref("graylog.example.org")+`,"port":`+iref(12201)+`,"protocol":`+sref("TCP")+`,
+	 "connect_timeout":`+iref(1000)+`,"reconnect_delay":`+iref(500)+`,"tcp_no_delay":`+b(false)+`,"tcp_keep_alive":`+b(false)+`,
+	 "tls_verification_enabled":`+b(false)+`,"tls_trust_cert_chain":`+sref("")+`,"queue_size":`+iref(512)+`,"max_inflight_sends":`+iref(512)+`}}`)
+	e.want(e.do("POST", "/system/content_packs", pack("g", 1, "", out)), 201, nil)
+	var in contentpacks.Installation
+	e.want(e.do("POST", "/system/content_packs/g/1/installations", `{}`), 200, &in)
+	o, err := e.out.Get(context.Background(), nativeIDs(in)["output"])
+	if err != nil || o.Configuration["hostname"] != "graylog.example.org" || o.Configuration["port"] != 12201 ||
+		o.Configuration["connect_timeout"] != 1000 || o.Configuration["queue_size"] != nil {
+		t.Errorf("output %+v %v", o, err)
+	}
+}
+
 // TestOutputEntitiesRefused: what installing outputs and streams with
 // outputs refuses, leaving nothing behind.
 func TestOutputEntitiesRefused(t *testing.T) {
@@ -163,6 +183,12 @@ func TestOutputEntitiesRefused(t *testing.T) {
 		{"output needs outputs:create", outputEntity("o1"), []string{"contentpack:*", "streams:*", "stream_outputs:*"}, 403, "output"},
 		{"stream outputs need stream_outputs:create", streamWithOutputs("o1") + "," + outputEntity("o1"),
 			[]string{"contentpack:*", "streams:*", "outputs:*"}, 403, "stream"},
+		// POST /streams/{id}/outputs needs streams:edit:{id} too, which no
+		// one holds for a stream not yet created but through every stream's:
+		// creating a stream does not grant editing it, so streams:create
+		// alone would forward the messages it routes to any host.
+		{"stream outputs need streams:edit", streamWithOutputs("o1") + "," + outputEntity("o1"),
+			[]string{"contentpack:*", "streams:create", "streams:read", "outputs:create", "stream_outputs:create"}, 403, "stream"},
 	}
 	for i, c := range cases {
 		id := fmt.Sprintf("bad%d", i)
@@ -175,8 +201,9 @@ func TestOutputEntitiesRefused(t *testing.T) {
 	if all, _ := e.out.List(context.Background()); len(all) != 0 || len(e.ss.ss) != 0 {
 		t.Errorf("refused installations left %d outputs, %d streams", len(all), len(e.ss.ss))
 	}
-	// With both permissions the pack installs.
-	e.want(e.do("POST", "/system/content_packs/bad5/1/installations", outputValues, "contentpack:*", "streams:create", "outputs:create", "stream_outputs:create"), 200, nil)
+	// With the permissions the pack installs.
+	e.want(e.do("POST", "/system/content_packs/bad5/1/installations", outputValues, "contentpack:*", "streams:create", "streams:edit",
+		"outputs:create", "stream_outputs:create"), 200, nil)
 }
 
 // TestOutputExportNeedsRead: a stream's outputs are exported only to whom
@@ -216,6 +243,34 @@ func TestOutputExportNeedsRead(t *testing.T) {
 		if x.Type == contentpacks.OutputV1 {
 			t.Errorf("the catalog lists an output the caller may not read: %+v", x)
 		}
+	}
+}
+
+// TestURLWhitelistEntriesTwiceInAPack: a pack holding two entries of the
+// same value (as a whitelist can, exported as it is) creates the first,
+// finds it for the second, and uninstalling removes it: it was not on
+// the system before.
+func TestURLWhitelistEntriesTwiceInAPack(t *testing.T) {
+	e := newEnvWith(t, true)
+	ctx := context.Background()
+	ents := whitelistEntity("w1", "a1", "literal", "https://api.example.org/") + "," +
+		whitelistEntity("w2", "a2", "literal", "https://api.example.org/")
+	e.want(e.do("POST", "/system/content_packs", pack("wl2", 1, "", ents)), 201, nil)
+	var in contentpacks.Installation
+	e.want(e.do("POST", "/system/content_packs/wl2/1/installations", `{}`), 200, &in)
+	if w, _ := e.cc.Whitelist(ctx); len(w.Entries) != 1 {
+		t.Fatalf("whitelist %+v", w)
+	}
+	var details struct {
+		Entities []contentpacks.NativeDescriptor `json:"entities"`
+	}
+	e.want(e.do("GET", "/system/content_packs/wl2/installations/"+in.ID+"/uninstall_details", ""), 200, &details)
+	if len(details.Entities) == 0 {
+		t.Errorf("uninstall details %+v of installation %+v", details, in)
+	}
+	e.want(e.do("DELETE", "/system/content_packs/wl2/installations/"+in.ID, ""), 200, nil)
+	if w, _ := e.cc.Whitelist(ctx); len(w.Entries) != 0 {
+		t.Errorf("uninstalling left %+v", w.Entries)
 	}
 }
 

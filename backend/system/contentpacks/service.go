@@ -516,6 +516,12 @@ func (s *Service) rank(t string) int { return slices.Index(s.order, t) }
 
 // Install installs a pack revision with the given parameter values.
 func (s *Service) Install(ctx context.Context, id string, rev int, given map[string]ValueRef, comment, user string) (Installation, error) {
+	// Held from the reading of the pack on: a pack deleted meanwhile
+	// would leave an installation that cannot be uninstalled, and an
+	// entity found on the system while the permissions are checked must
+	// not be uninstalled before it is counted.
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	p, err := s.Get(ctx, id, rev)
 	if err != nil {
 		return Installation{}, err
@@ -560,8 +566,6 @@ func (s *Service) Install(ctx context.Context, id string, rev int, given map[str
 		}
 	}
 
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	all, err := s.allInstallations(ctx)
 	if err != nil {
 		return Installation{}, err
@@ -585,7 +589,10 @@ func (s *Service) Install(ctx context.Context, id string, rev int, given map[str
 		found, err := f.existing(ctx, e.Data, inst)
 		if err == nil && found != nil {
 			d := NativeDescriptor{ID: found.id, Type: e.Type, ContentPackEnID: e.ID, Title: found.title}
-			d.FoundOnSystem = installs[found.id] == 0 || onSystem[found.id] > 0
+			// An entity this installation created (an entity of the pack
+			// the same as another) was not on the system.
+			mine := slices.ContainsFunc(made, func(c created) bool { return c.id == found.id })
+			d.FoundOnSystem = !mine && (installs[found.id] == 0 || onSystem[found.id] > 0)
 			descs = append(descs, d)
 			inst.natives[Descriptor{ID: e.ID, Type: e.Type}] = found.id
 			continue
@@ -642,13 +649,20 @@ func message(err error) string {
 }
 
 // counts returns, per native entity id, in how many installations it is
-// and in how many of them it was found on the system.
+// and in how many of them it was found on the system (installations, as
+// Graylog counts them, not entities: two entities of one pack can be the
+// same native one).
 func counts(all []Installation) (installs, onSystem map[string]int) {
 	installs, onSystem = map[string]int{}, map[string]int{}
 	for _, in := range all {
+		seen, found := map[string]bool{}, map[string]bool{}
 		for _, d := range in.Entities {
-			installs[d.ID]++
-			if d.FoundOnSystem {
+			if !seen[d.ID] {
+				seen[d.ID] = true
+				installs[d.ID]++
+			}
+			if d.FoundOnSystem && !found[d.ID] {
+				found[d.ID] = true
 				onSystem[d.ID]++
 			}
 		}
