@@ -23,6 +23,7 @@ type noCache struct{}
 func (noCache) get(_ string, load func() (Result, error)) (Result, error) { return load() }
 func (noCache) purge(string)                                              {}
 func (noCache) purgeAll()                                                 {}
+func (noCache) len() int                                                  { return 0 }
 
 // lruConfig is the "guava_cache" settings (Graylog 4.0 runs it on
 // Caffeine): at most max_size entries, each dropped a while after it was
@@ -120,3 +121,4 @@ func (c *lruCache) get(key string, load func() (Result, error)) (Result, error) 
 
 func (c *lruCache) purge(key string) { c.entries.Remove(key) }
 func (c *lruCache) purgeAll()        { c.entries.Purge() }
+func (c *lruCache) len() int         { return c.entries.Len() }

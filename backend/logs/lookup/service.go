@@ -16,6 +16,7 @@ import (
 	"go.mongodb.org/mongo-driver/bson/primitive"
 
 	"github.com/loggate/loggate/backend/store"
+	"github.com/loggate/loggate/backend/system/metrics"
 	"github.com/loggate/loggate/router/api"
 )
 
@@ -41,6 +42,9 @@ type Options struct {
 	// allowed to create an adapter could make the server fetch internal
 	// addresses and read the answers.
 	URLPermitted func(ctx context.Context, url string) (bool, error)
+	// Metrics receives the caches' and adapters' metrics under Graylog's
+	// names; none are reported when nil.
+	Metrics *metrics.Registry
 }
 
 // Service stores lookup tables, caches and data adapters and keeps them
@@ -74,12 +78,17 @@ type liveAdapter struct {
 	impl   adapter
 	config string // the stored config, to reuse the adapter while it is unchanged
 	err    atomic.Pointer[string]
+	// requests times the adapter's lookups (Graylog's requests timer) on
+	// the registry's clock, now.
+	requests *metrics.Timer
+	now      func() time.Time
 }
 
 type liveCache struct {
 	c      Component
 	impl   cache
 	config string
+	m      cacheMeters
 }
 
 type liveTable struct {
@@ -102,6 +111,9 @@ func NewService(ctx context.Context, st store.Store, opts Options) (*Service, er
 	}
 	if opts.RefreshInterval <= 0 {
 		opts.RefreshInterval = time.Second
+	}
+	if opts.Metrics == nil {
+		opts.Metrics = metrics.New(opts.Now) // counted, never reported
 	}
 	s := &Service{st: st, opts: opts, fresh: store.NewFreshness(st, changes, opts.RefreshInterval, opts.Now),
 		writes: store.NewFreshness(st, writesCounter, opts.RefreshInterval, opts.Now)}
@@ -197,6 +209,7 @@ func (s *Service) load(ctx context.Context) error {
 		next.tables[t.Name] = &liveTable{t: t, adapter: adapterByID[t.DataAdapterID], cache: cacheByID[t.CacheID], def: def}
 	}
 	s.cur.Store(next)
+	dropMetrics(s.opts.Metrics, next)
 	return nil
 }
 
@@ -204,7 +217,7 @@ func (s *Service) liveAdapter(old *state, c Component) *liveAdapter {
 	if prev, ok := old.adapters[c.Name]; ok && prev.c.ID == c.ID && prev.config == string(c.Config) {
 		// The running adapter goes on under the new definition; the old
 		// state, which lookups may still read, is left as it is.
-		next := &liveAdapter{c: c, impl: prev.impl, config: prev.config}
+		next := &liveAdapter{c: c, impl: prev.impl, config: prev.config, requests: prev.requests, now: prev.now}
 		next.err.Store(prev.err.Load())
 		return next
 	}
@@ -214,19 +227,22 @@ func (s *Service) liveAdapter(old *state, c Component) *liveAdapter {
 		return nil
 	}
 	e := env{id: c.ID, now: s.opts.Now, client: s.opts.Client, st: s.st, permitted: s.opts.URLPermitted}
-	return &liveAdapter{c: c, impl: k.adapter(cfg, e), config: string(c.Config)}
+	return &liveAdapter{c: c, impl: k.adapter(cfg, e), config: string(c.Config),
+		requests: s.opts.Metrics.Timer(adapterMetrics + c.ID + ".requests"), now: s.opts.Now}
 }
 
 func (s *Service) liveCache(old *state, c Component) *liveCache {
 	if prev, ok := old.caches[c.Name]; ok && prev.c.ID == c.ID && prev.config == string(c.Config) {
-		return &liveCache{c: c, impl: prev.impl, config: prev.config}
+		return &liveCache{c: c, impl: prev.impl, config: prev.config, m: prev.m}
 	}
 	k, cfg, err := decodeConfig(c.Config, cacheKinds, "cache")
 	if err != nil {
 		s.opts.Logger.Warn("lookup cache does not start", "cache", c.Name, "err", err)
 		return nil
 	}
-	return &liveCache{c: c, impl: k.cache(cfg, env{id: c.ID, now: s.opts.Now}), config: string(c.Config)}
+	lc := &liveCache{c: c, impl: k.cache(cfg, env{id: c.ID, now: s.opts.Now}), config: string(c.Config)}
+	lc.m = newCacheMeters(s.opts.Metrics, s.opts.Now, lc)
+	return lc
 }
 
 // ErrNoTable is the error of a lookup in a table that does not exist.
@@ -279,7 +295,7 @@ func (t *liveTable) lookup(ctx context.Context, key any) Result {
 	var r Result
 	var err error
 	if t.cache != nil {
-		r, err = t.cache.impl.get(t.adapter.c.ID+"\x00"+k, load)
+		r, err = t.cache.get(t.adapter.c.ID+"\x00"+k, load)
 	} else {
 		r, err = load()
 	}
@@ -294,7 +310,9 @@ func (t *liveTable) lookup(ctx context.Context, key any) Result {
 
 // get asks the adapter, recording a failure as its error state.
 func (a *liveAdapter) get(ctx context.Context, key string) (Result, error) {
+	start := a.now()
 	r, err := a.impl.get(ctx, key)
+	a.requests.UpdateSince(start)
 	if err != nil {
 		msg := err.Error()
 		a.err.Store(&msg)

@@ -41,6 +41,8 @@ type cache interface {
 	get(key string, load func() (Result, error)) (Result, error)
 	purge(key string)
 	purgeAll()
+	// len is how many entries the cache holds.
+	len() int
 }
 
 // env is what building an adapter or a cache may use.

@@ -16,7 +16,7 @@ import (
 // pipelines and extractors that use them.
 func (n *Node) lookupTables(ctx context.Context, st store.Store, now func() time.Time) ([]api.Route, error) {
 	svc, err := lookup.NewService(ctx, st, lookup.Options{Now: now, Logger: n.Levels.Logger("loggate.lookup"),
-		URLPermitted: urlAllowList{n}.Permits})
+		URLPermitted: urlAllowList{n}.Permits, Metrics: n.Metrics})
 	if err != nil {
 		return nil, fmt.Errorf("lookup tables: %w", err)
 	}
