@@ -20,10 +20,13 @@ func (c *noCacheConfig) check(*api.ValidationError) {}
 // noCache asks the adapter every time.
 type noCache struct{}
 
-func (noCache) get(_ string, load func() (Result, error)) (Result, error) { return load() }
-func (noCache) purge(string)                                              {}
-func (noCache) purgeAll()                                                 {}
-func (noCache) len() int                                                  { return 0 }
+func (noCache) get(_ string, load func() (Result, error)) (Result, bool, error) {
+	r, err := load()
+	return r, false, err
+}
+func (noCache) purge(string) {}
+func (noCache) purgeAll()    {}
+func (noCache) len() int     { return 0 }
 
 // lruConfig is the "guava_cache" settings (Graylog 4.0 runs it on
 // Caffeine): at most max_size entries, each dropped a while after it was
@@ -99,24 +102,24 @@ func newLRUCache(cfg config, e env) cache {
 	return &lruCache{entries: entries, access: access, write: write, now: e.now}
 }
 
-func (c *lruCache) get(key string, load func() (Result, error)) (Result, error) {
+func (c *lruCache) get(key string, load func() (Result, error)) (Result, bool, error) {
 	now := c.now()
 	if e, ok := c.entries.Get(key); ok {
 		if (c.write <= 0 || now.Sub(e.written) < c.write) && (c.access <= 0 || now.UnixNano()-e.read.Load() < int64(c.access)) {
 			e.read.Store(now.UnixNano())
-			return e.r, nil
+			return e.r, true, nil
 		}
 		c.entries.Remove(key)
 	}
 	r, err := load()
 	if err != nil || r.HasError {
 		// Failures are not kept: the next lookup tries again.
-		return r, err
+		return r, false, err
 	}
 	e := &cached{r: r, written: now}
 	e.read.Store(now.UnixNano())
 	c.entries.Add(key, e)
-	return r, nil
+	return r, false, nil
 }
 
 func (c *lruCache) purge(key string) { c.entries.Remove(key) }

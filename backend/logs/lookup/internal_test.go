@@ -23,7 +23,8 @@ func TestLRUCache(t *testing.T) {
 	loads := map[string]int{}
 	get := func(key string) {
 		t.Helper()
-		r, err := c.get(key, func() (Result, error) {
+		before := loads[key]
+		r, hit, err := c.get(key, func() (Result, error) {
 			loads[key]++
 			if key == "bad" {
 				return failed(), nil
@@ -32,6 +33,9 @@ func TestLRUCache(t *testing.T) {
 		})
 		if err != nil || (key != "bad" && r.Single != key) {
 			t.Fatalf("get %s: %+v, %v", key, r, err)
+		}
+		if hit != (loads[key] == before) {
+			t.Fatalf("get %s: hit %v, but loaded %d times", key, hit, loads[key]-before)
 		}
 	}
 	get("a")

@@ -43,7 +43,8 @@ type Options struct {
 	// addresses and read the answers.
 	URLPermitted func(ctx context.Context, url string) (bool, error)
 	// Metrics receives the caches' and adapters' metrics under Graylog's
-	// names; none are reported when nil.
+	// names; none are reported when nil. Its clock must be Now, which
+	// times the adapters' requests.
 	Metrics *metrics.Registry
 }
 
@@ -113,7 +114,7 @@ func NewService(ctx context.Context, st store.Store, opts Options) (*Service, er
 		opts.RefreshInterval = time.Second
 	}
 	if opts.Metrics == nil {
-		opts.Metrics = metrics.New(opts.Now) // counted, never reported
+		opts.Metrics = metrics.New(time.Now) // counted, never reported
 	}
 	s := &Service{st: st, opts: opts, fresh: store.NewFreshness(st, changes, opts.RefreshInterval, opts.Now),
 		writes: store.NewFreshness(st, writesCounter, opts.RefreshInterval, opts.Now)}
@@ -241,7 +242,7 @@ func (s *Service) liveCache(old *state, c Component) *liveCache {
 		return nil
 	}
 	lc := &liveCache{c: c, impl: k.cache(cfg, env{id: c.ID, now: s.opts.Now}), config: string(c.Config)}
-	lc.m = newCacheMeters(s.opts.Metrics, s.opts.Now, lc)
+	lc.m = newCacheMeters(s.opts.Metrics, lc)
 	return lc
 }
 

@@ -38,7 +38,9 @@ type writer interface {
 
 // cache keeps lookup results in front of an adapter.
 type cache interface {
-	get(key string, load func() (Result, error)) (Result, error)
+	// get answers key, from load when the cache does not hold it (hit
+	// false).
+	get(key string, load func() (Result, error)) (r Result, hit bool, err error)
 	purge(key string)
 	purgeAll()
 	// len is how many entries the cache holds.
