@@ -116,7 +116,7 @@ type defaultIndexSet struct{}
 func (defaultIndexSet) DefaultID(context.Context) (string, error) { return "is1", nil }
 
 type env struct {
-	t  *testing.T
+	t  testing.TB
 	g  *fakeGrok
 	ss *fakeStreams
 	h  http.Handler
@@ -140,7 +140,7 @@ func newEnv(t *testing.T) *env { return newEnvWith(t, false) }
 
 // newEnvWith returns an environment; full adds the lookup tables, the
 // pipelines, the outputs, the URL whitelist and the Sidecars.
-func newEnvWith(t *testing.T, full bool) *env {
+func newEnvWith(t testing.TB, full bool) *env {
 	st, err := bolt.Open(filepath.Join(t.TempDir(), "db"), slices.Concat(lookup.Indexes, pipelines.Indexes))
 	if err != nil {
 		t.Fatal(err)
@@ -227,6 +227,8 @@ func TestUploadInvalid(t *testing.T) {
 		{"not json", `{`, ""},
 		{"version 0", strings.Replace(pack("a", 1, "", ""), `"v":"1"`, `"v":"0"`, 1), "version"},
 		{"no id", pack("", 1, "", ""), "id"},
+		{"id no permission can name", pack("a,b", 1, "", ""), "must not hold"},
+		{"id no path can name", pack("a/b", 1, "", ""), "must not hold"},
 		{"revision 0", pack("a", 0, "", ""), "revision"},
 		{"parameter type", pack("a", 1, `{"name":"P","type":"date"}`, ""), "unknown type"},
 		{"parameter default", pack("a", 1, `{"name":"P","type":"integer","default_value":"x"}`, ""), "Default value"},

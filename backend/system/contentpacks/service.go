@@ -225,6 +225,10 @@ func validate(p *Pack) error {
 		return api.Errorf(api.Invalid, "Unsupported content pack version %q: loggate reads version 1", string(p.V))
 	case strings.TrimSpace(p.ID) == "":
 		return api.Errorf(api.Invalid, "The content pack id must not be empty")
+	case strings.ContainsAny(p.ID, ":,*/") || p.ID == "." || p.ID == "..":
+		// Graylog takes any id, but its permissions (contentpack:read:<id>)
+		// and paths (/system/content_packs/<id>) cannot name these.
+		return api.Errorf(api.Invalid, "The content pack id must not hold ':', ',', '*' or '/', nor be '.' or '..'")
 	case p.Rev < 1:
 		return api.Errorf(api.Invalid, "The content pack revision must be 1 or more")
 	case len(p.Entities) > MaxEntities:
