@@ -2,12 +2,14 @@ package views
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"go.mongodb.org/mongo-driver/bson/primitive"
 
 	"github.com/loggate/loggate/backend/analysis/views"
 	"github.com/loggate/loggate/router/api"
+	"github.com/tidwall/sjson"
 )
 
 // ConvertedSummary is the summary Graylog 4.0 gives the dashboards it
@@ -61,4 +63,53 @@ func ConvertDashboard(title, description, summary string, widgets []DashboardWid
 		return views.View{}, views.ViewSearch{}, err
 	}
 	return v, search, nil
+}
+
+// PackDashboards converts the 3.x dashboards of content packs for the
+// content packs service, which knows no old release: the conversion and
+// the checks of the legacy dashboards API, through plain JSON.
+type PackDashboards struct{}
+
+// ConvertPackDashboard checks a 3.x dashboard as POST /dashboards checks
+// one (title, description) and each widget as POST
+// /dashboards/{id}/widgets reads it, with its "position" ({width, height,
+// row, col}, or null for none), and returns the view and search it
+// becomes (ConvertDashboard, Graylog's summary). A refused widget is a 400
+// naming its index.
+func (PackDashboards) ConvertPackDashboard(title, description string, widgets []json.RawMessage, owner string) (views.View, views.ViewSearch, error) {
+	head, err := json.Marshal(map[string]string{"title": title, "description": description})
+	if err != nil {
+		return views.View{}, views.ViewSearch{}, err
+	}
+	if _, err := ParseDashboard(head, true); err != nil {
+		return views.View{}, views.ViewSearch{}, err
+	}
+	out := make([]DashboardWidget, 0, len(widgets))
+	for i, raw := range widgets {
+		var placed struct {
+			Position *Position `json:"position"`
+		}
+		if err := json.Unmarshal(raw, &placed); err != nil {
+			return views.View{}, views.ViewSearch{}, api.Errorf(api.Invalid, "widget %d: %v", i, err)
+		}
+		body, err := sjson.DeleteBytes(raw, "position")
+		if err != nil {
+			return views.View{}, views.ViewSearch{}, api.Errorf(api.Invalid, "widget %d: %v", i, err)
+		}
+		req, err := ParseWidget(body)
+		if err != nil {
+			return views.View{}, views.ViewSearch{}, api.Errorf(api.Invalid, "widget %d: %s", i, errorMessage(err))
+		}
+		out = append(out, DashboardWidget{Request: req, Position: placed.Position})
+	}
+	return ConvertDashboard(title, description, ConvertedSummary, out, owner)
+}
+
+// errorMessage is an error's message without its status.
+func errorMessage(err error) string {
+	var ae *api.Error
+	if errors.As(err, &ae) {
+		return ae.Message
+	}
+	return err.Error()
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/loggate/loggate/backend/system/contentpacks"
 	"github.com/loggate/loggate/backend/system/metrics"
 	"github.com/loggate/loggate/backend/system/sidecars"
+	legacyviews "github.com/loggate/loggate/legacy/views"
 	"github.com/loggate/loggate/router/api"
 	"github.com/loggate/loggate/router/routertest"
 )
@@ -151,7 +152,8 @@ func newEnvWith(t testing.TB, full bool) *env {
 	e.st = st
 	e.vs = views.NewService(st, now)
 	e.se = views.NewSearches(st, e.vs, now)
-	deps := contentpacks.Deps{Grok: e.g, Streams: e.ss, IndexSets: defaultIndexSet{}, Views: e.vs, ViewSearches: e.se}
+	deps := contentpacks.Deps{Grok: e.g, Streams: e.ss, IndexSets: defaultIndexSet{}, Views: e.vs, ViewSearches: e.se,
+		LegacyDashboards: legacyviews.PackDashboards{}}
 	if full {
 		ctx := context.Background()
 		if e.lk, err = lookup.NewService(ctx, st, lookup.Options{Now: now}); err != nil {

@@ -8,7 +8,6 @@ import (
 	"math"
 
 	"github.com/loggate/loggate/backend/analysis/views"
-	legacyviews "github.com/loggate/loggate/legacy/views"
 	"github.com/loggate/loggate/router/api"
 )
 
@@ -19,11 +18,25 @@ var DashboardV1 = ModelType{Name: "dashboard", Version: "1"}
 
 // dashboardV1Facade is Graylog's DashboardV1Facade: a 3.x dashboard
 // installs as the DASHBOARD view loggate's legacy dashboards convert it to
-// (legacyviews.ConvertDashboard), with its search, owned by the installer;
+// (LegacyDashboards), with its search, owned by the installer;
 // uninstalling deletes both, as for a dashboard of version 2. It only
 // installs: the view it makes is a dashboard the catalog lists and exports
 // as version 2.
-type dashboardV1Facade struct{ viewFacade }
+type dashboardV1Facade struct {
+	viewFacade
+	legacy LegacyDashboards
+}
+
+// LegacyDashboards converts Graylog 3.x dashboards as loggate's legacy
+// dashboards API converts them; the node gives legacy/views' conversion,
+// which the backend, knowing no old release, does not import.
+type LegacyDashboards interface {
+	// ConvertPackDashboard checks a 3.x dashboard (title, description)
+	// and each widget as POST /dashboards/{id}/widgets reads it, with its
+	// "position" ({width, height, row, col}, or null), and returns the
+	// view and search it becomes, owned by owner.
+	ConvertPackDashboard(title, description string, widgets []json.RawMessage, owner string) (views.View, views.ViewSearch, error)
+}
 
 // dashboardV1Data is Graylog's DashboardEntity.
 type dashboardV1Data struct {
@@ -80,18 +93,10 @@ func (f dashboardV1Facade) create(ctx context.Context, data json.RawMessage, p i
 	if err != nil {
 		return native{}, err
 	}
-	// A 3.x dashboard is checked as POST /dashboards checked it.
-	head, err := json.Marshal(map[string]string{"title": title, "description": desc})
-	if err != nil {
-		return native{}, err
-	}
-	if _, err := legacyviews.ParseDashboard(head, true); err != nil {
-		return native{}, api.Errorf(api.Invalid, "%s", message(err))
-	}
 	if d.Widgets == nil {
 		return native{}, errors.New("the dashboard has no widgets list")
 	}
-	widgets := make([]legacyviews.DashboardWidget, 0, len(*d.Widgets))
+	widgets := make([]json.RawMessage, 0, len(*d.Widgets))
 	for i, wd := range *d.Widgets {
 		w, err := wd.widget(p)
 		if err != nil {
@@ -99,65 +104,58 @@ func (f dashboardV1Facade) create(ctx context.Context, data json.RawMessage, p i
 		}
 		widgets = append(widgets, w)
 	}
-	view, search, err := legacyviews.ConvertDashboard(title, desc, legacyviews.ConvertedSummary, widgets, user)
+	view, search, err := f.legacy.ConvertPackDashboard(title, desc, widgets, user)
 	if err != nil {
-		return native{}, err
+		return native{}, api.Errorf(api.Invalid, "%s", message(err))
 	}
 	return f.store(ctx, view, search, user)
 }
 
 // widget resolves a widget's references into the widget POST
 // /dashboards/{id}/widgets reads, its stream the pack's, its time range
-// in its configuration (where 3.x clients keep it), and its position.
-func (wd widgetV1Data) widget(p install) (legacyviews.DashboardWidget, error) {
-	var out legacyviews.DashboardWidget
+// in its configuration (where 3.x clients keep it), with its position.
+func (wd widgetV1Data) widget(p install) (json.RawMessage, error) {
 	typ, err := p.str(wd.Type, "type", "")
 	if err != nil {
-		return out, err
+		return nil, err
 	}
 	desc, err := p.str(wd.Description, "description", "")
 	if err != nil {
-		return out, err
+		return nil, err
 	}
 	cache, err := p.integer(wd.CacheTime, "cache_time", 0)
 	if err != nil {
-		return out, err
+		return nil, err
 	}
 	cfg, err := p.valueMap(wd.Configuration)
 	if err != nil {
-		return out, fmt.Errorf("configuration: %w", err)
+		return nil, fmt.Errorf("configuration: %w", err)
 	}
 	if raw, ok := cfg["stream_id"]; ok && string(raw) != "null" {
 		var id string
 		if json.Unmarshal(raw, &id) != nil {
-			return out, errors.New("configuration: stream_id is a stream id")
+			return nil, errors.New("configuration: stream_id is a stream id")
 		}
 		native, ok := p.stream(id)
 		if !ok {
 			// Graylog's "Missing Stream for widget entity".
-			return out, fmt.Errorf("missing stream %s for the widget", id)
+			return nil, fmt.Errorf("missing stream %s for the widget", id)
 		}
 		cfg["stream_id"], _ = json.Marshal(native)
 	}
 	if wd.TimeRange == nil {
-		return out, errors.New("time_range must not be null")
+		return nil, errors.New("time_range must not be null")
 	}
 	if cfg["timerange"], err = wd.TimeRange.resolve(p); err != nil {
-		return out, err
+		return nil, err
 	}
-	body, err := json.Marshal(map[string]any{"type": typ, "description": desc, "cache_time": cache, "config": cfg})
-	if err != nil {
-		return out, err
-	}
-	if out.Request, err = legacyviews.ParseWidget(body); err != nil {
-		return out, err
-	}
+	var pos *widgetPosition
 	if wd.Position != nil {
-		if out.Position, err = wd.Position.resolve(p); err != nil {
-			return out, err
+		if pos, err = wd.Position.resolve(p); err != nil {
+			return nil, err
 		}
 	}
-	return out, nil
+	return json.Marshal(map[string]any{"type": typ, "description": desc, "cache_time": cache, "config": cfg, "position": pos})
 }
 
 // resolve returns the time range as a 3.x widget's configuration holds
@@ -190,9 +188,17 @@ func (t timeRangeData) resolve(p install) (json.RawMessage, error) {
 	return json.Marshal(tr)
 }
 
+// widgetPosition is where a widget sits on a 3.x dashboard's grid.
+type widgetPosition struct {
+	Width  int `json:"width"`
+	Height int `json:"height"`
+	Col    int `json:"col"`
+	Row    int `json:"row"`
+}
+
 // resolve returns the position; each of its numbers is 0 or more.
-func (pd positionData) resolve(p install) (*legacyviews.Position, error) {
-	var out legacyviews.Position
+func (pd positionData) resolve(p install) (*widgetPosition, error) {
+	var out widgetPosition
 	for _, f := range []struct {
 		name string
 		v    *ValueRef

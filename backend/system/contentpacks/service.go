@@ -122,6 +122,8 @@ type Deps struct {
 	// their searches.
 	Views        Views
 	ViewSearches ViewSearches
+	// LegacyDashboards, with the views, installs Graylog 3.x dashboards.
+	LegacyDashboards LegacyDashboards
 	// Outputs installs outputs, which streams forward to.
 	Outputs Outputs
 	// URLWhitelist installs entries of the URL whitelist.
@@ -195,7 +197,9 @@ func NewService(st store.Store, d Deps, now func() time.Time) *Service {
 	// Views last: their searches read the streams of the pack.
 	if d.Views != nil && d.ViewSearches != nil {
 		s.add(DashboardV2, viewFacade{v: d.Views, s: d.ViewSearches, mt: DashboardV2, typ: views.Dashboard})
-		s.older[DashboardV1] = dashboardV1Facade{viewFacade{v: d.Views, s: d.ViewSearches, mt: DashboardV1, typ: views.Dashboard}}
+		if d.LegacyDashboards != nil {
+			s.older[DashboardV1] = dashboardV1Facade{viewFacade{v: d.Views, s: d.ViewSearches, mt: DashboardV1, typ: views.Dashboard}, d.LegacyDashboards}
+		}
 		s.add(SearchV1, viewFacade{v: d.Views, s: d.ViewSearches, mt: SearchV1, typ: views.Search})
 	}
 	return s

@@ -29,6 +29,7 @@ import (
 	"github.com/loggate/loggate/backend/system/notifications"
 	"github.com/loggate/loggate/backend/system/systemmessages"
 	legacyldap "github.com/loggate/loggate/legacy/ldap"
+	legacyviews "github.com/loggate/loggate/legacy/views"
 	"github.com/loggate/loggate/web/graylog"
 
 	"github.com/redis/go-redis/v9"
@@ -352,7 +353,7 @@ func (n *Node) routes(ctx context.Context, o Options) ([]api.Route, error) {
 		Grok: n.Grok, Streams: n.Streams, IndexSets: n.IndexSets, Inputs: n.Inputs, Extractors: n.Extractors,
 		ForgetInput: n.InputStates.Forget, Lookup: n.Lookup, Pipelines: n.Pipelines.Service,
 		EventDefinitions: n.Alerts.Definitions, Notifications: n.Alerts.Notify, Owners: n.Alerts.Owners,
-		Views: n.Views, ViewSearches: views.NewSearches(st, n.Views, o.Now),
+		Views: n.Views, ViewSearches: views.NewSearches(st, n.Views, o.Now), LegacyDashboards: legacyviews.PackDashboards{},
 		Outputs: n.Outputs, URLWhitelist: n.System.ClusterConfig, Sidecars: sidecarService,
 	}, o.Now))
 	local := slices.Concat(n.Levels.Routes(), n.Metrics.Routes(), n.Messages.Journal.Routes())
