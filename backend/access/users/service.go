@@ -244,15 +244,23 @@ func (s *Service) EnsureBuiltin(ctx context.Context, b Builtin) error {
 		return fmt.Errorf("built-in user %s: %w", b.Username, err)
 	}
 	u, err := s.ByName(ctx, b.Username)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
+	if errors.Is(err, store.ErrNotFound) {
 		utc := "UTC"
-		return s.Create(ctx, &User{
+		err = s.Create(ctx, &User{
 			Username: b.Username, FullName: b.FullName, Email: b.Email, Permissions: []string{},
 			Timezone: &utc, SessionTimeoutMs: DefaultSessionTimeout.Milliseconds(), RoleIDs: roleIDs,
 			ServiceAccount: b.ServiceAccount,
 		})
-	case err != nil:
+		if err == nil {
+			return nil
+		}
+		// Another node starting at the same time may have created it
+		// meanwhile: that one is checked as found.
+		var lookErr error
+		if u, lookErr = s.ByName(ctx, b.Username); lookErr != nil {
+			return err
+		}
+	} else if err != nil {
 		return err
 	}
 	if !slices.ContainsFunc(roleIDs, func(id string) bool { return !slices.Contains(u.RoleIDs, id) }) && u.ServiceAccount == b.ServiceAccount {

@@ -29,9 +29,13 @@ func newCacheMeters(reg *metrics.Registry, c *liveCache) cacheMeters {
 	return cacheMeters{requests: reg.Meter(prefix + "requests"), hits: reg.Meter(prefix + "hits"), misses: reg.Meter(prefix + "misses")}
 }
 
-// get looks key up through the cache, counting a hit or a miss.
+// get looks key up through the cache, counting a hit or a miss. The
+// "none" cache counts nothing, as Graylog's NullCache only calls its loader.
 func (c *liveCache) get(key string, load func() (Result, error)) (Result, error) {
 	r, hit, err := c.impl.get(key, load)
+	if _, none := c.impl.(noCache); none {
+		return r, err
+	}
 	c.m.requests.Mark(1)
 	if hit {
 		c.m.hits.Mark(1)

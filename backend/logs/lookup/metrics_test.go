@@ -72,3 +72,40 @@ func TestMetrics(t *testing.T) {
 		}
 	}
 }
+
+// A "none" cache counts nothing, as Graylog's NullCache, which only calls
+// its loader: its page shows no hit rate rather than every lookup a miss.
+func TestMetricsNoCache(t *testing.T) {
+	ctx := t.Context()
+	clock := testclock.New(epoch)
+	reg := metrics.New(clock.Now)
+	svc, err := lookup.NewService(ctx, embedded(t), lookup.Options{Now: clock.Now, Metrics: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv, err := svc.CreateComponent(ctx, lookup.Adapters, component("KV", "kv", `{"type":"mongodb"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := svc.CreateComponent(ctx, lookup.Caches, component("None", "none", `{"type":"none"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.CreateTable(ctx, lookup.Table{Title: "Seen", Name: "seen", CacheID: c.ID, DataAdapterID: kv.ID}); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, err := svc.Lookup(ctx, "seen", "k"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cache := "org.graylog2.lookup.caches." + c.ID + "."
+	for _, name := range []string{cache + "requests", cache + "hits", cache + "misses"} {
+		if n := reg.Meter(name).Count(); n != 0 {
+			t.Errorf("%s = %d, want 0", name, n)
+		}
+	}
+	if n := reg.Timer("org.graylog2.lookup.adapters." + kv.ID + ".requests").Count(); n != 3 {
+		t.Errorf("adapter requests = %d, want 3", n)
+	}
+}

@@ -297,45 +297,94 @@ const inactiveMessage = "Received no ping signal from sidecar"
 // within the inactive threshold as unknown, and deletes those not seen
 // within the expiration threshold with their pending actions: Graylog's
 // PurgeExpiredSidecarsThread. A Sidecar that registers again is created
-// anew.
+// anew. Each Sidecar is decided on as stored when it is changed, so that
+// a heartbeat another node records meanwhile is neither overwritten nor
+// deleted; registrations on this node wait for one Sidecar at a time.
 func (s *Service) Purge(ctx context.Context) (marked, deleted int, err error) {
 	settings, err := s.Settings(ctx)
 	if err != nil {
 		return 0, 0, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	all, err := s.Sidecars(ctx)
 	if err != nil {
 		return 0, 0, err
 	}
 	now := s.now()
+	expired := func(sc Sidecar) bool { return sc.LastSeen.Before(now.Add(-settings.ExpirationThreshold)) }
+	inactive := func(sc Sidecar) bool {
+		st := sc.NodeDetails.Status
+		return st != nil && statusOf(st.Status) == StatusRunning && sc.LastSeen.Before(now.Add(-settings.InactiveThreshold))
+	}
 	for _, sc := range all {
-		if sc.LastSeen.Before(now.Add(-settings.ExpirationThreshold)) {
-			if _, err := s.remove(ctx, SidecarsCollection, sc.NodeID); err != nil {
-				return marked, deleted, err
+		var done bool
+		switch {
+		case expired(sc):
+			done, err = s.purgeExpired(ctx, sc.NodeID, expired)
+			if done {
+				deleted++
 			}
-			if _, err := s.remove(ctx, ActionsCollection, sc.NodeID); err != nil {
-				return marked, deleted, err
+		case inactive(sc):
+			done, err = s.markInactive(ctx, sc.NodeID, inactive)
+			if done {
+				marked++
 			}
-			deleted++
-			continue
+		}
+		if err != nil {
+			return marked, deleted, err
+		}
+	}
+	return marked, deleted, nil
+}
+
+// purgeExpired deletes a Sidecar and its pending actions if it is still
+// expired.
+func (s *Service) purgeExpired(ctx context.Context, nodeID string, expired func(Sidecar) bool) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sc, found, err := get[Sidecar](ctx, s.st, SidecarsCollection, nodeID)
+	if err != nil || !found || !expired(sc) {
+		return false, err
+	}
+	if _, err := s.remove(ctx, SidecarsCollection, nodeID); err != nil {
+		return false, err
+	}
+	if _, err := s.remove(ctx, ActionsCollection, nodeID); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// errNotInactive leaves a Sidecar seen meanwhile unchanged.
+var errNotInactive = errors.New("sidecars: seen meanwhile")
+
+// markInactive marks a Sidecar's status and its collectors' unknown if it
+// is still inactive, atomically with other nodes' writes of it.
+func (s *Service) markInactive(ctx context.Context, nodeID string, inactive func(Sidecar) bool) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	err := s.st.Update(ctx, SidecarsCollection, nodeID, func(doc []byte) ([]byte, error) {
+		var sc Sidecar
+		if err := json.Unmarshal(doc, &sc); err != nil {
+			return nil, fmt.Errorf("sidecars: decoding %s %s: %w", SidecarsCollection, nodeID, err)
+		}
+		if !inactive(sc) {
+			return nil, errNotInactive
 		}
 		st := sc.NodeDetails.Status
-		if st == nil || statusOf(st.Status) != StatusRunning || !sc.LastSeen.Before(now.Add(-settings.InactiveThreshold)) {
-			continue
-		}
 		collectors := make([]CollectorStatus, len(st.Collectors))
 		for i, c := range st.Collectors {
 			collectors[i] = CollectorStatus{CollectorID: c.CollectorID, Status: StatusUnknown, Message: inactiveMessage}
 		}
 		sc.NodeDetails.Status = &StatusList{Status: StatusUnknown, Message: inactiveMessage, Collectors: collectors}
-		if err := s.put(ctx, SidecarsCollection, sc.NodeID, sc); err != nil {
-			return marked, deleted, err
-		}
-		marked++
+		return api.Marshal(sc)
+	})
+	switch {
+	case errors.Is(err, errNotInactive), errors.Is(err, store.ErrNotFound):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("sidecars: saving %s %s: %w", SidecarsCollection, nodeID, err)
 	}
-	return marked, deleted, nil
+	return true, nil
 }
 
 // PurgeInterval is how often the leader purges Sidecars (Graylog's ten
