@@ -85,6 +85,7 @@ func webUINode(t *testing.T) (*nodetest.Harness, map[string]string, string) {
 	sidecarID := webUISidecar(t, h)
 	contentPackID := webUIContentPack(t, h)
 	lut := webUILookupTable(t, h)
+	pipes := webUIPipeline(t, h, streamID)
 	vars := map[string]string{
 		"nodeId": h.Node.Info.ID, "streamId": streamID, "inputId": inputID, "inputType": httpInput,
 		"indexSetId": set, "username": nodetest.RootUser,
@@ -97,6 +98,7 @@ func webUINode(t *testing.T) (*nodetest.Harness, map[string]string, string) {
 		"since": time.Now().Add(-24 * time.Hour).Format("2006-01-02T15:04:05.000"),
 	}
 	maps.Copy(vars, lut)
+	maps.Copy(vars, pipes)
 	return h, vars, sid
 }
 
@@ -165,6 +167,22 @@ func webUILookupTable(t *testing.T, h *nodetest.Harness) map[string]string {
 		Want(t, http.StatusOK)
 	return map[string]string{"lutName": table.Get("name").String(), "lutCacheId": cache.Get("id").String(),
 		"lutAdapterId": adapter.Get("id").String(), "lutAdapterName": adapter.Get("name").String()}
+}
+
+// webUIPipeline creates a rule and a pipeline of one stage running it,
+// connected to the stream; it returns the placeholders for their ids.
+func webUIPipeline(t *testing.T, h *nodetest.Harness, streamID string) map[string]string {
+	t.Helper()
+	root := nodetest.AsRoot()
+	rule := h.Do("POST", "/system/pipelines/rule", map[string]any{"title": "", "description": "marks web requests",
+		"source": "rule \"web status\"\nwhen has_field(\"message\")\nthen\n  set_field(\"web\", true);\nend"}, root).
+		Want(t, http.StatusOK).Get("id").String()
+	pipeline := h.Do("POST", "/system/pipelines/pipeline", map[string]any{"title": "", "description": "web logs",
+		"source": "pipeline \"web\"\nstage 0 match either\nrule \"web status\"\nend"}, root).
+		Want(t, http.StatusOK).Get("id").String()
+	h.Do("POST", "/system/pipelines/connections/to_stream", map[string]any{"stream_id": streamID, "pipeline_ids": []string{pipeline}}, root).
+		Want(t, http.StatusOK)
+	return map[string]string{"pipelineId": pipeline, "ruleId": rule}
 }
 
 // replayPages replays the recorded pages of one release's interface.
