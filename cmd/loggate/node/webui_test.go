@@ -86,6 +86,7 @@ func webUINode(t *testing.T) (*nodetest.Harness, map[string]string, string) {
 	contentPackID := webUIContentPack(t, h)
 	lut := webUILookupTable(t, h)
 	pipes := webUIPipeline(t, h, streamID)
+	extractor := webUIExtractor(t, h, inputID)
 	vars := map[string]string{
 		"nodeId": h.Node.Info.ID, "streamId": streamID, "inputId": inputID, "inputType": httpInput,
 		"indexSetId": set, "username": nodetest.RootUser,
@@ -99,6 +100,7 @@ func webUINode(t *testing.T) (*nodetest.Harness, map[string]string, string) {
 	}
 	maps.Copy(vars, lut)
 	maps.Copy(vars, pipes)
+	maps.Copy(vars, extractor)
 	return h, vars, sid
 }
 
@@ -183,6 +185,20 @@ func webUIPipeline(t *testing.T, h *nodetest.Harness, streamID string) map[strin
 	h.Do("POST", "/system/pipelines/connections/to_stream", map[string]any{"stream_id": streamID, "pipeline_ids": []string{pipeline}}, root).
 		Want(t, http.StatusOK)
 	return map[string]string{"pipelineId": pipeline, "ruleId": rule}
+}
+
+// webUIExtractor creates a regex extractor with a numeric converter on the
+// input; it returns the placeholders for its id and for the stored
+// message's index and id, which the extractor pages load as an example.
+func webUIExtractor(t *testing.T, h *nodetest.Harness, inputID string) map[string]string {
+	t.Helper()
+	root := nodetest.AsRoot()
+	id := h.Do("POST", "/system/inputs/"+inputID+"/extractors", map[string]any{"title": "status", "cut_or_copy": "copy",
+		"source_field": "message", "target_field": "status", "extractor_type": "regex", "extractor_config": map[string]any{"regex_value": `(\d{3})$`},
+		"converters": map[string]any{"numeric": map[string]any{}}, "condition_type": "string", "condition_value": "GET", "order": 0}, root).
+		Want(t, http.StatusCreated).Get("extractor_id").String()
+	msg := h.Do("GET", "/search/universal/relative?query=*&range=0&limit=1", nil, root).Want(t, http.StatusOK).Get("messages.0")
+	return map[string]string{"extractorId": id, "messageIndex": msg.Get("index").String(), "messageId": msg.Get("message._id").String()}
 }
 
 // replayPages replays the recorded pages of one release's interface.
