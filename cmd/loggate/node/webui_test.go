@@ -75,7 +75,7 @@ func webUINode(t *testing.T) (*nodetest.Harness, map[string]string, string) {
 	h.Do("POST", "/streams/"+streamID+"/resume", nil, root).Want(t, http.StatusNoContent)
 	inputID, addr := h.CreateInput(httpInput)
 	resp, err := http.Post("http://"+addr.String()+"/gelf", "application/json",
-		strings.NewReader(gelfJSON("web-1", "GET /index.html 200", float64(time.Now().Unix()), `,"_took_ms":12`)))
+		strings.NewReader(gelfJSON("web-1", "GET /index.html 200", float64(h.Clock.Now().Unix()), `,"_took_ms":12`)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,6 +87,7 @@ func webUINode(t *testing.T) (*nodetest.Harness, map[string]string, string) {
 	lut := webUILookupTable(t, h)
 	pipes := webUIPipeline(t, h, streamID)
 	extractor := webUIExtractor(t, h, inputID)
+	alerts := webUIEventDefinition(t, h, streamID)
 	vars := map[string]string{
 		"nodeId": h.Node.Info.ID, "streamId": streamID, "inputId": inputID, "inputType": httpInput,
 		"indexSetId": set, "username": nodetest.RootUser,
@@ -101,6 +102,7 @@ func webUINode(t *testing.T) (*nodetest.Harness, map[string]string, string) {
 	maps.Copy(vars, lut)
 	maps.Copy(vars, pipes)
 	maps.Copy(vars, extractor)
+	maps.Copy(vars, alerts)
 	return h, vars, sid
 }
 
@@ -199,6 +201,23 @@ func webUIExtractor(t *testing.T, h *nodetest.Harness, inputID string) map[strin
 		Want(t, http.StatusCreated).Get("extractor_id").String()
 	msg := h.Do("GET", "/search/universal/relative?query=*&range=0&limit=1", nil, root).Want(t, http.StatusOK).Get("messages.0")
 	return map[string]string{"extractorId": id, "messageIndex": msg.Get("index").String(), "messageId": msg.Get("message._id").String()}
+}
+
+// webUIEventDefinition creates an HTTP notification to a listening hook on
+// the URL allow-list and an aggregation event definition over the stream
+// that triggers it; it returns the placeholders for their ids and the
+// hook's URL.
+func webUIEventDefinition(t *testing.T, h *nodetest.Harness, streamID string) map[string]string {
+	t.Helper()
+	root := nodetest.AsRoot()
+	hk := startHook(t)
+	allowURL(t, h, hk.url())
+	notification := h.Do("POST", "/events/notifications", map[string]any{"title": "Web hook", "description": "posts the event",
+		"config": map[string]any{"type": "http-notification-v1", "url": hk.url()}}, root).Want(t, http.StatusOK).Get("id").String()
+	def := countDefinition("Many requests", 100, notification)
+	def["config"].(map[string]any)["streams"] = []string{streamID}
+	definition := h.Do("POST", "/events/definitions?schedule=true", def, root).Want(t, http.StatusOK).Get("id").String()
+	return map[string]string{"notificationId": notification, "eventDefinitionId": definition, "hookURL": hk.url()}
 }
 
 // replayPages replays the recorded pages of one release's interface.
