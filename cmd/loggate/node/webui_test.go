@@ -82,7 +82,7 @@ func webUINode(t *testing.T) (*nodetest.Harness, map[string]string, string) {
 	resp.Body.Close()
 	h.WaitProcessed(1)
 	sid := h.Login(nodetest.RootUser, nodetest.RootPassword)
-	sidecarID := webUISidecar(t, h)
+	sidecar := webUISidecar(t, h)
 	contentPackID := webUIContentPack(t, h)
 	lut := webUILookupTable(t, h)
 	pipes := webUIPipeline(t, h, streamID)
@@ -94,11 +94,12 @@ func webUINode(t *testing.T) (*nodetest.Harness, map[string]string, string) {
 		"userId":    h.Do("GET", "/users/"+nodetest.RootUser, nil, root).Want(t, http.StatusOK).Get("id").String(),
 		"roleId":    h.Do("GET", "/authz/roles?page=1&per_page=0", nil, root).Want(t, http.StatusOK).Get("roles.0.id").String(),
 		"subsystem": "graylog", "loglevel": "info", "tokenName": "webui",
-		"sidecarId": sidecarID, "contentPackId": contentPackID,
+		"contentPackId": contentPackID,
 		// The overview asks for failures since a day ago, in local time
 		// without a zone.
 		"since": time.Now().Add(-24 * time.Hour).Format("2006-01-02T15:04:05.000"),
 	}
+	maps.Copy(vars, sidecar)
 	maps.Copy(vars, lut)
 	maps.Copy(vars, pipes)
 	maps.Copy(vars, extractor)
@@ -108,8 +109,9 @@ func webUINode(t *testing.T) (*nodetest.Harness, map[string]string, string) {
 
 // webUISidecar registers a Sidecar running filebeat under a configuration
 // assigned to it, with a configuration variable, as the sidecar pages show;
-// it returns the Sidecar's node id.
-func webUISidecar(t *testing.T, h *nodetest.Harness) string {
+// it returns the placeholders for the Sidecar's node id, the collector's id
+// and the configuration's.
+func webUISidecar(t *testing.T, h *nodetest.Harness) map[string]string {
 	t.Helper()
 	root := nodetest.AsRoot()
 	collectorID := ""
@@ -136,7 +138,7 @@ func webUISidecar(t *testing.T, h *nodetest.Harness) string {
 	}}, root, nodetest.Header("X-Graylog-Sidecar-Version", "1.1.0")).Want(t, http.StatusAccepted)
 	h.Do("PUT", "/sidecars/configurations", map[string]any{"nodes": []map[string]any{{"node_id": sidecarID,
 		"assignments": []map[string]any{{"collector_id": collectorID, "configuration_id": configID}}}}}, root).Want(t, http.StatusAccepted)
-	return sidecarID
+	return map[string]string{"sidecarId": sidecarID, "sidecarCollectorId": collectorID, "sidecarConfigurationId": configID}
 }
 
 // webUIContentPack uploads a content pack of one grok pattern, needing
