@@ -83,7 +83,7 @@ func webUINode(t *testing.T) (*nodetest.Harness, map[string]string, string) {
 	h.WaitProcessed(1)
 	sid := h.Login(nodetest.RootUser, nodetest.RootPassword)
 	sidecar := webUISidecar(t, h)
-	contentPackID := webUIContentPack(t, h)
+	contentPack := webUIContentPack(t, h)
 	lut := webUILookupTable(t, h)
 	pipes := webUIPipeline(t, h, streamID)
 	extractor := webUIExtractor(t, h, inputID)
@@ -94,12 +94,12 @@ func webUINode(t *testing.T) (*nodetest.Harness, map[string]string, string) {
 		"userId":    h.Do("GET", "/users/"+nodetest.RootUser, nil, root).Want(t, http.StatusOK).Get("id").String(),
 		"roleId":    h.Do("GET", "/authz/roles?page=1&per_page=0", nil, root).Want(t, http.StatusOK).Get("roles.0.id").String(),
 		"subsystem": "graylog", "loglevel": "info", "tokenName": "webui",
-		"contentPackId": contentPackID,
 		// The overview asks for failures since a day ago, in local time
 		// without a zone.
 		"since": time.Now().Add(-24 * time.Hour).Format("2006-01-02T15:04:05.000"),
 	}
 	maps.Copy(vars, sidecar)
+	maps.Copy(vars, contentPack)
 	maps.Copy(vars, lut)
 	maps.Copy(vars, pipes)
 	maps.Copy(vars, extractor)
@@ -142,24 +142,26 @@ func webUISidecar(t *testing.T, h *nodetest.Harness) map[string]string {
 }
 
 // webUIContentPack uploads a content pack of one grok pattern, needing
-// Graylog 4.0, and installs it; it returns the pack's id.
-func webUIContentPack(t *testing.T, h *nodetest.Harness) string {
+// Graylog 4.0, and installs it; it returns the placeholders for the pack's
+// id and its entity's.
+func webUIContentPack(t *testing.T, h *nodetest.Harness) map[string]string {
 	t.Helper()
 	root := nodetest.AsRoot()
-	id := uuid.NewString()
+	id, entityID := uuid.NewString(), uuid.NewString()
 	h.Do("POST", "/system/content_packs", map[string]any{"v": "1", "id": id, "rev": 1, "name": "Web patterns",
 		"summary": "Grok patterns for web logs", "description": "The **web** patterns", "vendor": "loggate", "url": "https://example.org/web",
 		"parameters": []any{}, "entities": []map[string]any{{"v": "1", "type": map[string]any{"name": "grok_pattern", "version": "1"},
-			"id": uuid.NewString(), "data": map[string]any{"name": "WEB_PATH", "pattern": "/[a-z./]*"},
+			"id": entityID, "data": map[string]any{"name": "WEB_PATH", "pattern": "/[a-z./]*"},
 			"constraints": []map[string]any{{"type": "server-version", "version": ">=4.0.0"}}}},
 	}, root).Want(t, http.StatusCreated)
 	h.Do("POST", "/system/content_packs/"+id+"/1/installations", map[string]any{"parameters": map[string]any{}, "comment": "for the web pages"}, root).
 		Want(t, http.StatusOK)
-	return id
+	return map[string]string{"contentPackId": id, "contentPackEntityId": entityID}
 }
 
 // webUILookupTable creates a lookup table over a key-value adapter with a
-// cache; it returns the placeholders for their names and ids.
+// cache, and a CSV file adapter; it returns the placeholders for their
+// names and ids.
 func webUILookupTable(t *testing.T, h *nodetest.Harness) map[string]string {
 	t.Helper()
 	root := nodetest.AsRoot()
@@ -171,8 +173,17 @@ func webUILookupTable(t *testing.T, h *nodetest.Harness) map[string]string {
 		"cache_id": cache.Get("id").String(), "data_adapter_id": adapter.Get("id").String(),
 		"default_single_value": "unknown", "default_single_value_type": "STRING", "default_multi_value": "", "default_multi_value_type": "NULL"}, root).
 		Want(t, http.StatusOK)
-	return map[string]string{"lutName": table.Get("name").String(), "lutCacheId": cache.Get("id").String(),
-		"lutAdapterId": adapter.Get("id").String(), "lutAdapterName": adapter.Get("name").String()}
+	// A CSV file adapter, which the 4.0 interface knows, for the adapter's
+	// page.
+	csv := filepath.Join(t.TempDir(), "clients.csv")
+	if err := os.WriteFile(csv, []byte("\"ip\",\"client\"\n\"192.0.2.10\",\"web-1\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.Do("POST", "/system/lookup/adapters", map[string]any{"title": "Clients file", "name": "clients-csv", "description": "clients by address",
+		"config": map[string]any{"type": "csvfile", "path": csv, "separator": ",", "quotechar": "\"", "key_column": "ip", "value_column": "client",
+			"check_interval": 60, "case_insensitive_lookup": false}}, root).Want(t, http.StatusOK)
+	return map[string]string{"lutName": table.Get("name").String(), "lutCacheId": cache.Get("id").String(), "lutCacheName": cache.Get("name").String(),
+		"lutAdapterId": adapter.Get("id").String(), "lutAdapterName": adapter.Get("name").String(), "lutCsvAdapterName": "clients-csv"}
 }
 
 // webUIPipeline creates a rule and a pipeline of one stage running it,
