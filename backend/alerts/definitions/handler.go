@@ -2,7 +2,9 @@ package definitions
 
 import (
 	"context"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/loggate/loggate/auth"
@@ -163,7 +165,11 @@ func (h *Handler) withContext(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	api.WriteJSON(w, http.StatusOK, map[string]any{"event_definition": d, "context": map[string]any{"scheduler": sc}})
+	// As Graylog's contextFor(definition), the context of one definition is
+	// its own scheduling state, not keyed by id as the listing's: the edit
+	// page reads context.scheduler.is_scheduled into the schedule query
+	// parameter of its save.
+	api.WriteJSON(w, http.StatusOK, map[string]any{"event_definition": d, "context": map[string]any{"scheduler": sc[d.ID]}})
 	return nil
 }
 
@@ -270,8 +276,10 @@ func (h *Handler) entityTypes(w http.ResponseWriter, r *http.Request) error {
 	if auth.FromContext(r.Context()) == nil {
 		return auth.Unauthenticated()
 	}
+	functions := slices.Sorted(maps.Keys(seriesFunctions))
 	api.WriteJSON(w, http.StatusOK, map[string][]string{
 		"processor_types":       {TypeAggregation},
+		"aggregation_functions": functions,
 		"field_provider_types":  {TypeTemplateField, TypeLookupField},
 		"storage_handler_types": {TypePersist},
 		"notification_types":    {"email-notification-v1", "http-notification-v1", "legacy-alarm-callback-notification-v1"},

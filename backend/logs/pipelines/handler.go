@@ -410,7 +410,8 @@ func (h *Handler) toPipeline(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	// The pipeline leaves the streams not listed and joins the listed
-	// ones; only the connections that change are written and answered.
+	// ones; only the connections that change are written, the left and
+	// listed ones answered.
 	out, err := h.svc.ConnectPipeline(r.Context(), pid, req.StreamIDs)
 	if err != nil {
 		return err

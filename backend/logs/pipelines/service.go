@@ -491,13 +491,15 @@ func (s *Service) Connect(ctx context.Context, conns []Connection) ([]Connection
 
 // ConnectPipeline connects a pipeline to exactly the streams listed: it
 // leaves the others and joins these, keeping every other pipeline of
-// theirs. Only the connections that change are written and returned. Each
+// theirs. Only the connections that change are written; those of the
+// streams listed are returned too, as Graylog's answer has them. Each
 // connection is changed in the store, atomically, rather than replaced by
 // what this node holds in memory: requests connecting pipelines to one
 // stream at once, through this node or another, all count.
 func (s *Service) ConnectPipeline(ctx context.Context, pipelineID string, streamIDs []string) ([]Connection, error) {
 	var out []Connection
 	err := s.change(ctx, func(next *snapshot) error {
+		out = []Connection{} // an answer of none is an empty list
 		// The streams to leave, from the store: this node's snapshot may
 		// miss another node's connection of a moment ago.
 		var leave []string
@@ -514,6 +516,9 @@ func (s *Service) ConnectPipeline(ctx context.Context, pipelineID string, stream
 		if err != nil {
 			return fmt.Errorf("pipelines: loading connections: %w", err)
 		}
+		// As Graylog, the answer holds the connections the pipeline left
+		// and those of every stream listed, changed or not (the interface
+		// merges each into its list), once each.
 		edit := func(streamID string, fn func([]string) ([]string, bool)) error {
 			c, changed, err := s.editConnection(ctx, streamID, fn)
 			if err != nil {
@@ -522,7 +527,8 @@ func (s *Service) ConnectPipeline(ctx context.Context, pipelineID string, stream
 			if c.ID != "" {
 				next.setConnection(c)
 			}
-			if changed {
+			if (changed || slices.Contains(streamIDs, streamID)) &&
+				!slices.ContainsFunc(out, func(o Connection) bool { return o.StreamID == streamID }) {
 				out = append(out, c)
 			}
 			return nil

@@ -363,7 +363,7 @@ func TestAlertDefinitionsAPI(t *testing.T) {
 		t.Errorf("created: %s", created.Body)
 	}
 	state := func() gjson.Result {
-		return h.Do("GET", "/events/definitions/"+id+"/with-context", nil, root).Want(t, http.StatusOK).Get("context.scheduler." + id)
+		return h.Do("GET", "/events/definitions/"+id+"/with-context", nil, root).Want(t, http.StatusOK).Get("context.scheduler")
 	}
 	if state().Get("is_scheduled").Bool() {
 		t.Error("scheduled with schedule=false")
@@ -396,7 +396,8 @@ func TestAlertDefinitionsAPI(t *testing.T) {
 	}
 	h.Do("POST", "/events/definitions", countDefinition("mine", 1), viewer).Want(t, http.StatusForbidden)
 	types := h.Do("GET", "/events/entity_types", nil, viewer).Want(t, http.StatusOK)
-	if types.Get("processor_types.0").String() != "aggregation-v1" || types.Get("notification_types.#").Int() != 3 {
+	if types.Get("processor_types.0").String() != "aggregation-v1" || types.Get("notification_types.#").Int() != 3 ||
+		types.Get("aggregation_functions").Raw != `["avg","card","count","max","min","stddev","sum","sumofsquares","variance"]` {
 		t.Errorf("entity types: %s", types.Body)
 	}
 	h.Do("DELETE", "/events/definitions/"+id, nil, root).Want(t, http.StatusNoContent)

@@ -344,7 +344,7 @@ func TestContentPackEventDefinitionsAndNotifications(t *testing.T) {
 	def := h.Do("GET", "/events/definitions/"+ids["event_definition"]+"/with-context", nil, as).Want(t, http.StatusOK)
 	if def.Get("event_definition.title").String() != "Many errors" || def.Get("event_definition.config.streams.0").String() != ids["stream"] ||
 		def.Get("event_definition.notifications.0.notification_id").String() != ids["notification"] ||
-		!def.Get("context.scheduler."+ids["event_definition"]+".is_scheduled").Bool() {
+		!def.Get("context.scheduler.is_scheduled").Bool() {
 		t.Errorf("definition %s", def.Body)
 	}
 	jobOf := func(definitionID string) bool {
@@ -389,7 +389,7 @@ func TestContentPackEventDefinitionsAndNotifications(t *testing.T) {
 	}
 	def = h.Do("GET", "/events/definitions/"+ids["event_definition"]+"/with-context", nil, root).Want(t, http.StatusOK)
 	if def.Get("event_definition.title").String() != "Many errors" || def.Get("event_definition.config.streams.0").String() != ids["stream"] ||
-		!def.Get("context.scheduler."+ids["event_definition"]+".is_scheduled").Bool() {
+		!def.Get("context.scheduler.is_scheduled").Bool() {
 		t.Errorf("re-installed definition %s", def.Body)
 	}
 }

@@ -282,3 +282,32 @@ func TestConcurrentToPipelineKeepsEveryConnection(t *testing.T) {
 		t.Errorf("%d of %d pipelines connected after concurrent to_pipeline: %s", n, len(ids), got.Body)
 	}
 }
+
+// TestConnectPipelineAnswersListedStreams: as Graylog's, POST
+// /system/pipelines/connections/to_pipeline answers the connections of every
+// stream listed, changed or not, and the ones the pipeline left, always as a
+// list: the interface's connection form, saved unchanged, calls forEach on
+// the answer.
+func TestConnectPipelineAnswersListedStreams(t *testing.T) {
+	h := nodetest.Start(t)
+	root := nodetest.AsRoot()
+	pid := h.Do("POST", "/system/pipelines/pipeline", map[string]any{"source": "pipeline \"p\"\nstage 0 match either\nend"}, root).
+		Want(t, http.StatusOK).Get("id").String()
+	connect := func(streamIDs ...string) *nodetest.Response {
+		return h.Do("POST", "/system/pipelines/connections/to_pipeline", map[string]any{"pipeline_id": pid, "stream_ids": streamIDs}, root).
+			Want(t, http.StatusOK)
+	}
+	if got := connect().Body; string(got) != "[]" {
+		t.Errorf("connecting to no stream, unconnected: %s, want []", got)
+	}
+	connect(streams.DefaultStreamID)
+	again := connect(streams.DefaultStreamID, streams.DefaultStreamID)
+	if again.Get("#").Int() != 1 || again.Get("0.stream_id").String() != streams.DefaultStreamID ||
+		again.Get("0.pipeline_ids").Raw != `["`+pid+`"]` || again.Get("0.id").String() == "" {
+		t.Errorf("connecting again to the same stream: %s", again.Body)
+	}
+	left := connect()
+	if left.Get("#").Int() != 1 || left.Get("0.stream_id").String() != streams.DefaultStreamID || left.Get("0.pipeline_ids").Raw != "[]" {
+		t.Errorf("leaving the stream: %s", left.Body)
+	}
+}

@@ -75,35 +75,43 @@ func webUINode(t *testing.T) (*nodetest.Harness, map[string]string, string) {
 	h.Do("POST", "/streams/"+streamID+"/resume", nil, root).Want(t, http.StatusNoContent)
 	inputID, addr := h.CreateInput(httpInput)
 	resp, err := http.Post("http://"+addr.String()+"/gelf", "application/json",
-		strings.NewReader(gelfJSON("web-1", "GET /index.html 200", float64(time.Now().Unix()), `,"_took_ms":12`)))
+		strings.NewReader(gelfJSON("web-1", "GET /index.html 200", float64(h.Clock.Now().Unix()), `,"_took_ms":12`)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
 	h.WaitProcessed(1)
 	sid := h.Login(nodetest.RootUser, nodetest.RootPassword)
-	sidecarID := webUISidecar(t, h)
-	contentPackID := webUIContentPack(t, h)
+	sidecar := webUISidecar(t, h)
+	contentPack := webUIContentPack(t, h)
 	lut := webUILookupTable(t, h)
+	pipes := webUIPipeline(t, h, streamID)
+	extractor := webUIExtractor(t, h, inputID)
+	alerts := webUIEventDefinition(t, h, streamID)
 	vars := map[string]string{
 		"nodeId": h.Node.Info.ID, "streamId": streamID, "inputId": inputID, "inputType": httpInput,
 		"indexSetId": set, "username": nodetest.RootUser,
 		"userId":    h.Do("GET", "/users/"+nodetest.RootUser, nil, root).Want(t, http.StatusOK).Get("id").String(),
 		"roleId":    h.Do("GET", "/authz/roles?page=1&per_page=0", nil, root).Want(t, http.StatusOK).Get("roles.0.id").String(),
 		"subsystem": "graylog", "loglevel": "info", "tokenName": "webui",
-		"sidecarId": sidecarID, "contentPackId": contentPackID,
 		// The overview asks for failures since a day ago, in local time
 		// without a zone.
 		"since": time.Now().Add(-24 * time.Hour).Format("2006-01-02T15:04:05.000"),
 	}
+	maps.Copy(vars, sidecar)
+	maps.Copy(vars, contentPack)
 	maps.Copy(vars, lut)
+	maps.Copy(vars, pipes)
+	maps.Copy(vars, extractor)
+	maps.Copy(vars, alerts)
 	return h, vars, sid
 }
 
 // webUISidecar registers a Sidecar running filebeat under a configuration
 // assigned to it, with a configuration variable, as the sidecar pages show;
-// it returns the Sidecar's node id.
-func webUISidecar(t *testing.T, h *nodetest.Harness) string {
+// it returns the placeholders for the Sidecar's node id, the collector's id
+// and the configuration's.
+func webUISidecar(t *testing.T, h *nodetest.Harness) map[string]string {
 	t.Helper()
 	root := nodetest.AsRoot()
 	collectorID := ""
@@ -130,28 +138,30 @@ func webUISidecar(t *testing.T, h *nodetest.Harness) string {
 	}}, root, nodetest.Header("X-Graylog-Sidecar-Version", "1.1.0")).Want(t, http.StatusAccepted)
 	h.Do("PUT", "/sidecars/configurations", map[string]any{"nodes": []map[string]any{{"node_id": sidecarID,
 		"assignments": []map[string]any{{"collector_id": collectorID, "configuration_id": configID}}}}}, root).Want(t, http.StatusAccepted)
-	return sidecarID
+	return map[string]string{"sidecarId": sidecarID, "sidecarCollectorId": collectorID, "sidecarConfigurationId": configID}
 }
 
 // webUIContentPack uploads a content pack of one grok pattern, needing
-// Graylog 4.0, and installs it; it returns the pack's id.
-func webUIContentPack(t *testing.T, h *nodetest.Harness) string {
+// Graylog 4.0, and installs it; it returns the placeholders for the pack's
+// id and its entity's.
+func webUIContentPack(t *testing.T, h *nodetest.Harness) map[string]string {
 	t.Helper()
 	root := nodetest.AsRoot()
-	id := uuid.NewString()
+	id, entityID := uuid.NewString(), uuid.NewString()
 	h.Do("POST", "/system/content_packs", map[string]any{"v": "1", "id": id, "rev": 1, "name": "Web patterns",
 		"summary": "Grok patterns for web logs", "description": "The **web** patterns", "vendor": "loggate", "url": "https://example.org/web",
 		"parameters": []any{}, "entities": []map[string]any{{"v": "1", "type": map[string]any{"name": "grok_pattern", "version": "1"},
-			"id": uuid.NewString(), "data": map[string]any{"name": "WEB_PATH", "pattern": "/[a-z./]*"},
+			"id": entityID, "data": map[string]any{"name": "WEB_PATH", "pattern": "/[a-z./]*"},
 			"constraints": []map[string]any{{"type": "server-version", "version": ">=4.0.0"}}}},
 	}, root).Want(t, http.StatusCreated)
 	h.Do("POST", "/system/content_packs/"+id+"/1/installations", map[string]any{"parameters": map[string]any{}, "comment": "for the web pages"}, root).
 		Want(t, http.StatusOK)
-	return id
+	return map[string]string{"contentPackId": id, "contentPackEntityId": entityID}
 }
 
 // webUILookupTable creates a lookup table over a key-value adapter with a
-// cache; it returns the placeholders for their names and ids.
+// cache, and a CSV file adapter; it returns the placeholders for their
+// names and ids.
 func webUILookupTable(t *testing.T, h *nodetest.Harness) map[string]string {
 	t.Helper()
 	root := nodetest.AsRoot()
@@ -163,8 +173,64 @@ func webUILookupTable(t *testing.T, h *nodetest.Harness) map[string]string {
 		"cache_id": cache.Get("id").String(), "data_adapter_id": adapter.Get("id").String(),
 		"default_single_value": "unknown", "default_single_value_type": "STRING", "default_multi_value": "", "default_multi_value_type": "NULL"}, root).
 		Want(t, http.StatusOK)
-	return map[string]string{"lutName": table.Get("name").String(), "lutCacheId": cache.Get("id").String(),
-		"lutAdapterId": adapter.Get("id").String(), "lutAdapterName": adapter.Get("name").String()}
+	// A CSV file adapter, which the 4.0 interface knows, for the adapter's
+	// page.
+	csv := filepath.Join(t.TempDir(), "clients.csv")
+	if err := os.WriteFile(csv, []byte("\"ip\",\"client\"\n\"192.0.2.10\",\"web-1\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.Do("POST", "/system/lookup/adapters", map[string]any{"title": "Clients file", "name": "clients-csv", "description": "clients by address",
+		"config": map[string]any{"type": "csvfile", "path": csv, "separator": ",", "quotechar": "\"", "key_column": "ip", "value_column": "client",
+			"check_interval": 60, "case_insensitive_lookup": false}}, root).Want(t, http.StatusOK)
+	return map[string]string{"lutName": table.Get("name").String(), "lutCacheId": cache.Get("id").String(), "lutCacheName": cache.Get("name").String(),
+		"lutAdapterId": adapter.Get("id").String(), "lutAdapterName": adapter.Get("name").String(), "lutCsvAdapterName": "clients-csv"}
+}
+
+// webUIPipeline creates a rule and a pipeline of one stage running it,
+// connected to the stream; it returns the placeholders for their ids.
+func webUIPipeline(t *testing.T, h *nodetest.Harness, streamID string) map[string]string {
+	t.Helper()
+	root := nodetest.AsRoot()
+	rule := h.Do("POST", "/system/pipelines/rule", map[string]any{"title": "", "description": "marks web requests",
+		"source": "rule \"web status\"\nwhen has_field(\"message\")\nthen\n  set_field(\"web\", true);\nend"}, root).
+		Want(t, http.StatusOK).Get("id").String()
+	pipeline := h.Do("POST", "/system/pipelines/pipeline", map[string]any{"title": "", "description": "web logs",
+		"source": "pipeline \"web\"\nstage 0 match either\nrule \"web status\"\nend"}, root).
+		Want(t, http.StatusOK).Get("id").String()
+	h.Do("POST", "/system/pipelines/connections/to_stream", map[string]any{"stream_id": streamID, "pipeline_ids": []string{pipeline}}, root).
+		Want(t, http.StatusOK)
+	return map[string]string{"pipelineId": pipeline, "ruleId": rule}
+}
+
+// webUIExtractor creates a regex extractor with a numeric converter on the
+// input; it returns the placeholders for its id and for the stored
+// message's index and id, which the extractor pages load as an example.
+func webUIExtractor(t *testing.T, h *nodetest.Harness, inputID string) map[string]string {
+	t.Helper()
+	root := nodetest.AsRoot()
+	id := h.Do("POST", "/system/inputs/"+inputID+"/extractors", map[string]any{"title": "status", "cut_or_copy": "copy",
+		"source_field": "message", "target_field": "status", "extractor_type": "regex", "extractor_config": map[string]any{"regex_value": `(\d{3})$`},
+		"converters": map[string]any{"numeric": map[string]any{}}, "condition_type": "string", "condition_value": "GET", "order": 0}, root).
+		Want(t, http.StatusCreated).Get("extractor_id").String()
+	msg := h.Do("GET", "/search/universal/relative?query=*&range=0&limit=1", nil, root).Want(t, http.StatusOK).Get("messages.0")
+	return map[string]string{"extractorId": id, "messageIndex": msg.Get("index").String(), "messageId": msg.Get("message._id").String()}
+}
+
+// webUIEventDefinition creates an HTTP notification to a listening hook on
+// the URL allow-list and an aggregation event definition over the stream
+// that triggers it; it returns the placeholders for their ids and the
+// hook's URL.
+func webUIEventDefinition(t *testing.T, h *nodetest.Harness, streamID string) map[string]string {
+	t.Helper()
+	root := nodetest.AsRoot()
+	hk := startHook(t)
+	allowURL(t, h, hk.url())
+	notification := h.Do("POST", "/events/notifications", map[string]any{"title": "Web hook", "description": "posts the event",
+		"config": map[string]any{"type": "http-notification-v1", "url": hk.url()}}, root).Want(t, http.StatusOK).Get("id").String()
+	def := countDefinition("Many requests", 100, notification)
+	def["config"].(map[string]any)["streams"] = []string{streamID}
+	definition := h.Do("POST", "/events/definitions?schedule=true", def, root).Want(t, http.StatusOK).Get("id").String()
+	return map[string]string{"notificationId": notification, "eventDefinitionId": definition, "hookURL": hk.url()}
 }
 
 // replayPages replays the recorded pages of one release's interface.
