@@ -36,6 +36,10 @@ type CredentialCache struct {
 	// memo keeps decoded principals, keyed by cache key and checked against
 	// the cached bytes, so a hit costs no decoding.
 	memo *lru.Cache[string, memoEntry]
+	// nameKeys keeps the cache keys of usernames and user ids (no
+	// secrets): an old client's request resolves one or two, and the
+	// keyed hash of each costs more than the rest of the lookup.
+	nameKeys *lru.Cache[nameKey, string]
 
 	// pending holds invalidations that failed (the cache was down). Until
 	// they are flushed the cache is bypassed, so that an entry that should
@@ -83,9 +87,10 @@ func NewCredentialCache(c Cache, keys *Keys, o CacheOptions) *CredentialCache {
 		o.MemoSize = 10000
 	}
 	memo, _ := lru.New[string, memoEntry](o.MemoSize)
+	nameKeys, _ := lru.New[nameKey, string](o.MemoSize)
 	return &CredentialCache{
 		cache: c, keys: keys, ttl: o.TTL, hits: o.Hits, misses: o.Misses, failures: o.Failures,
-		log: o.Logger, memo: memo,
+		log: o.Logger, memo: memo, nameKeys: nameKeys,
 	}
 }
 

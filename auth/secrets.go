@@ -73,7 +73,7 @@ func (k *Keys) CacheKey(kind Kind, parts ...string) string {
 	h.sum = h.mac.Sum(h.sum[:0])
 	clear(h.in)          // credentials do not linger in the pool
 	var buf [2 + 43]byte // 43 = unpadded base64 of 32 bytes; a stack buffer saves an allocation
-	buf[0] = "nptsxu"[kind]
+	buf[0] = "nptsxui"[kind]
 	buf[1] = ':'
 	base64.RawURLEncoding.Encode(buf[2:], h.sum)
 	k.pool.Put(h)

@@ -6,11 +6,14 @@ import (
 	"strings"
 )
 
-// usernameKind names the cache keys of username resolutions; they hold no
-// credential, but share the credential cache so that the invalidation of a
-// user (InvalidateUser: a rename, a deletion) drops them too, on every node
-// sharing the cache.
-const usernameKind = Trusted + 1
+// usernameKind and userIDKind name the cache keys of username resolutions,
+// either way; they hold no credential, but share the credential cache so
+// that the invalidation of a user (InvalidateUser: a rename, a deletion)
+// drops them too, on every node sharing the cache.
+const (
+	usernameKind = Trusted + 1
+	userIDKind   = Trusted + 2
+)
 
 // UserID returns the id of the user named username, from the cache or, on a
 // miss, from resolve, whose answer is cached under the user's tag. Old
@@ -18,29 +21,59 @@ const usernameKind = Trusted + 1
 // the name costs a store lookup. Failures of resolve (an unknown user) are
 // not cached: a user created later must be found at once.
 func (a *CredentialCache) UserID(ctx context.Context, username string, resolve func(context.Context) (string, error)) (string, error) {
-	key := a.keys.CacheKey(usernameKind, username)
-	if id, ok := a.cachedID(ctx, key); ok {
-		return id, nil
+	return a.resolved(ctx, a.nameKey(usernameKind, username), resolve, func(id string) string { return id })
+}
+
+// Username returns the username of the user with id, cached as UserID's
+// answers: the answers old clients get name their users by username,
+// which each would otherwise read from the store.
+func (a *CredentialCache) Username(ctx context.Context, id string, resolve func(context.Context) (string, error)) (string, error) {
+	return a.resolved(ctx, a.nameKey(userIDKind, id), resolve, func(string) string { return id })
+}
+
+// nameKey is a username's or a user id's cache key.
+type nameKey struct {
+	kind Kind
+	name string
+}
+
+// nameKey returns the cache key of a username or a user id, remembered.
+func (a *CredentialCache) nameKey(kind Kind, name string) string {
+	k := nameKey{kind, name}
+	if key, ok := a.nameKeys.Get(k); ok {
+		return key
+	}
+	key := a.keys.CacheKey(kind, name)
+	a.nameKeys.Add(k, key)
+	return key
+}
+
+// resolved returns the value cached under key, or resolve's, cached under
+// the tag of the user idOf names given the value.
+func (a *CredentialCache) resolved(ctx context.Context, key string, resolve func(context.Context) (string, error), idOf func(value string) string) (string, error) {
+	if v, ok := a.cachedID(ctx, key); ok {
+		return v, nil
 	}
 	ep := a.Epoch(ctx)
-	id, err := resolve(ctx)
+	v, err := resolve(ctx)
 	if err != nil {
 		return "", err
 	}
 	a.fill.RLock()
 	defer a.fill.RUnlock()
-	if a.epoch.Load() != ep.local || !a.usable(ctx) {
-		return id, nil
+	if a.epoch.Load() != ep.local || !a.usable(ctx) || v == "" {
+		return v, nil
 	}
-	raw := a.keys.valueMAC(key, id) + "\x1f" + id
-	if a.store(ctx, key, ep, []byte(raw), []string{"user:" + id}) {
-		a.memo.Add(key, memoEntry{raw: raw, id: id})
+	raw := a.keys.valueMAC(key, v) + "\x1f" + v
+	if a.store(ctx, key, ep, []byte(raw), []string{"user:" + idOf(v)}) {
+		a.memo.Add(key, memoEntry{raw: raw, id: v})
 	}
-	return id, nil
+	return v, nil
 }
 
-// cachedID returns the user id cached under key; the MAC keeps whoever can
-// write to Redis from pointing a username at another user.
+// cachedID returns the user id (or username) cached under key; the MAC
+// keeps whoever can write to Redis from pointing a username at another
+// user.
 func (a *CredentialCache) cachedID(ctx context.Context, key string) (string, bool) {
 	if !a.usable(ctx) {
 		return "", false

@@ -70,3 +70,41 @@ func TestUserIDCachedUntilUserInvalidated(t *testing.T) {
 		})
 	}
 }
+
+// A user's name is resolved from its id once per cache too, until the
+// user's invalidation (a rename) on any node.
+func TestUsernameCachedUntilUserInvalidated(t *testing.T) {
+	ctx := context.Background()
+	keys := auth.DeriveKeys("a secret of enough length")
+	redis := redistest.Start(t)
+	nodeA := auth.NewCredentialCache(cache.NewRedis(redis.Client(), "loggate:"), keys, auth.CacheOptions{})
+	nodeB := auth.NewCredentialCache(cache.NewRedis(redis.Client(), "loggate:"), keys, auth.CacheOptions{})
+	names := map[string]string{"u1": "alice"}
+	reads := 0
+	want := func(cc *auth.CredentialCache, id, name string, wantReads int) {
+		t.Helper()
+		got, err := cc.Username(ctx, id, func(context.Context) (string, error) {
+			reads++
+			if n, ok := names[id]; ok {
+				return n, nil
+			}
+			return "", errors.New("no such user")
+		})
+		if name == "" && err == nil || name != "" && got != name {
+			t.Fatalf("Username(%s) = %q, %v; want %q", id, got, err, name)
+		}
+		if reads != wantReads {
+			t.Fatalf("Username(%s): %d store reads so far, want %d", id, reads, wantReads)
+		}
+	}
+	want(nodeA, "u1", "alice", 1)
+	want(nodeB, "u1", "alice", 1)
+	want(nodeA, "u2", "", 2)
+	names["u1"] = "alicia"
+	nodeB.InvalidateUser(ctx, "u1")
+	want(nodeA, "u1", "alicia", 3)
+	// A username and an id of the same text are different keys.
+	if id, err := nodeA.UserID(ctx, "u1", func(context.Context) (string, error) { return "x", nil }); err != nil || id != "x" {
+		t.Errorf("UserID(u1) = %q, %v", id, err)
+	}
+}

@@ -102,8 +102,7 @@ func FieldAdditions() []*Change {
 // fieldAddition is the change of the fields release rel added.
 func fieldAddition(rel Release) *Change {
 	// route → each (path, field) to drop from its answer
-	type drop struct{ path, field string }
-	drops := map[string][]drop{}
+	drops := map[string][]rewrite.Member{}
 	var routes []Route
 	var described []string
 	for _, f := range fieldHistory {
@@ -115,7 +114,7 @@ func fieldAddition(rel Release) *Change {
 			if _, seen := drops[p.route]; !seen {
 				routes = append(routes, R(p.route))
 			}
-			drops[p.route] = append(drops[p.route], drop{p.path, f.Field})
+			drops[p.route] = append(drops[p.route], rewrite.Member{Path: p.path, Field: f.Field})
 		}
 	}
 	return &Change{
@@ -123,13 +122,7 @@ func fieldAddition(rel Release) *Change {
 		Description: "Fields added to answers: " + strings.Join(described, ", ") + "; older clients do not get them.",
 		Routes:      routes,
 		Response: func(_ context.Context, x *Exchange, body []byte) ([]byte, error) {
-			var err error
-			for _, d := range drops[x.Route.Method+" "+x.Route.Template.String()] {
-				if body, err = rewrite.DeleteField(body, d.path, d.field); err != nil {
-					return nil, err
-				}
-			}
-			return body, nil
+			return rewrite.DeleteFields(body, drops[x.Route.Method+" "+x.Route.Template.String()]...)
 		},
 	}
 }

@@ -34,6 +34,26 @@ func DeleteField(doc []byte, path, field string) ([]byte, error) {
 	return e.run(path), nil
 }
 
+// Member names a member of the objects a path addresses.
+type Member struct{ Path, Field string }
+
+// DeleteFields removes each member from the objects its path addresses, as
+// DeleteField one after the other, the document checked once.
+func DeleteFields(doc []byte, members ...Member) ([]byte, error) {
+	if !valid(doc) {
+		return nil, ErrInvalidJSON
+	}
+	for _, m := range members {
+		if err := checkPath(m.Path); err != nil {
+			return nil, fmt.Errorf("delete %q: %w", m.Field, err)
+		}
+		// An edit keeps a valid document valid.
+		e := editor{doc: doc, op: opDelete, field: m.Field}
+		doc = e.run(m.Path)
+	}
+	return doc, nil
+}
+
 // SetField sets the member field of every object path addresses to rawValue, a
 // JSON value copied as it is. An existing member keeps its position; a new
 // one is appended to the object.

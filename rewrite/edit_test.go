@@ -170,3 +170,30 @@ func TestEditsKeepHTMLCharacters(t *testing.T) {
 		t.Errorf("set: %s, %v", got, err)
 	}
 }
+
+// DeleteFields is DeleteField one member after the other, and refuses
+// what DeleteField refuses.
+func TestDeleteFields(t *testing.T) {
+	doc := []byte(`{"users":[{"id":"1","x":1,"n":"a"},{"n":"b","y":2}],"x":3,"total":2}`)
+	members := []rewrite.Member{{Path: "users.#", Field: "x"}, {Path: "", Field: "x"}, {Path: "users.#", Field: "y"}}
+	want := doc
+	for _, m := range members {
+		var err error
+		if want, err = rewrite.DeleteField(want, m.Path, m.Field); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := rewrite.DeleteFields(doc, members...)
+	if err != nil || string(got) != string(want) || string(got) != `{"users":[{"id":"1","n":"a"},{"n":"b"}],"total":2}` {
+		t.Errorf("DeleteFields = %s, %v; want %s", got, err, want)
+	}
+	if _, err := rewrite.DeleteFields([]byte(`{"x":`), members...); !errors.Is(err, rewrite.ErrInvalidJSON) {
+		t.Errorf("invalid document: %v", err)
+	}
+	if _, err := rewrite.DeleteFields(doc, rewrite.Member{Path: "users..x", Field: "x"}); err == nil {
+		t.Error("an invalid path was taken")
+	}
+	if got, err := rewrite.DeleteFields(doc); err != nil || string(got) != string(doc) {
+		t.Errorf("no members: %s, %v", got, err)
+	}
+}

@@ -39,11 +39,13 @@ type Invalidator interface {
 	InvalidateUser(ctx context.Context, userID string)
 }
 
-// NameCache keeps username → id resolutions (auth.CredentialCache.UserID),
+// NameCache keeps username ↔ id resolutions (auth.CredentialCache.UserID
+// and Username),
 // dropped with the user's cached credentials (Invalidator) on every write to
 // the user, a rename or a deletion among them.
 type NameCache interface {
 	UserID(ctx context.Context, username string, resolve func(context.Context) (string, error)) (string, error)
+	Username(ctx context.Context, id string, resolve func(context.Context) (string, error)) (string, error)
 }
 
 // Sessions are the users' login sessions (sessions.Service).
@@ -573,6 +575,17 @@ func (s *Service) identity(ctx context.Context, u *User) (*auth.Identity, error)
 // client's user paths ask on every request, and decoding the whole user
 // cost more than the rest of such a request.
 func (s *Service) UsernameByID(ctx context.Context, id string) (string, error) {
+	// The root user's name comes from the configuration, which a restart
+	// may change while a shared cache lives on: it is never cached.
+	if s.names == nil || id == auth.RootUserID {
+		return s.usernameByID(ctx, id)
+	}
+	return s.names.Username(ctx, id, func(ctx context.Context) (string, error) {
+		return s.usernameByID(ctx, id)
+	})
+}
+
+func (s *Service) usernameByID(ctx context.Context, id string) (string, error) {
 	if _, err := primitive.ObjectIDFromHex(id); err == nil && id != auth.RootUserID {
 		doc, err := s.st.Get(ctx, Collection, id)
 		if err != nil {
@@ -594,7 +607,7 @@ func (s *Service) UsernameByID(ctx context.Context, id string) (string, error) {
 // The unique index gives the id without decoding the user; ByName covers
 // the root user and names an older release folded differently.
 func (s *Service) IDByUsername(ctx context.Context, username string) (string, error) {
-	if s.names == nil {
+	if s.names == nil || FoldName(username) == FoldName(s.root.Username) {
 		return s.idByUsername(ctx, username)
 	}
 	return s.names.UserID(ctx, username, func(ctx context.Context) (string, error) {
