@@ -117,7 +117,7 @@ func (c *Chain) Wrap(next http.Handler, fail func(http.ResponseWriter, *http.Req
 			}
 			if x == nil {
 				// Converters edit the request; the caller's stays as it was.
-				r = r.Clone(r.Context())
+				r = converting(r)
 				x = &Exchange{Req: r, Client: client, State: map[string]string{}}
 			}
 			x.Vars, x.Route, x.prefix = v, route, c.prefix

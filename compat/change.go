@@ -74,6 +74,38 @@ type Exchange struct {
 	body []byte // read by Body
 
 	prefix string
+	// ownHeader is set once Req has headers of its own: Req starts as a
+	// copy of the caller's request that shares its headers (SetHeader).
+	ownHeader bool
+}
+
+// SetHeader sets a header of the converted request; the caller's request
+// keeps its own.
+func (x *Exchange) SetHeader(key, value string) {
+	if !x.ownHeader {
+		x.Req.Header = x.Req.Header.Clone()
+		if x.Req.Header == nil {
+			x.Req.Header = http.Header{}
+		}
+		x.ownHeader = true
+	}
+	x.Req.Header.Set(key, value)
+}
+
+// converting returns the request converters edit: a copy of r with a URL
+// of its own, its headers shared until one is set (SetHeader). Cheaper
+// than r.Clone, which copies every header for the few converters that set
+// one.
+func converting(r *http.Request) *http.Request {
+	c := new(http.Request)
+	*c = *r
+	u := *r.URL
+	if r.URL.User != nil {
+		user := *r.URL.User
+		u.User = &user
+	}
+	c.URL = &u
+	return c
 }
 
 // maxVars bounds the placeholders of one route template.
@@ -127,5 +159,5 @@ func (x *Exchange) SetBody(body []byte) {
 	x.body = body
 	x.Req.Body = io.NopCloser(bytes.NewReader(body))
 	x.Req.ContentLength = int64(len(body))
-	x.Req.Header.Set("Content-Length", strconv.Itoa(len(body)))
+	x.SetHeader("Content-Length", strconv.Itoa(len(body)))
 }

@@ -123,9 +123,9 @@ func aggregationRequest(ctx context.Context, x *Exchange, upstream bool) error {
 	}
 	x.Req.Method = http.MethodPost
 	x.Req.URL.RawQuery = ""
-	x.Req.Header.Set("Content-Type", "application/json")
+	x.SetHeader("Content-Type", "application/json")
 	// The caller sent a GET; the POST it became is the server's own.
-	x.Req.Header.Set("X-Requested-By", "loggate-compat")
+	x.SetHeader("X-Requested-By", "loggate-compat")
 	x.SetBody(body)
 	return nil
 }

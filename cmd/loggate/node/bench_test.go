@@ -131,6 +131,43 @@ func BenchmarkCompatOnNode(b *testing.B) {
 	}
 }
 
+// BenchmarkCompatRatio is BenchmarkCompatOnNode's ratio measured in one
+// run: slices of 2,000 requests of each path alternate for 30 rounds, so
+// that whatever else the machine does weighs on both; a round's ratio is
+// the 4.0 path's time per request over the 2.4 client's (wall time and
+// CPU time), and the reported figures are the medians over the rounds.
+func BenchmarkCompatRatio(b *testing.B) {
+	h := nodetest.Start(b)
+	creds := credentials(b, h)
+	id := h.Do("GET", "/users/bench", nil, nodetest.AsRoot()).Get("id").String()
+	current := request("GET", "/api/users/"+id+"/tokens", creds["token"])
+	old := request("GET", "/api/users/bench/tokens/", creds["token"])
+	old.Header.Set("X-API-Version", "2.4")
+	slice := func(r *http.Request) (wall, cpu time.Duration) {
+		start, c := time.Now(), cpuTime()
+		for range 2000 {
+			w := httptest.NewRecorder()
+			h.Node.Router.ServeHTTP(w, r)
+			if w.Code != http.StatusOK {
+				b.Fatalf("%s: status %d: %s", r.URL, w.Code, w.Body)
+			}
+		}
+		return time.Since(start), cpuTime() - c
+	}
+	slice(current)
+	slice(old)
+	var ratio, cpuRatio []float64
+	for range 30 {
+		w4, c4 := slice(current)
+		w2, c2 := slice(old)
+		ratio = append(ratio, w4.Seconds()/w2.Seconds())
+		cpuRatio = append(cpuRatio, c4.Seconds()/c2.Seconds())
+	}
+	b.ReportMetric(median(ratio), "ratio")
+	b.ReportMetric(median(cpuRatio), "cpu-ratio")
+	b.ReportMetric(0, "ns/op") // one run of fixed length: ns/op says nothing
+}
+
 // BenchmarkLoopback is the load harness: authenticated GET /api/cluster over
 // real HTTP on loopback, keep-alive, from parallel clients; it reports
 // requests per second. It runs for the benchmark time only. The bare case
