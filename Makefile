@@ -33,11 +33,12 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 1 -timeout 20m $(PKGS)
 
 ## load: the ingestion load harness (GELF over TCP, UDP, HTTP into a node on loopback),
-## then authenticated GET /api/cluster over loopback against a bare net/http handler in alternating slices (req/s and CPU ratios)
+## then authenticated GET /api/cluster over loopback against a bare net/http handler in alternating slices (req/s and CPU ratios),
+## and a 2.4 client's token listing against the 4.0 one in alternating slices
 LOADN ?= 200000
 load:
 	$(GO) test -run '^$$' -bench 'Ingest' -benchtime $(LOADN)x -timeout 20m ./cmd/loggate/node
-	$(GO) test -run '^$$' -bench 'LoopbackRatio' -timeout 5m ./cmd/loggate/node
+	$(GO) test -run '^$$' -bench 'LoopbackRatio|CompatRatio' -timeout 5m ./cmd/loggate/node
 
 ## bench-gateway: upstream mode's added latency beside nginx's as a reverse proxy (needs nginx)
 bench-gateway:
