@@ -37,13 +37,25 @@ type nameKey struct {
 	name string
 }
 
+// maxRememberedName bounds the names whose keys nameKeys keeps: it counts
+// entries, and a client may send a path segment of up to a megabyte (the
+// server's header limit) as a username. Longer names, which no one is
+// called, are hashed each time.
+const maxRememberedName = 256
+
 // nameKey returns the cache key of a username or a user id, remembered.
 func (a *CredentialCache) nameKey(kind Kind, name string) string {
+	if len(name) > maxRememberedName {
+		return a.keys.CacheKey(kind, name)
+	}
 	k := nameKey{kind, name}
 	if key, ok := a.nameKeys.Get(k); ok {
 		return key
 	}
 	key := a.keys.CacheKey(kind, name)
+	// A copy: name is often cut from the request's path, which a
+	// remembered substring would keep whole.
+	k.name = strings.Clone(name)
 	a.nameKeys.Add(k, key)
 	return key
 }
