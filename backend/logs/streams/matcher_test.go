@@ -167,6 +167,9 @@ func TestMatchDoesNotAllocate(t *testing.T) {
 	if !m.Match(msg) {
 		t.Fatal("the benchmark message should match")
 	}
+	if raceEnabled {
+		t.Skip("the race detector drops pooled regexp machines at random")
+	}
 	if n := testing.AllocsPerRun(100, func() { m.Match(msg) }); n != 0 {
 		t.Errorf("Match allocates %v times per message", n)
 	}
