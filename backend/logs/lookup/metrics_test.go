@@ -13,24 +13,8 @@ import (
 // Graylog's names; a deleted cache's and adapter's metrics go.
 func TestMetrics(t *testing.T) {
 	ctx := t.Context()
-	clock := testclock.New(epoch)
-	reg := metrics.New(clock.Now)
-	svc, err := lookup.NewService(ctx, embedded(t), lookup.Options{Now: clock.Now, Metrics: reg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	kv, err := svc.CreateComponent(ctx, lookup.Adapters, component("KV", "kv", `{"type":"mongodb"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := svc.CreateComponent(ctx, lookup.Caches, component("Cache", "c", `{"type":"guava_cache","max_size":10}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := svc.CreateTable(ctx, lookup.Table{Title: "Seen", Name: "seen", CacheID: c.ID, DataAdapterID: kv.ID})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := newMetricsTable(t, `{"type":"guava_cache","max_size":10}`)
+	svc, reg, kv, c, tbl := f.svc, f.reg, f.kv, f.cache, f.table
 	if _, err := svc.SetValue(ctx, "seen", "k", "v"); err != nil {
 		t.Fatal(err)
 	}
@@ -77,23 +61,8 @@ func TestMetrics(t *testing.T) {
 // its loader: its page shows no hit rate rather than every lookup a miss.
 func TestMetricsNoCache(t *testing.T) {
 	ctx := t.Context()
-	clock := testclock.New(epoch)
-	reg := metrics.New(clock.Now)
-	svc, err := lookup.NewService(ctx, embedded(t), lookup.Options{Now: clock.Now, Metrics: reg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	kv, err := svc.CreateComponent(ctx, lookup.Adapters, component("KV", "kv", `{"type":"mongodb"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := svc.CreateComponent(ctx, lookup.Caches, component("None", "none", `{"type":"none"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := svc.CreateTable(ctx, lookup.Table{Title: "Seen", Name: "seen", CacheID: c.ID, DataAdapterID: kv.ID}); err != nil {
-		t.Fatal(err)
-	}
+	f := newMetricsTable(t, `{"type":"none"}`)
+	svc, reg, kv, c := f.svc, f.reg, f.kv, f.cache
 	for range 3 {
 		if _, err := svc.Lookup(ctx, "seen", "k"); err != nil {
 			t.Fatal(err)
@@ -108,4 +77,34 @@ func TestMetricsNoCache(t *testing.T) {
 	if n := reg.Timer("org.graylog2.lookup.adapters." + kv.ID + ".requests").Count(); n != 3 {
 		t.Errorf("adapter requests = %d, want 3", n)
 	}
+}
+
+// metricsTable is a table "seen" over a key-value adapter and a cache of
+// the configuration given, on a service reporting to reg.
+type metricsTable struct {
+	svc       *lookup.Service
+	reg       *metrics.Registry
+	kv, cache lookup.Component
+	table     lookup.Table
+}
+
+func newMetricsTable(t *testing.T, cacheConfig string) metricsTable {
+	t.Helper()
+	ctx := t.Context()
+	clock := testclock.New(epoch)
+	f := metricsTable{reg: metrics.New(clock.Now)}
+	var err error
+	if f.svc, err = lookup.NewService(ctx, embedded(t), lookup.Options{Now: clock.Now, Metrics: f.reg}); err != nil {
+		t.Fatal(err)
+	}
+	if f.kv, err = f.svc.CreateComponent(ctx, lookup.Adapters, component("KV", "kv", `{"type":"mongodb"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if f.cache, err = f.svc.CreateComponent(ctx, lookup.Caches, component("Cache", "c", cacheConfig)); err != nil {
+		t.Fatal(err)
+	}
+	if f.table, err = f.svc.CreateTable(ctx, lookup.Table{Title: "Seen", Name: "seen", CacheID: f.cache.ID, DataAdapterID: f.kv.ID}); err != nil {
+		t.Fatal(err)
+	}
+	return f
 }

@@ -12,6 +12,16 @@ const beatsPreambel = "# Needed for Graylog\n" +
 	"fields.collector_node_id: ${sidecar.nodeName}\n" +
 	"fields.gl2_source_collector: ${sidecar.nodeId}\n\n"
 
+// logstashOutput is the Logstash output and paths of the default Beats
+// templates.
+func logstashOutput(data, logs string) string {
+	return "output.logstash:\n" +
+		"   hosts: [\"192.168.1.1:5044\"]\n" +
+		"path:\n" +
+		"  data: " + data + "\n" +
+		"  logs: " + logs
+}
+
 // defaultCollector is one collector the migration adds: name, service
 // type, operating system, executable, execute parameters, validation
 // parameters and default template.
@@ -30,6 +40,14 @@ func nxlogFileInput(path string) string {
 		"\tExec $FileName = file_name(); # Send file name with each message\n" +
 		"</Input>\n"
 }
+
+// nxlogGELFExtension is the GELF extension both default NXLog templates
+// load.
+const nxlogGELFExtension = "<Extension gelfExt>\n" +
+	"  Module xm_gelf\n" +
+	"  # Avoid truncation of the short_message field to 64 characters.\n" +
+	"  ShortMessageLength 65536\n" +
+	"</Extension>\n"
 
 // nxlogGELFOutput is the GELF output both default NXLog templates hold.
 const nxlogGELFOutput = "<Output gelf>\n" +
@@ -58,11 +76,7 @@ var defaultCollectors = []defaultCollector{
 			"  paths:\n" +
 			"    - /var/log/*.log\n" +
 			"  type: log\n" +
-			"output.logstash:\n" +
-			"   hosts: [\"192.168.1.1:5044\"]\n" +
-			"path:\n" +
-			"  data: /var/lib/graylog-sidecar/collectors/filebeat/data\n" +
-			"  logs: /var/lib/graylog-sidecar/collectors/filebeat/log",
+			logstashOutput("/var/lib/graylog-sidecar/collectors/filebeat/data", "/var/lib/graylog-sidecar/collectors/filebeat/log"),
 	},
 	{
 		"winlogbeat",
@@ -72,11 +86,7 @@ var defaultCollectors = []defaultCollector{
 		"-c \"%s\"",
 		"test config -c \"%s\"",
 		beatsPreambel +
-			"output.logstash:\n" +
-			"   hosts: [\"192.168.1.1:5044\"]\n" +
-			"path:\n" +
-			"  data: C:\\Program Files\\Graylog\\sidecar\\cache\\winlogbeat\\data\n" +
-			"  logs: C:\\Program Files\\Graylog\\sidecar\\logs\n" +
+			logstashOutput("C:\\Program Files\\Graylog\\sidecar\\cache\\winlogbeat\\data", "C:\\Program Files\\Graylog\\sidecar\\logs") + "\n" +
 			"tags:\n" +
 			" - windows\n" +
 			"winlogbeat:\n" +
@@ -94,11 +104,7 @@ var defaultCollectors = []defaultCollector{
 		"-v -c %s",
 		"define ROOT /usr/bin\n" +
 			"\n" +
-			"<Extension gelfExt>\n" +
-			"  Module xm_gelf\n" +
-			"  # Avoid truncation of the short_message field to 64 characters.\n" +
-			"  ShortMessageLength 65536\n" +
-			"</Extension>\n" +
+			nxlogGELFExtension +
 			"\n" +
 			"<Extension syslogExt>\n" +
 			"  Module xm_syslog\n" +
@@ -160,11 +166,7 @@ var defaultCollectors = []defaultCollector{
 			"</Extension>\n" +
 			"\n" +
 			"\n" +
-			"<Extension gelfExt>\n" +
-			"  Module xm_gelf\n" +
-			"  # Avoid truncation of the short_message field to 64 characters.\n" +
-			"  ShortMessageLength 65536\n" +
-			"</Extension>\n" +
+			nxlogGELFExtension +
 			"\n" +
 			"<Input eventlog>\n" +
 			"        Module im_msvistalog\n" +
@@ -205,11 +207,7 @@ var defaultCollectors = []defaultCollector{
 		"-c \"%s\"",
 		"test config -c \"%s\"",
 		beatsPreambel +
-			"output.logstash:\n" +
-			"   hosts: [\"192.168.1.1:5044\"]\n" +
-			"path:\n" +
-			"  data: C:\\Program Files\\Graylog\\sidecar\\cache\\filebeat\\data\n" +
-			"  logs: C:\\Program Files\\Graylog\\sidecar\\logs\n" +
+			logstashOutput("C:\\Program Files\\Graylog\\sidecar\\cache\\filebeat\\data", "C:\\Program Files\\Graylog\\sidecar\\logs") + "\n" +
 			"tags:\n" +
 			" - windows\n" +
 			"filebeat.inputs:\n" +

@@ -422,22 +422,37 @@ type collectorBody struct {
 	DefaultTemplate      *string `json:"default_template"`
 }
 
-func decodeCollector(r *http.Request) (Collector, error) {
-	var b collectorBody
-	if err := api.Decode(r, &b, true); err != nil {
-		return Collector{}, err
+// decodeAs reads a request body of type B, which value checks and turns
+// into what it stands for.
+func decodeAs[B any, T any](value func(B) (T, error)) func(*http.Request) (T, error) {
+	return func(r *http.Request) (T, error) {
+		var b B
+		if err := api.Decode(r, &b, true); err != nil {
+			var zero T
+			return zero, err
+		}
+		return value(b)
 	}
+}
+
+// orEmpty is an optional id: empty when the body names none.
+func orEmpty(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+var decodeCollector = decodeAs(collectorBody.collector)
+
+func (b collectorBody) collector() (Collector, error) {
 	if err := requireAll("name", b.Name, "service_type", b.ServiceType, "node_operating_system", b.NodeOperatingSystem,
 		"executable_path", b.ExecutablePath); err != nil {
 		return Collector{}, err
 	}
-	c := Collector{Name: *b.Name, ServiceType: *b.ServiceType, NodeOperatingSystem: *b.NodeOperatingSystem,
+	return Collector{ID: orEmpty(b.ID), Name: *b.Name, ServiceType: *b.ServiceType, NodeOperatingSystem: *b.NodeOperatingSystem,
 		ExecutablePath: *b.ExecutablePath, ExecuteParameters: b.ExecuteParameters, ValidationParameters: b.ValidationParameters,
-		DefaultTemplate: b.DefaultTemplate}
-	if b.ID != nil {
-		c.ID = *b.ID
-	}
-	return c, nil
+		DefaultTemplate: b.DefaultTemplate}, nil
 }
 
 func (h *Handler) listCollectors(w http.ResponseWriter, r *http.Request) error {
@@ -482,19 +497,13 @@ type configurationBody struct {
 	Template    *string `json:"template"`
 }
 
-func decodeConfiguration(r *http.Request) (Configuration, error) {
-	var b configurationBody
-	if err := api.Decode(r, &b, true); err != nil {
-		return Configuration{}, err
-	}
+var decodeConfiguration = decodeAs(configurationBody.configuration)
+
+func (b configurationBody) configuration() (Configuration, error) {
 	if err := requireAll("collector_id", b.CollectorID, "name", b.Name, "color", b.Color, "template", b.Template); err != nil {
 		return Configuration{}, err
 	}
-	c := Configuration{CollectorID: *b.CollectorID, Name: *b.Name, Color: *b.Color, Template: *b.Template}
-	if b.ID != nil {
-		c.ID = *b.ID
-	}
-	return c, nil
+	return Configuration{ID: orEmpty(b.ID), CollectorID: *b.CollectorID, Name: *b.Name, Color: *b.Color, Template: *b.Template}, nil
 }
 
 func configurationField(c Configuration, f string) string {
@@ -556,27 +565,23 @@ func (h *Handler) preview(r *http.Request) (any, error) {
 
 // --- Configuration variables ---
 
-func decodeVariable(r *http.Request) (Variable, error) {
-	var b struct {
-		ID          *string `json:"id"`
-		Name        *string `json:"name"`
-		Description *string `json:"description"`
-		Content     *string `json:"content"`
-	}
-	if err := api.Decode(r, &b, true); err != nil {
-		return Variable{}, err
-	}
+type variableBody struct {
+	ID          *string `json:"id"`
+	Name        *string `json:"name"`
+	Description *string `json:"description"`
+	Content     *string `json:"content"`
+}
+
+var decodeVariable = decodeAs(variableBody.variable)
+
+func (b variableBody) variable() (Variable, error) {
 	switch {
 	case b.Name == nil:
 		return Variable{}, required("name")
 	case b.Content == nil:
 		return Variable{}, required("content")
 	}
-	v := Variable{Name: *b.Name, Description: b.Description, Content: *b.Content}
-	if b.ID != nil {
-		v.ID = *b.ID
-	}
-	return v, nil
+	return Variable{ID: orEmpty(b.ID), Name: *b.Name, Description: b.Description, Content: *b.Content}, nil
 }
 
 func (h *Handler) listVariables(r *http.Request) (any, error) {
